@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+// Error types of hetglm. Every user-facing message is built here or at the throw site, and is stable
+// wording: tests assert it exactly.
+#pragma once
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace hetglm {
+
+/// Base class of every error hetglm throws.
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// A bad argument or option (CLI exit code 2, Python ValueError).
+class InvalidArgument : public Error {
+ public:
+  using Error::Error;
+};
+
+/// Malformed input file. what() is "FILE:LINE:COLUMN: MESSAGE"; line and column are 1-based
+/// (column 0 when the error concerns the whole line or file).
+class ParseError : public Error {
+ public:
+  ParseError(std::string file, std::int64_t line, std::int64_t column, const std::string& message)
+      : Error(file + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " + message),
+        file_(std::move(file)), line_(line), column_(column), message_(message) {}
+  const std::string& file() const noexcept { return file_; }
+  std::int64_t line() const noexcept { return line_; }
+  std::int64_t column() const noexcept { return column_; }
+  const std::string& message() const noexcept { return message_; }
+
+ private:
+  std::string file_;
+  std::int64_t line_, column_;
+  std::string message_;
+};
+
+/// A file that cannot be opened, read or written (CLI exit code 2 for inputs, 1 for outputs).
+class IoError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// Training failed (numerical breakdown and the like; CLI exit code 1).
+class TrainingError : public Error {
+ public:
+  using Error::Error;
+};
+
+}  // namespace hetglm

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: Apache-2.0
+// Compressed sparse matrices. Layout convention, stated once for the whole library:
+//   * a CsrMatrix stores `n_rows` compressed vectors ("major" = rows) over `n_cols` minor indices;
+//   * row r holds entries offsets[r] .. offsets[r+1]-1 of (indices, values), indices sorted ascending
+//     and unique within a row; offsets are 64-bit so nnz above 2^31 is representable; indices are
+//     32-bit (checked on construction), values float32.
+// A CSC matrix is the CsrMatrix of the transpose (`transpose()`): the columns of X become its rows.
+// Samples are rows of X; in the dual (SDCA) the coordinates are rows of X, in the primal they are the
+// rows of X^T (columns of X).
+#pragma once
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace hetglm {
+
+using index_t = std::int32_t;   ///< feature / sample index (checked against overflow)
+using offset_t = std::int64_t;  ///< position in the nonzero arrays
+
+struct CsrMatrix {
+  index_t n_rows = 0;
+  index_t n_cols = 0;
+  std::vector<offset_t> offsets{0};  ///< size n_rows + 1, offsets[0] = 0
+  std::vector<index_t> indices;      ///< size nnz, column of each entry
+  std::vector<float> values;         ///< size nnz
+
+  offset_t nnz() const noexcept { return offsets.empty() ? 0 : offsets.back(); }
+  std::span<const index_t> row_indices(index_t r) const noexcept {
+    return {indices.data() + offsets[r], static_cast<std::size_t>(offsets[r + 1] - offsets[r])};
+  }
+  std::span<const float> row_values(index_t r) const noexcept {
+    return {values.data() + offsets[r], static_cast<std::size_t>(offsets[r + 1] - offsets[r])};
+  }
+};
+
+/// Transpose (CSR of X -> CSR of X^T, i.e. the CSC view of X). Sorted indices stay sorted.
+CsrMatrix transpose(const CsrMatrix& a);
+
+/// Squared Euclidean norm of every row, accumulated in double.
+std::vector<double> row_sq_norms(const CsrMatrix& a);
+
+/// Copy of `a` with a constant column of value `bias` appended (LIBLINEAR's -B); bias < 0: plain copy.
+CsrMatrix with_bias_column(const CsrMatrix& a, double bias);
+
+/// x_r . w for every row (w.size() >= n_cols; entries beyond w.size() are ignored).
+void multiply(const CsrMatrix& a, std::span<const double> w, std::span<double> out);
+
+/// Check the structural invariants; throws InvalidArgument naming `what` on violation.
+void validate(const CsrMatrix& a, const std::string& what);
+
+}  // namespace hetglm
