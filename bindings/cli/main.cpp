@@ -1,1 +1,345 @@
-int main(){return 0;}
+// SPDX-License-Identifier: Apache-2.0
+// The `hetglm` command line: `hetglm train [options] TRAIN [MODEL]` and
+// `hetglm predict [options] MODEL DATA [OUTPUT]` over libsvm files (LIBLINEAR's train/predict, with a
+// duality-gap certificate). Exit codes: 0 success, 1 training failure, 2 bad usage or bad input,
+// 130 interrupted (SIGINT).
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "hetglm/config.hpp"
+#include "hetglm/error.hpp"
+#include "hetglm/io.hpp"
+#include "hetglm/libsvm.hpp"
+#include "hetglm/model.hpp"
+#include "hetglm/solvers/train.hpp"
+
+namespace {
+
+using hetglm::CsrMatrix;
+using hetglm::Dataset;
+using hetglm::LinearModel;
+using json = nlohmann::json;
+
+constexpr int kExitTraining = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitInterrupted = 130;
+
+std::atomic<bool> g_interrupted{false};
+extern "C" void on_sigint(int) { g_interrupted.store(true); }
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// Metrics of predictions against the labels of `data`: accuracy for classifiers, RMSE for regression.
+json metrics(const LinearModel& model, const Dataset& data) {
+  const std::vector<double> pred = hetglm::predict(model, data.X);
+  json m;
+  m["n_samples"] = data.y.size();
+  if (model.is_classifier()) {
+    std::size_t ok = 0;
+    for (std::size_t i = 0; i < pred.size(); ++i) ok += pred[i] == data.y[i];
+    m["accuracy"] = pred.empty() ? 0.0 : double(ok) / pred.size();
+  } else {
+    double se = 0;
+    for (std::size_t i = 0; i < pred.size(); ++i) se += (pred[i] - data.y[i]) * (pred[i] - data.y[i]);
+    m["rmse"] = pred.empty() ? 0.0 : std::sqrt(se / pred.size());
+  }
+  return m;
+}
+
+std::string metric_text(const json& m) {
+  if (m.contains("accuracy")) return fmt::format("accuracy {:.4f}", m["accuracy"].get<double>());
+  return fmt::format("rmse {:.6g}", m["rmse"].get<double>());
+}
+
+/// Warn once when a data file has features the model does not know (they are ignored, as in LIBLINEAR).
+void warn_extra_features(const LinearModel& model, const Dataset& data, const std::string& file) {
+  if (data.X.n_cols > model.nr_feature)
+    fmt::print(stderr, "warning: '{}' has features up to index {} but the model has nr_feature {}: the extra features are ignored\n",
+               file, data.X.n_cols, model.nr_feature);
+}
+
+std::string default_model_path(const std::string& train_file) {
+  return std::filesystem::path(train_file).filename().string() + ".model";
+}
+
+json history_json(const std::vector<hetglm::EpochRecord>& h) {
+  json a = json::array();
+  for (const auto& r : h)
+    a.push_back({{"epoch", r.epoch}, {"seconds", r.seconds}, {"primal", r.primal}, {"dual", r.dual},
+                 {"gap", r.gap}, {"rel_gap", r.rel_gap}});
+  return a;
+}
+
+struct TrainArgs {
+  std::string train_file, model_file, test_file, report_file;
+  hetglm::TrainOptions opt;
+  std::optional<double> C, lambda;
+  std::int64_t n_features = -1;
+  bool zero_based = false, quiet = false;
+  int threads = 0;
+};
+
+int run_train(TrainArgs& a) {
+  const auto t_start = std::chrono::steady_clock::now();
+  if (a.C && a.lambda) throw hetglm::InvalidArgument("-c and --lambda are mutually exclusive: give one of them");
+  a.opt.C = a.C;
+  a.opt.lambda = a.lambda;
+  hetglm::model_spec(a.opt.model, a.opt.penalty);  // validate names before reading any data
+  if (a.model_file.empty()) a.model_file = default_model_path(a.train_file);
+
+  hetglm::LibsvmOptions ro;
+  ro.zero_based = a.zero_based;
+  ro.n_features = a.n_features;
+  ro.n_threads = a.threads;
+  auto t0 = std::chrono::steady_clock::now();
+  const Dataset data = hetglm::read_libsvm(a.train_file, ro);
+  const double load_seconds = seconds_since(t0);
+  std::optional<Dataset> test;
+  if (!a.test_file.empty()) {
+    hetglm::LibsvmOptions to = ro;
+    to.n_features = -1;  // extra features in the test file are ignored, as in predict
+    test = hetglm::read_libsvm(a.test_file, to);
+  }
+  if (!a.quiet)
+    fmt::print("loaded '{}': {} samples, {} features, {} nonzeros in {:.3f}s\n", a.train_file, data.X.n_rows,
+               data.X.n_cols, data.X.nnz(), load_seconds);
+
+  std::signal(SIGINT, on_sigint);
+  a.opt.should_stop = [] { return g_interrupted.load(); };
+  bool multi_column = false;
+  if (!a.quiet) {
+    a.opt.on_epoch = [&multi_column](int, double label, const hetglm::EpochRecord& r) {
+      const std::string prefix = multi_column ? fmt::format("[class {}] ", label) : std::string();
+      fmt::print("{}epoch {:5d}  primal {:.10e}  gap {:.3e}  rel gap {:.3e}  {:8.3f}s\n", prefix, r.epoch, r.primal,
+                 r.gap, r.rel_gap, r.seconds);
+      std::fflush(stdout);
+    };
+  }
+  // One-vs-rest prefixes progress lines with the class.
+  {
+    std::set<double> labels(data.y.begin(), data.y.end());
+    multi_column = labels.size() > 2 && hetglm::model_spec(a.opt.model, a.opt.penalty).classifier;
+  }
+  t0 = std::chrono::steady_clock::now();
+  hetglm::TrainResult res = hetglm::train(data, a.opt);
+  const double train_seconds = seconds_since(t0);
+
+  if (res.interrupted) {
+    double gap = 0, primal = 0;
+    for (const auto& c : res.columns) gap += c.certificate.gap, primal += c.certificate.primal;
+    fmt::print(stderr, "interrupted: stopped after the current epoch with relative gap {:.3e}; no model written\n",
+               primal != 0 ? gap / std::fabs(primal) : gap);
+    return kExitInterrupted;
+  }
+
+  json report;
+  report["version"] = HETGLM_VERSION;
+  report["backends"] = HETGLM_BACKENDS;
+  report["train_file"] = a.train_file;
+  report["model_file"] = a.model_file;
+  report["model"] = res.spec.name;
+  report["penalty"] = res.model.penalty;
+  report["formulation"] = hetglm::formulation_name(res.formulation);
+  report["solver"] = "sequential";
+  report["lambda"] = res.lambda;
+  report["l1_ratio"] = res.model.l1_ratio;
+  report["tol"] = a.opt.tol;
+  report["max_epochs"] = a.opt.max_epochs;
+  report["seed"] = a.opt.seed;
+  report["bias"] = a.opt.bias;
+  report["n_samples"] = data.X.n_rows;
+  report["n_features"] = data.X.n_cols;
+  report["nnz"] = data.X.nnz();
+  report["load_seconds"] = load_seconds;
+  report["train_seconds"] = train_seconds;
+  double P = 0, D = 0, G = 0;
+  int max_epochs_used = 0;
+  json cols = json::array();
+  for (const auto& c : res.columns) {
+    P += c.certificate.primal;
+    D += c.certificate.dual;
+    G += c.certificate.gap;
+    max_epochs_used = std::max(max_epochs_used, c.epochs);
+    json cj = {{"primal", c.certificate.primal}, {"dual", c.certificate.dual}, {"gap", c.certificate.gap},
+               {"rel_gap", c.certificate.gap / std::fabs(c.certificate.primal)}, {"epochs", c.epochs},
+               {"seconds", c.seconds}, {"converged", c.converged}, {"history", history_json(c.history)}};
+    if (res.spec.classifier) cj["label"] = c.label;
+    cols.push_back(std::move(cj));
+  }
+  report["primal"] = P;
+  report["dual"] = D;
+  report["gap"] = G;
+  report["rel_gap"] = P != 0 ? G / std::fabs(P) : G;
+  report["epochs"] = max_epochs_used;
+  report["converged"] = res.converged;
+  report["columns"] = std::move(cols);
+  report["train"] = metrics(res.model, data);
+  if (test) report["test"] = metrics(res.model, *test);
+
+  for (const auto& c : res.columns) {
+    if (!c.converged) {
+      const std::string who = res.spec.classifier && res.columns.size() > 1 ? fmt::format(" (class {})", c.label) : "";
+      fmt::print(stderr,
+                 "warning: reached --max-epochs {} before the tolerance{}: relative gap {:.3e} > tol {:.1e}; "
+                 "the model and its certificate are written\n",
+                 a.opt.max_epochs, who, c.certificate.gap / std::fabs(c.certificate.primal), a.opt.tol);
+    }
+  }
+  try {
+    hetglm::save_model(a.model_file, res.model);
+  } catch (const hetglm::Error& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return kExitTraining;
+  }
+  if (!a.report_file.empty()) {
+    try {
+      hetglm::write_file_atomic(a.report_file, report.dump(2) + "\n");
+    } catch (const hetglm::Error& e) {
+      fmt::print(stderr, "error: {}\n", e.what());
+      return kExitTraining;
+    }
+  }
+  if (!a.quiet) {
+    fmt::print("model '{}' ({} {}, lambda {:.6g}): primal {:.10e}  dual {:.10e}  gap {:.3e}  rel gap {:.3e}  epochs {}  "
+               "train {:.3f}s\n",
+               res.spec.name, report["formulation"].get<std::string>(), res.model.penalty, res.lambda, P, D, G,
+               report["rel_gap"].get<double>(), max_epochs_used, train_seconds);
+    fmt::print("train {}", metric_text(report["train"]));
+    if (test) fmt::print("  test {} on '{}'", metric_text(report["test"]), a.test_file);
+    fmt::print("\nwrote '{}' in {:.3f}s total\n", a.model_file, seconds_since(t_start));
+  }
+  if (test) warn_extra_features(res.model, *test, a.test_file);
+  return 0;
+}
+
+struct PredictArgs {
+  std::string model_file, data_file, output_file;
+  bool probability = false, quiet = false, zero_based = false;
+  int threads = 0;
+};
+
+int run_predict(PredictArgs& a) {
+  const LinearModel model = hetglm::load_model(a.model_file);
+  if (a.probability && model.model != "logistic")
+    throw hetglm::InvalidArgument(fmt::format(
+        "--probability: only logistic models give probabilities ('{}' is a {} model)", a.model_file, model.model));
+  hetglm::LibsvmOptions ro;
+  ro.zero_based = a.zero_based;
+  ro.n_threads = a.threads;
+  const Dataset data = hetglm::read_libsvm(a.data_file, ro);
+  warn_extra_features(model, data, a.data_file);
+  const std::vector<double> pred = hetglm::predict(model, data.X);
+  std::string out;
+  if (a.probability) {
+    const std::vector<double> proba = hetglm::predict_proba(model, data.X);
+    const std::size_t k = model.labels.size();
+    out += "labels";
+    for (double l : model.labels) out += fmt::format(" {:.17g}", l);
+    out += "\n";
+    for (std::size_t i = 0; i < pred.size(); ++i) {
+      out += fmt::format("{:.17g}", pred[i]);
+      for (std::size_t j = 0; j < k; ++j) out += fmt::format(" {:.17g}", proba[i * k + j]);
+      out += "\n";
+    }
+  } else {
+    for (double p : pred) out += fmt::format("{:.17g}\n", p);
+  }
+  if (a.output_file.empty()) {
+    std::fwrite(out.data(), 1, out.size(), stdout);
+  } else {
+    hetglm::write_file_atomic(a.output_file, out);
+  }
+  const json m = metrics(model, data);
+  if (!a.quiet || a.output_file.empty()) {
+    std::FILE* sink = a.output_file.empty() ? stderr : stdout;
+    if (m.contains("accuracy"))
+      fmt::print(sink, "Accuracy = {:.4f}% ({}/{})\n", 100.0 * m["accuracy"].get<double>(),
+                 static_cast<long long>(std::llround(m["accuracy"].get<double>() * pred.size())), pred.size());
+    else
+      fmt::print(sink, "RMSE = {:.6g} ({} samples)\n", m["rmse"].get<double>(), pred.size());
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"hetglm: generalized linear models with a certified duality gap", "hetglm"};
+  app.set_version_flag("--version", std::string("hetglm ") + HETGLM_VERSION + " (backends: " + HETGLM_BACKENDS + ")");
+  app.require_subcommand(1);
+
+  TrainArgs ta;
+  auto* train = app.add_subcommand("train", "train a model on a libsvm file");
+  train->add_option("TRAIN", ta.train_file, "training data (libsvm/svmlight, optionally .gz)")->required();
+  train->add_option("MODEL", ta.model_file, "output model file (default: TRAIN's file name + .model)");
+  train->add_option("--model", ta.opt.model, "logistic | svm | squared-hinge | ridge | lasso | elastic-net")
+      ->capture_default_str();
+  train->add_option("--penalty", ta.opt.penalty, "l2 | l1 | elastic-net (default: the model's own)");
+  train->add_option("-c", ta.C, "LIBLINEAR's C: lambda = 1/(C n)");
+  train->add_option("--lambda", ta.lambda, "regularization strength lambda of P(w) (scikit-learn's alpha for lasso)");
+  train->add_option("--l1-ratio", ta.opt.l1_ratio, "elastic-net mixing in [0, 1]")->capture_default_str();
+  train->add_option("--tol", ta.opt.tol, "stop when the duality gap <= tol * |primal|")->capture_default_str();
+  train->add_option("--max-epochs", ta.opt.max_epochs, "epoch limit (reaching it is a warning)")->capture_default_str();
+  train->add_option("--seed", ta.opt.seed, "seed of the coordinate order")->capture_default_str();
+  train->add_option("-B", ta.opt.bias, "bias: >= 0 appends a constant feature of this value (LIBLINEAR -B)")
+      ->capture_default_str();
+  train->add_option("--formulation", ta.opt.formulation, "auto | dual | primal")->capture_default_str();
+  train->add_option("--n-features", ta.n_features, "number of features; a larger index in TRAIN is an error");
+  train->add_flag("--zero-based", ta.zero_based, "feature indices start at 0 (scikit-learn's dump_svmlight_file)");
+  train->add_option("--test", ta.test_file, "evaluate on this libsvm file after training");
+  train->add_option("--report-json", ta.report_file, "write a JSON report (certificate, metrics, history)");
+  train->add_option("--threads", ta.threads, "threads for reading (0 = all cores)")->capture_default_str();
+  train->add_flag("-q,--quiet", ta.quiet, "no progress output");
+
+  PredictArgs pa;
+  auto* pred = app.add_subcommand("predict", "predict with a trained model");
+  pred->add_option("MODEL", pa.model_file, "model file written by `hetglm train`")->required();
+  pred->add_option("DATA", pa.data_file, "libsvm file with labels")->required();
+  pred->add_option("OUTPUT", pa.output_file, "predictions, one per line (default: standard output)");
+  pred->add_flag("--probability", pa.probability, "write class probabilities (logistic models)");
+  pred->add_flag("--zero-based", pa.zero_based, "feature indices start at 0");
+  pred->add_option("--threads", pa.threads, "threads for reading (0 = all cores)");
+  pred->add_flag("-q,--quiet", pa.quiet, "print nothing but errors");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    fmt::print(stderr, "error: {}\nRun 'hetglm --help' or 'hetglm train --help' for usage.\n", e.what());
+    return kExitUsage;
+  }
+  try {
+    if (app.got_subcommand(train)) return run_train(ta);
+    return run_predict(pa);
+  } catch (const hetglm::TrainingError& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return kExitTraining;
+  } catch (const hetglm::Error& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return kExitUsage;
+  } catch (const std::bad_alloc&) {
+    fmt::print(stderr, "error: out of memory\n");
+    return kExitTraining;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return kExitTraining;
+  }
+}

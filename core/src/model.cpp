@@ -1,1 +1,541 @@
-// placeholder
+// SPDX-License-Identifier: Apache-2.0
+// Linear model text format (layout: see model.hpp), its strict loader, the atomic writer and prediction.
+//
+// Loader design: the whole file is held as one string and scanned line by line through string_views;
+// nothing is allocated from the header's claims (nr_feature, nr_class) — the weight vector grows as
+// lines arrive, its reservation capped by the number of bytes left in the text — so a header claiming
+// billions of features with a short body fails fast in tiny memory.
+#include "hetglm/model.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <iterator>
+#include <limits>
+#include <optional>
+#include <string_view>
+#include <unordered_set>
+
+#include "hetglm/error.hpp"
+#include "hetglm/io.hpp"
+
+namespace hetglm {
+namespace {
+
+constexpr std::string_view kFormatVersion = "hetglm-1";
+constexpr std::int64_t kMaxClass = std::numeric_limits<index_t>::max();
+constexpr std::int64_t kMaxFeature = std::int64_t{std::numeric_limits<index_t>::max()} - 1;  // + bias fits
+
+bool is_classifier_model(std::string_view m) { return m == "logistic" || m == "svm" || m == "squared-hinge"; }
+bool is_regression_model(std::string_view m) { return m == "ridge" || m == "lasso" || m == "elastic-net"; }
+
+std::int64_t columns_of(std::int64_t nr_class) { return nr_class > 2 ? nr_class : 1; }
+std::int64_t rows_of(const LinearModel& m) { return std::int64_t{m.nr_feature} + (m.bias >= 0 ? 1 : 0); }
+
+std::string plural(std::int64_t n, std::string_view word) {
+  return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
+}
+
+// ------------------------------------------------------------------------------------------------
+// Formatting
+
+void put_double(fmt::memory_buffer& out, double v) { fmt::format_to(std::back_inserter(out), "{:.17g}", v); }
+
+void put_list(fmt::memory_buffer& out, std::string_view key, const std::vector<double>& values) {
+  out.append(key);
+  for (double v : values) {
+    out.push_back(' ');
+    put_double(out, v);
+  }
+  out.push_back('\n');
+}
+
+void put_line(fmt::memory_buffer& out, std::string_view key, std::string_view value) {
+  out.append(key);
+  out.push_back(' ');
+  out.append(value);
+  out.push_back('\n');
+}
+
+// Shape checks for an in-memory model handed to the writer or to prediction (the loader guarantees
+// them for loaded models). Prevents out-of-bounds reads on a hand-built inconsistent model.
+void check_shape(const LinearModel& m, std::string_view what) {
+  if (m.nr_class < 2)
+    throw InvalidArgument(fmt::format("{}: nr_class must be >= 2, found {}", what, m.nr_class));
+  if (m.nr_feature < 0 || m.nr_feature > kMaxFeature)
+    throw InvalidArgument(fmt::format("{}: nr_feature must be in [0, {}], found {}", what, kMaxFeature, m.nr_feature));
+  const std::int64_t expected = rows_of(m) * columns_of(m.nr_class);
+  if (static_cast<std::int64_t>(m.w.size()) != expected)
+    throw InvalidArgument(fmt::format("{}: the model has {} weights, expected {} ({} rows x {} columns)", what,
+                                      m.w.size(), expected, rows_of(m), columns_of(m.nr_class)));
+  if (m.is_classifier() && static_cast<std::int64_t>(m.labels.size()) != m.nr_class)
+    throw InvalidArgument(
+        fmt::format("{}: the model has {} labels, expected nr_class = {}", what, m.labels.size(), m.nr_class));
+}
+
+// ------------------------------------------------------------------------------------------------
+// Parsing helpers
+
+struct Token {
+  std::string_view text;
+  std::int64_t column = 0;  // 1-based
+};
+
+/// Whitespace-separated tokens of one line (spaces and tabs), with their 1-based columns.
+class Tokens {
+ public:
+  explicit Tokens(std::string_view line) : line_(line) {}
+  bool next(Token& t) {
+    while (pos_ < line_.size() && is_space(line_[pos_])) ++pos_;
+    if (pos_ >= line_.size()) return false;
+    const std::size_t start = pos_;
+    while (pos_ < line_.size() && !is_space(line_[pos_])) ++pos_;
+    t.text = line_.substr(start, pos_ - start);
+    t.column = static_cast<std::int64_t>(start) + 1;
+    return true;
+  }
+
+ private:
+  static bool is_space(char c) { return c == ' ' || c == '\t'; }
+  std::string_view line_;
+  std::size_t pos_ = 0;
+};
+
+/// Lines of the text: '\n' separated, one trailing '\r' stripped, a missing final newline accepted.
+class Lines {
+ public:
+  explicit Lines(std::string_view text) : text_(text) {}
+  bool next(std::string_view& line) {
+    if (pos_ >= text_.size()) return false;
+    const std::size_t nl = text_.find('\n', pos_);
+    const std::size_t end = nl == std::string_view::npos ? text_.size() : nl;
+    line = text_.substr(pos_, end - pos_);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    pos_ = nl == std::string_view::npos ? text_.size() : nl + 1;
+    ++number_;
+    return true;
+  }
+  std::int64_t number() const noexcept { return number_; }  // 1-based number of the last line returned
+  std::size_t bytes_left() const noexcept { return text_.size() - pos_; }
+  bool rest_is_blank() const noexcept {
+    return text_.find_first_not_of(" \t\r\n", pos_) == std::string_view::npos;
+  }
+
+ private:
+  std::string_view text_;
+  std::size_t pos_ = 0;
+  std::int64_t number_ = 0;
+};
+
+/// Quote a token for a message; very long tokens (binary garbage) are cut.
+std::string quote(std::string_view tok) {
+  constexpr std::size_t kMax = 40;
+  if (tok.size() <= kMax) return fmt::format("'{}'", tok);
+  return fmt::format("'{}...'", tok.substr(0, kMax));
+}
+
+std::optional<double> to_double(std::string_view s) {
+  double v = 0;
+  const char* end = s.data() + s.size();
+  auto [p, ec] = std::from_chars(s.data(), end, v, std::chars_format::general);
+  if (ec != std::errc() || p != end || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+std::optional<std::int64_t> to_int(std::string_view s) {
+  std::int64_t v = 0;
+  const char* end = s.data() + s.size();
+  auto [p, ec] = std::from_chars(s.data(), end, v);
+  if (ec != std::errc() || p != end) return std::nullopt;
+  return v;
+}
+
+enum Key : int {
+  kFormat, kSolverType, kNrClass, kLabel, kNrFeature, kBias, kModel, kPenalty, kLambda, kL1Ratio,
+  kFormulation, kPrimal, kDual, kGap, kNumKeys
+};
+constexpr std::array<std::string_view, kNumKeys> kKeyNames = {
+    "format", "solver_type", "nr_class", "label", "nr_feature", "bias", "model", "penalty", "lambda",
+    "l1_ratio", "formulation", "primal", "dual", "gap"};
+
+bool is_list_key(int k) { return k == kLabel || k == kPrimal || k == kDual || k == kGap; }
+
+class Parser {
+ public:
+  Parser(std::string_view text, const std::string& name) : text_(text), name_(name), lines_(text) {}
+
+  LinearModel run() {
+    parse_format_line();
+    parse_header();
+    check_header();
+    parse_weights();
+    return std::move(m_);
+  }
+
+ private:
+  [[noreturn]] void fail(std::int64_t line, std::int64_t column, const std::string& message) const {
+    throw ParseError(name_, line, column, message);
+  }
+
+  void parse_format_line() {
+    std::string_view line;
+    if (text_.find_first_not_of(" \t\r\n") == std::string_view::npos) fail(1, 0, "empty file");
+    lines_.next(line);
+    Tokens toks(line);
+    Token key, value, extra;
+    if (!toks.next(key))
+      fail(1, 0, fmt::format("expected 'format {}' as the first line, found an empty line", kFormatVersion));
+    if (key.text != kKeyNames[kFormat])
+      fail(1, key.column,
+           fmt::format("expected 'format {}' as the first line, found {}", kFormatVersion, quote(key.text)));
+    if (!toks.next(value)) fail(1, 0, "missing value for 'format'");
+    if (value.text != kFormatVersion)
+      fail(1, value.column,
+           fmt::format("unsupported format version {} (expected '{}')", quote(value.text), kFormatVersion));
+    if (toks.next(extra))
+      fail(1, extra.column, fmt::format("unexpected {} after the value of 'format'", quote(extra.text)));
+    seen_[kFormat] = 1;
+  }
+
+  void parse_header() {
+    std::string_view line;
+    while (true) {
+      if (!lines_.next(line))
+        fail(lines_.number(), 0, "unexpected end of file in the header (no 'w' line)");
+      const std::int64_t ln = lines_.number();
+      Tokens toks(line);
+      Token key;
+      if (!toks.next(key)) fail(ln, 0, "blank line in the header");
+      if (key.text == "w") {
+        Token extra;
+        if (toks.next(extra)) fail(ln, extra.column, fmt::format("unexpected {} after 'w'", quote(extra.text)));
+        w_line_ = ln;
+        return;
+      }
+      const auto it = std::find(kKeyNames.begin(), kKeyNames.end(), key.text);
+      if (it == kKeyNames.end()) fail(ln, key.column, fmt::format("unknown key {}", quote(key.text)));
+      const int k = static_cast<int>(it - kKeyNames.begin());
+      if (seen_[k] != 0)
+        fail(ln, key.column, fmt::format("duplicate key {} (first given on line {})", quote(key.text), seen_[k]));
+      seen_[k] = ln;
+      key_column_[k] = key.column;
+      if (is_list_key(k))
+        parse_list(k, toks, ln);
+      else
+        parse_scalar(k, toks, ln);
+    }
+  }
+
+  void parse_scalar(int k, Tokens& toks, std::int64_t ln) {
+    const std::string_view key = kKeyNames[k];
+    Token v, extra;
+    if (!toks.next(v)) fail(ln, 0, fmt::format("missing value for '{}'", key));
+    if (toks.next(extra))
+      fail(ln, extra.column, fmt::format("unexpected {} after the value of '{}'", quote(extra.text), key));
+    value_column_[k] = v.column;
+    auto bad = [&](std::string_view expected) {
+      fail(ln, v.column, fmt::format("{}: expected {}, found {}", key, expected, quote(v.text)));
+    };
+    switch (k) {
+      case kSolverType:
+        m_.solver_type = std::string(v.text);
+        break;
+      case kNrClass: {
+        const auto n = to_int(v.text);
+        if (!n || *n < 2 || *n > kMaxClass) bad(fmt::format("an integer in [2, {}]", kMaxClass));
+        m_.nr_class = static_cast<int>(*n);
+        break;
+      }
+      case kNrFeature: {
+        const auto n = to_int(v.text);
+        if (!n || *n < 0 || *n > kMaxFeature) bad(fmt::format("an integer in [0, {}]", kMaxFeature));
+        m_.nr_feature = static_cast<index_t>(*n);
+        break;
+      }
+      case kBias: {
+        const auto x = to_double(v.text);
+        if (!x) bad("a finite number");
+        m_.bias = *x;
+        break;
+      }
+      case kLambda: {
+        const auto x = to_double(v.text);
+        if (!x || !(*x > 0)) bad("a finite number > 0");
+        m_.lambda = *x;
+        break;
+      }
+      case kL1Ratio: {
+        const auto x = to_double(v.text);
+        if (!x || *x < 0 || *x > 1) bad("a number in [0, 1]");
+        m_.l1_ratio = *x;
+        break;
+      }
+      case kModel:
+        if (!is_classifier_model(v.text) && !is_regression_model(v.text))
+          fail(ln, v.column,
+               fmt::format("model: unknown model {} (expected logistic, svm, squared-hinge, ridge, lasso or "
+                           "elastic-net)",
+                           quote(v.text)));
+        m_.model = std::string(v.text);
+        break;
+      case kPenalty:
+        if (v.text != "l2" && v.text != "l1" && v.text != "elastic-net")
+          fail(ln, v.column,
+               fmt::format("penalty: unknown penalty {} (expected l2, l1 or elastic-net)", quote(v.text)));
+        m_.penalty = std::string(v.text);
+        break;
+      case kFormulation:
+        if (v.text != "dual" && v.text != "primal")
+          fail(ln, v.column,
+               fmt::format("formulation: unknown formulation {} (expected dual or primal)", quote(v.text)));
+        m_.formulation = std::string(v.text);
+        break;
+      default:  // kFormat is handled as a duplicate before reaching here
+        fail(ln, v.column, fmt::format("unexpected key '{}'", key));
+    }
+  }
+
+  void parse_list(int k, Tokens& toks, std::int64_t ln) {
+    const std::string_view key = kKeyNames[k];
+    std::vector<double>& out = k == kLabel ? m_.labels : k == kPrimal ? m_.primal : k == kDual ? m_.dual : m_.gap;
+    std::unordered_set<double> distinct;  // labels only; hash(0.0) == hash(-0.0), and they compare equal
+    Token v;
+    while (toks.next(v)) {
+      const auto x = to_double(v.text);
+      if (!x) fail(ln, v.column, fmt::format("{}: expected a finite number, found {}", key, quote(v.text)));
+      if (k == kLabel && !distinct.insert(*x).second)
+        fail(ln, v.column, fmt::format("label: duplicate label {}", quote(v.text)));
+      out.push_back(*x);
+    }
+    if (out.empty()) fail(ln, 0, fmt::format("missing value for '{}'", key));
+  }
+
+  // Cross-field checks once the whole header is known (keys may come in any order).
+  void check_header() {
+    for (int k = 0; k < kNumKeys; ++k)
+      if (k != kLabel && seen_[k] == 0) fail(w_line_, 0, fmt::format("missing required key '{}'", kKeyNames[k]));
+    const bool regression = is_regression_model(m_.model);
+    if (regression && m_.nr_class != 2)
+      fail(seen_[kNrClass], value_column_[kNrClass],
+           fmt::format("nr_class: regression model '{}' needs nr_class 2, found '{}'", m_.model, m_.nr_class));
+    if (!regression && seen_[kLabel] == 0)
+      fail(w_line_, 0, fmt::format("missing required key 'label' (model '{}' is a classifier)", m_.model));
+    if (regression && seen_[kLabel] != 0)
+      fail(seen_[kLabel], key_column_[kLabel],
+           fmt::format("label: not allowed for regression model '{}'", m_.model));
+    if (!regression && static_cast<std::int64_t>(m_.labels.size()) != m_.nr_class)
+      fail(seen_[kLabel], 0,
+           fmt::format("label: expected {} (nr_class {}), found {}", plural(m_.nr_class, "value"), m_.nr_class,
+                       m_.labels.size()));
+    const std::int64_t nc = columns_of(m_.nr_class);
+    for (int k : {kPrimal, kDual, kGap}) {
+      const auto& v = k == kPrimal ? m_.primal : k == kDual ? m_.dual : m_.gap;
+      if (static_cast<std::int64_t>(v.size()) != nc)
+        fail(seen_[k], 0,
+             fmt::format("{}: expected {} (one per weight column), found {}", kKeyNames[k], plural(nc, "value"),
+                         v.size()));
+    }
+  }
+
+  void parse_weights() {
+    const std::int64_t nc = columns_of(m_.nr_class);
+    const std::int64_t rows = rows_of(m_);
+    // Never trust the header for memory: every value takes at least 2 bytes ("0\n" or "0 ").
+    const std::uint64_t claimed = static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(nc);
+    m_.w.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(claimed, lines_.bytes_left() / 2 + 1)));
+    auto truncated = [&](std::int64_t found) {
+      fail(w_line_ + found, 0,
+           fmt::format("truncated weights: expected {} after 'w', found {}", plural(rows, "line"), found));
+    };
+    std::string_view line;
+    for (std::int64_t row = 0; row < rows; ++row) {
+      if (!lines_.next(line)) truncated(row);
+      const std::int64_t ln = lines_.number();
+      Tokens toks(line);
+      Token v;
+      std::int64_t count = 0;
+      std::int64_t extra_column = 0;
+      while (toks.next(v)) {
+        if (count < nc) {
+          const auto x = to_double(v.text);
+          if (!x)
+            fail(ln, v.column,
+                 fmt::format("weight line {} of {}: expected a finite number, found {}", row + 1, rows,
+                             quote(v.text)));
+          m_.w.push_back(*x);
+        } else if (extra_column == 0) {
+          extra_column = v.column;
+        }
+        ++count;
+      }
+      if (count == 0 && lines_.rest_is_blank()) truncated(row);
+      if (count != nc)
+        fail(ln, extra_column,
+             fmt::format("weight line {} of {}: expected {}, found {}", row + 1, rows, plural(nc, "value"), count));
+    }
+    while (lines_.next(line)) {
+      Tokens toks(line);
+      Token v;
+      if (toks.next(v))
+        fail(lines_.number(), v.column,
+             fmt::format("unexpected {} after the last weight line (expected {})", quote(v.text),
+                         plural(rows, "weight line")));
+    }
+  }
+
+  std::string_view text_;
+  const std::string& name_;
+  Lines lines_;
+  LinearModel m_;
+  std::array<std::int64_t, kNumKeys> seen_{};          // line where each key was given, 0 = not given
+  std::array<std::int64_t, kNumKeys> key_column_{};    // column of the key token
+  std::array<std::int64_t, kNumKeys> value_column_{};  // column of a scalar key's value
+  std::int64_t w_line_ = 0;
+};
+
+// ------------------------------------------------------------------------------------------------
+// Files
+
+double log_sigmoid(double z) { return z >= 0 ? -std::log1p(std::exp(-z)) : z - std::log1p(std::exp(z)); }
+double sigmoid(double z) {
+  if (z >= 0) return 1.0 / (1.0 + std::exp(-z));
+  const double e = std::exp(z);
+  return e / (1.0 + e);
+}
+
+}  // namespace
+
+// --------------------------------------------------------------------------------------------------
+
+std::string format_model(const LinearModel& m) {
+  check_shape(m, "format_model");
+  fmt::memory_buffer out;
+  put_line(out, "format", kFormatVersion);
+  put_line(out, "solver_type", m.solver_type);
+  fmt::format_to(std::back_inserter(out), "nr_class {}\n", m.nr_class);
+  if (!m.labels.empty()) put_list(out, "label", m.labels);
+  fmt::format_to(std::back_inserter(out), "nr_feature {}\n", m.nr_feature);
+  fmt::format_to(std::back_inserter(out), "bias {:.17g}\n", m.bias);
+  put_line(out, "model", m.model);
+  put_line(out, "penalty", m.penalty);
+  fmt::format_to(std::back_inserter(out), "lambda {:.17g}\n", m.lambda);
+  fmt::format_to(std::back_inserter(out), "l1_ratio {:.17g}\n", m.l1_ratio);
+  put_line(out, "formulation", m.formulation);
+  put_list(out, "primal", m.primal);
+  put_list(out, "dual", m.dual);
+  put_list(out, "gap", m.gap);
+  out.append(std::string_view("w\n"));
+  const std::size_t nc = static_cast<std::size_t>(m.n_columns());
+  for (std::size_t i = 0; i < m.w.size(); i += nc) {
+    for (std::size_t k = 0; k < nc; ++k) {
+      if (k) out.push_back(' ');
+      put_double(out, m.w[i + k]);
+    }
+    out.push_back('\n');
+  }
+  return fmt::to_string(out);
+}
+
+LinearModel parse_model(const std::string& text, const std::string& name) { return Parser(text, name).run(); }
+
+LinearModel load_model(const std::string& path) { return parse_model(read_file(path), path); }
+
+void save_model(const std::string& path, const LinearModel& model) {
+  write_file_atomic(path, format_model(model));  // format_model may throw before anything touches the disk
+}
+
+std::vector<double> decision_function(const LinearModel& m, const CsrMatrix& X) {
+  check_shape(m, "decision_function");
+  const std::size_t nc = static_cast<std::size_t>(m.n_columns());
+  const index_t nf = m.nr_feature;
+  const double* w = m.w.data();
+  const double* wb = m.bias >= 0 ? w + static_cast<std::size_t>(nf) * nc : nullptr;
+  const double bias = m.bias;
+  std::vector<double> out(static_cast<std::size_t>(std::max<index_t>(X.n_rows, 0)) * nc, 0.0);
+  tbb::parallel_for(tbb::blocked_range<index_t>(0, std::max<index_t>(X.n_rows, 0), 512),
+                    [&](const tbb::blocked_range<index_t>& range) {
+                      for (index_t r = range.begin(); r != range.end(); ++r) {
+                        double* o = out.data() + static_cast<std::size_t>(r) * nc;
+                        for (offset_t e = X.offsets[r]; e < X.offsets[r + 1]; ++e) {
+                          const index_t j = X.indices[e];
+                          if (j < 0 || j >= nf) continue;  // features unknown to the model are ignored
+                          const double x = X.values[e];
+                          const double* wj = w + static_cast<std::size_t>(j) * nc;
+                          for (std::size_t k = 0; k < nc; ++k) o[k] += x * wj[k];
+                        }
+                        if (wb)
+                          for (std::size_t k = 0; k < nc; ++k) o[k] += bias * wb[k];
+                      }
+                    });
+  return out;
+}
+
+std::vector<double> predict(const LinearModel& m, const CsrMatrix& X) {
+  std::vector<double> dec = decision_function(m, X);  // checks the shape, labels included
+  if (!m.is_classifier()) return dec;                  // regression: one column, the value itself
+  const std::size_t nc = static_cast<std::size_t>(m.n_columns());
+  const std::size_t n = dec.size() / nc;
+  std::vector<double> out(n);
+  for (std::size_t r = 0; r < n; ++r) {
+    const double* d = dec.data() + r * nc;
+    if (nc == 1) {
+      out[r] = d[0] > 0 ? m.labels[0] : m.labels[1];
+    } else {
+      std::size_t best = 0;
+      for (std::size_t k = 1; k < nc; ++k)
+        if (d[k] > d[best]) best = k;  // strict: the first maximum wins
+      out[r] = m.labels[best];
+    }
+  }
+  return out;
+}
+
+std::vector<double> predict_proba(const LinearModel& m, const CsrMatrix& X) {
+  if (m.model != "logistic")
+    throw InvalidArgument(
+        fmt::format("predict_proba: only logistic models give probabilities (model is '{}')", m.model));
+  if (!m.is_classifier()) throw InvalidArgument("predict_proba: the logistic model has no labels");
+  std::vector<double> dec = decision_function(m, X);
+  const std::size_t nc = static_cast<std::size_t>(m.n_columns());
+  const std::size_t n = dec.size() / nc;
+  if (nc == 1) {
+    std::vector<double> out(n * 2);
+    for (std::size_t r = 0; r < n; ++r) {
+      const double p = sigmoid(dec[r]);
+      out[2 * r] = p;
+      out[2 * r + 1] = 1.0 - p;
+    }
+    return out;
+  }
+  // One-vs-rest sigmoids normalized to sum 1, in log space so that very negative decision values
+  // (every sigmoid underflowing to 0) still give a proper distribution.
+  for (std::size_t r = 0; r < n; ++r) {
+    double* d = dec.data() + r * nc;
+    double top = -std::numeric_limits<double>::infinity();
+    for (std::size_t k = 0; k < nc; ++k) {
+      d[k] = log_sigmoid(d[k]);
+      top = std::max(top, d[k]);
+    }
+    double sum = 0;
+    for (std::size_t k = 0; k < nc; ++k) {
+      d[k] = std::exp(d[k] - top);
+      sum += d[k];
+    }
+    for (std::size_t k = 0; k < nc; ++k) d[k] /= sum;
+  }
+  return dec;
+}
+
+}  // namespace hetglm

@@ -1,1 +1,846 @@
-// placeholder
+// SPDX-License-Identifier: Apache-2.0
+// Model file format (round trip, exact layout), strict loader error messages, atomic save, prediction.
+#include "hetglm/model.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "hetglm/error.hpp"
+
+namespace fs = std::filesystem;
+using namespace hetglm;
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------------
+// Helpers
+
+std::string join(const std::vector<std::string>& lines) {
+  std::string s;
+  for (const auto& l : lines) s += l + "\n";
+  return s;
+}
+
+/// Valid binary logistic model file (line numbers in the comments are used by the error tests).
+std::vector<std::string> binary_lines() {
+  return {
+      "format hetglm-1",     // 1
+      "solver_type L2R_LR",  // 2
+      "nr_class 2",          // 3
+      "label 1 -1",          // 4
+      "nr_feature 3",        // 5
+      "bias -1",             // 6
+      "model logistic",      // 7
+      "penalty l2",          // 8
+      "lambda 0.01",         // 9
+      "l1_ratio 0",          // 10
+      "formulation dual",    // 11
+      "primal 1.5",          // 12
+      "dual 1.25",           // 13
+      "gap 0.25",            // 14
+      "w",                   // 15
+      "0.5",                 // 16
+      "-1",                  // 17
+      "2",                   // 18
+  };
+}
+
+/// Valid regression (ridge) model file.
+std::vector<std::string> ridge_lines() {
+  return {
+      "format hetglm-1",    // 1
+      "solver_type L2R_L2LOSS_SVR",  // 2
+      "nr_class 2",         // 3
+      "nr_feature 2",       // 4
+      "bias -1",            // 5
+      "model ridge",        // 6
+      "penalty l2",         // 7
+      "lambda 0.5",         // 8
+      "l1_ratio 0",         // 9
+      "formulation primal", // 10
+      "primal 1",           // 11
+      "dual 1",             // 12
+      "gap 0",              // 13
+      "w",                  // 14
+      "1.5",                // 15
+      "-2",                 // 16
+  };
+}
+
+/// Valid multiclass (3 classes, bias) model file.
+std::vector<std::string> multiclass_lines() {
+  return {
+      "format hetglm-1",          // 1
+      "solver_type MCSVM_OVR",    // 2
+      "nr_class 3",               // 3
+      "label 1 2 3",              // 4
+      "nr_feature 2",             // 5
+      "bias 2",                   // 6
+      "model svm",                // 7
+      "penalty l2",               // 8
+      "lambda 0.001",             // 9
+      "l1_ratio 0",               // 10
+      "formulation dual",         // 11
+      "primal 3 2 1",             // 12
+      "dual 2.5 1.5 0.5",         // 13
+      "gap 0.5 0.5 0.5",          // 14
+      "w",                        // 15
+      "1 0 -1",                   // 16
+      "0 1 0",                    // 17
+      "0 0 0.5",                  // 18
+  };
+}
+
+std::vector<std::string> replaced(std::vector<std::string> lines, int line_no, const std::string& text) {
+  lines.at(line_no - 1) = text;
+  return lines;
+}
+std::vector<std::string> erased(std::vector<std::string> lines, int line_no) {
+  lines.erase(lines.begin() + (line_no - 1));
+  return lines;
+}
+/// Insert `text` so that it becomes line `line_no`.
+std::vector<std::string> inserted(std::vector<std::string> lines, int line_no, const std::string& text) {
+  lines.insert(lines.begin() + (line_no - 1), text);
+  return lines;
+}
+std::vector<std::string> first(std::vector<std::string> lines, int n) {
+  lines.resize(n);
+  return lines;
+}
+
+std::string parse_error(const std::string& text) {
+  try {
+    parse_model(text, "m");
+  } catch (const ParseError& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    return std::string("wrong exception type: ") + e.what();
+  }
+  return "no error";
+}
+
+bool same_bits(double a, double b) { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b); }
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (!same_bits(a[i], b[i])) return false;
+  return true;
+}
+
+void expect_same_model(const LinearModel& a, const LinearModel& b) {
+  EXPECT_EQ(a.solver_type, b.solver_type);
+  EXPECT_EQ(a.nr_class, b.nr_class);
+  EXPECT_TRUE(same_bits(a.labels, b.labels));
+  EXPECT_EQ(a.nr_feature, b.nr_feature);
+  EXPECT_TRUE(same_bits(a.bias, b.bias));
+  EXPECT_EQ(a.model, b.model);
+  EXPECT_EQ(a.penalty, b.penalty);
+  EXPECT_TRUE(same_bits(a.lambda, b.lambda));
+  EXPECT_TRUE(same_bits(a.l1_ratio, b.l1_ratio));
+  EXPECT_EQ(a.formulation, b.formulation);
+  EXPECT_TRUE(same_bits(a.primal, b.primal));
+  EXPECT_TRUE(same_bits(a.dual, b.dual));
+  EXPECT_TRUE(same_bits(a.gap, b.gap));
+  EXPECT_TRUE(same_bits(a.w, b.w));
+}
+
+LinearModel binary_model() {
+  LinearModel m;
+  m.solver_type = "L2R_LR";
+  m.nr_class = 2;
+  m.labels = {1, -1};
+  m.nr_feature = 3;
+  m.bias = 1;
+  m.model = "logistic";
+  m.penalty = "l2";
+  m.lambda = 0.1;
+  m.l1_ratio = 0;
+  m.formulation = "dual";
+  m.primal = {1.5};
+  m.dual = {1.25};
+  m.gap = {0.25};
+  m.w = {0.5, -1, 2, 0.25};  // features 0..2, then the bias row
+  return m;
+}
+
+LinearModel multiclass_model() {
+  LinearModel m;
+  m.solver_type = "L2R_LR";
+  m.nr_class = 3;
+  m.labels = {1, 2, 3};
+  m.nr_feature = 2;
+  m.bias = 2;
+  m.model = "logistic";
+  m.penalty = "l2";
+  m.lambda = 1e-3;
+  m.l1_ratio = 0;
+  m.formulation = "primal";
+  m.primal = {3, 2, 1};
+  m.dual = {2.5, 1.5, 0.5};
+  m.gap = {0.5, 0.5, 0.5};
+  m.w = {1, 0, -1,     // feature 0
+         0, 1, 0,      // feature 1
+         0, 0, 0.5};   // bias row
+  return m;
+}
+
+LinearModel ridge_model() {
+  LinearModel m;
+  m.solver_type = "L2R_L2LOSS_SVR";
+  m.nr_class = 2;
+  m.nr_feature = 2;
+  m.bias = -1;
+  m.model = "ridge";
+  m.penalty = "elastic-net";
+  m.lambda = 0.1;
+  m.l1_ratio = 0.1;
+  m.formulation = "primal";
+  m.primal = {1e-300};
+  m.dual = {-0.0};
+  m.gap = {0.1};
+  m.w = {1.5, -2};
+  return m;
+}
+
+/// CSR matrix from per-row (index, value) lists.
+CsrMatrix csr(index_t n_cols, const std::vector<std::vector<std::pair<index_t, float>>>& rows) {
+  CsrMatrix X;
+  X.n_rows = static_cast<index_t>(rows.size());
+  X.n_cols = n_cols;
+  for (const auto& row : rows) {
+    for (auto [j, v] : row) {
+      X.indices.push_back(j);
+      X.values.push_back(v);
+    }
+    X.offsets.push_back(static_cast<offset_t>(X.indices.size()));
+  }
+  validate(X, "test matrix");
+  return X;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// A fresh empty folder per test, removed afterwards.
+class ModelFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           (std::string("hetglm_test_model_") + info->name() + "_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::vector<std::string> entries() const {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+  fs::path dir_;
+};
+
+// ---------------------------------------------------------------------------------------------------
+// Formatting and round trips
+
+TEST(ModelFormat, ExactLayoutBinaryWithBias) {
+  LinearModel m = binary_model();
+  m.w[1] = -0.0;
+  EXPECT_EQ(format_model(m),
+            "format hetglm-1\n"
+            "solver_type L2R_LR\n"
+            "nr_class 2\n"
+            "label 1 -1\n"
+            "nr_feature 3\n"
+            "bias 1\n"
+            "model logistic\n"
+            "penalty l2\n"
+            "lambda 0.10000000000000001\n"
+            "l1_ratio 0\n"
+            "formulation dual\n"
+            "primal 1.5\n"
+            "dual 1.25\n"
+            "gap 0.25\n"
+            "w\n"
+            "0.5\n"
+            "-0\n"
+            "2\n"
+            "0.25\n");
+}
+
+TEST(ModelFormat, ExactLayoutRegressionHasNoLabelLine) {
+  EXPECT_EQ(format_model(ridge_model()),
+            "format hetglm-1\n"
+            "solver_type L2R_L2LOSS_SVR\n"
+            "nr_class 2\n"
+            "nr_feature 2\n"
+            "bias -1\n"
+            "model ridge\n"
+            "penalty elastic-net\n"
+            "lambda 0.10000000000000001\n"
+            "l1_ratio 0.10000000000000001\n"
+            "formulation primal\n"
+            "primal 1e-300\n"
+            "dual -0\n"
+            "gap 0.10000000000000001\n"
+            "w\n"
+            "1.5\n"
+            "-2\n");
+}
+
+TEST(ModelFormat, ExactLayoutMulticlassRows) {
+  const std::string text = format_model(multiclass_model());
+  EXPECT_NE(text.find("\nlabel 1 2 3\n"), std::string::npos);
+  EXPECT_NE(text.find("\nprimal 3 2 1\ndual 2.5 1.5 0.5\ngap 0.5 0.5 0.5\nw\n1 0 -1\n0 1 0\n0 0 0.5\n"),
+            std::string::npos);
+  EXPECT_EQ(text.substr(text.size() - 8), "0 0 0.5\n");  // no trailing space, final newline
+}
+
+TEST(ModelFormat, InconsistentInMemoryModelIsRejected) {
+  LinearModel m = binary_model();
+  m.w.pop_back();
+  try {
+    format_model(m);
+    FAIL() << "no exception";
+  } catch (const InvalidArgument& e) {
+    EXPECT_STREQ(e.what(), "format_model: the model has 3 weights, expected 4 (4 rows x 1 columns)");
+  }
+}
+
+void expect_round_trip(const LinearModel& m) {
+  const std::string text = format_model(m);
+  const LinearModel back = parse_model(text, "round-trip");
+  expect_same_model(m, back);
+  EXPECT_EQ(format_model(back), text);
+}
+
+TEST(ModelFormat, RoundTripBinary) {
+  LinearModel m = binary_model();
+  m.w = {0.1, -0.0, 1e-300, 4.9406564584124654e-324};
+  m.lambda = 3.07e-05;
+  expect_round_trip(m);
+}
+
+TEST(ModelFormat, RoundTripMulticlassWithBias) {
+  LinearModel m = multiclass_model();
+  m.w = {0.1, -0.0, 1e-300, std::numeric_limits<double>::max(), -std::numeric_limits<double>::min(),
+         1.0 / 3.0, 2.5e-310, -123456789.123456789, 0};
+  m.labels = {-7, 0.5, 1e20};
+  expect_round_trip(m);
+}
+
+TEST(ModelFormat, RoundTripRegression) {
+  LinearModel m = ridge_model();
+  m.w = {1e-300, -0.0};
+  m.bias = 0.1;  // >= 0: one more weight row
+  m.w.push_back(0.1);
+  expect_round_trip(m);
+  EXPECT_EQ(parse_model(format_model(m), "r").labels.size(), 0u);
+}
+
+TEST(ModelFormat, ZeroFeatures) {
+  LinearModel m = ridge_model();
+  m.nr_feature = 0;
+  m.w.clear();
+  expect_round_trip(m);
+  m.bias = 1;
+  m.w = {0.75};
+  expect_round_trip(m);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Lenient layout accepted
+
+TEST(ModelParse, AcceptsCrlfAndMissingFinalNewline) {
+  std::string text;
+  for (const auto& l : binary_lines()) text += l + "\r\n";
+  text.resize(text.size() - 2);
+  const LinearModel m = parse_model(text, "m");
+  EXPECT_EQ(m.w, (std::vector<double>{0.5, -1, 2}));
+  EXPECT_EQ(m.labels, (std::vector<double>{1, -1}));
+  EXPECT_EQ(m.model, "logistic");
+  EXPECT_EQ(m.nr_feature, 3);
+}
+
+TEST(ModelParse, AcceptsKeysInAnyOrderAndTrailingBlankLines) {
+  auto lines = binary_lines();
+  std::reverse(lines.begin() + 1, lines.begin() + 14);  // keys 2..14 reversed
+  std::string text = join(lines) + "\n  \n\r\n";
+  const LinearModel m = parse_model(text, "m");
+  expect_same_model(m, parse_model(join(binary_lines()), "m"));
+  EXPECT_EQ(m.solver_type, "L2R_LR");
+  EXPECT_DOUBLE_EQ(m.lambda, 0.01);
+  EXPECT_DOUBLE_EQ(m.bias, -1);
+  EXPECT_EQ(m.formulation, "dual");
+}
+
+TEST(ModelParse, MulticlassValues) {
+  const LinearModel m = parse_model(join(multiclass_lines()), "m");
+  EXPECT_EQ(m.nr_class, 3);
+  EXPECT_EQ(m.n_columns(), 3);
+  EXPECT_EQ(m.n_rows(), 3);
+  EXPECT_EQ(m.labels, (std::vector<double>{1, 2, 3}));
+  EXPECT_EQ(m.w, (std::vector<double>{1, 0, -1, 0, 1, 0, 0, 0, 0.5}));
+  EXPECT_EQ(m.primal, (std::vector<double>{3, 2, 1}));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Corrupt files: exact messages
+
+TEST(ModelParseErrors, EmptyFile) {
+  EXPECT_EQ(parse_error(""), "m:1:0: empty file");
+  EXPECT_EQ(parse_error("\n \r\n\t\n"), "m:1:0: empty file");
+}
+
+TEST(ModelParseErrors, MissingFormatLine) {
+  EXPECT_EQ(parse_error(join(erased(binary_lines(), 1))),
+            "m:1:1: expected 'format hetglm-1' as the first line, found 'solver_type'");
+  EXPECT_EQ(parse_error("\nformat hetglm-1\n"),
+            "m:1:0: expected 'format hetglm-1' as the first line, found an empty line");
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 1, "format"))), "m:1:0: missing value for 'format'");
+}
+
+TEST(ModelParseErrors, WrongFormatVersion) {
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 1, "format hetglm-2"))),
+            "m:1:8: unsupported format version 'hetglm-2' (expected 'hetglm-1')");
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 1, "format hetglm-1 x"))),
+            "m:1:17: unexpected 'x' after the value of 'format'");
+}
+
+TEST(ModelParseErrors, UnknownKey) {
+  EXPECT_EQ(parse_error(join(inserted(binary_lines(), 3, "colour blue"))), "m:3:1: unknown key 'colour'");
+}
+
+TEST(ModelParseErrors, DuplicateKey) {
+  EXPECT_EQ(parse_error(join(inserted(binary_lines(), 7, "bias 1"))),
+            "m:7:1: duplicate key 'bias' (first given on line 6)");
+  EXPECT_EQ(parse_error(join(inserted(binary_lines(), 2, "format hetglm-1"))),
+            "m:2:1: duplicate key 'format' (first given on line 1)");
+}
+
+TEST(ModelParseErrors, MissingRequiredKey) {
+  EXPECT_EQ(parse_error(join(erased(binary_lines(), 9))), "m:14:0: missing required key 'lambda'");
+  EXPECT_EQ(parse_error(join(erased(binary_lines(), 14))), "m:14:0: missing required key 'gap'");
+  EXPECT_EQ(parse_error(join(erased(binary_lines(), 4))),
+            "m:14:0: missing required key 'label' (model 'logistic' is a classifier)");
+}
+
+TEST(ModelParseErrors, MissingOrExtraValue) {
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 6, "bias"))), "m:6:0: missing value for 'bias'");
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 6, "bias -1 2"))),
+            "m:6:9: unexpected '2' after the value of 'bias'");
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 14, "gap"))), "m:14:0: missing value for 'gap'");
+}
+
+TEST(ModelParseErrors, NrClassNotANumber) {
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 3, "nr_class two"))),
+            "m:3:10: nr_class: expected an integer in [2, 2147483647], found 'two'");
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 3, "nr_class 1"))),
+            "m:3:10: nr_class: expected an integer in [2, 2147483647], found '1'");
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 3, "nr_class 2.0"))),
+            "m:3:10: nr_class: expected an integer in [2, 2147483647], found '2.0'");
+}
+
+TEST(ModelParseErrors, LabelCountMismatch) {
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 4, "label 1 -1 2"))),
+            "m:4:0: label: expected 2 values (nr_class 2), found 3");
+  EXPECT_EQ(parse_error(join(replaced(multiclass_lines(), 4, "label 1 2"))),
+            "m:4:0: label: expected 3 values (nr_class 3), found 2");
+}
+
+TEST(ModelParseErrors, BadLabels) {
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 4, "label 1 1"))), "m:4:9: label: duplicate label '1'");
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 4, "label 1 inf"))),
+            "m:4:9: label: expected a finite number, found 'inf'");
+}
+
+TEST(ModelParseErrors, LabelOnRidgeModel) {
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 7, "model ridge"))),
+            "m:4:1: label: not allowed for regression model 'ridge'");
+  EXPECT_EQ(parse_error(join(inserted(ridge_lines(), 3, "label 1 -1"))),
+            "m:3:1: label: not allowed for regression model 'ridge'");
+}
+
+TEST(ModelParseErrors, RegressionNeedsTwoClasses) {
+  EXPECT_EQ(parse_error(join(replaced(ridge_lines(), 3, "nr_class 3"))),
+            "m:3:10: nr_class: regression model 'ridge' needs nr_class 2, found '3'");
+}
+
+TEST(ModelParseErrors, NrFeatureOutOfRange) {
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 5, "nr_feature 4000000000"))),
+            "m:5:12: nr_feature: expected an integer in [0, 2147483646], found '4000000000'");
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 5, "nr_feature 2147483647"))),
+            "m:5:12: nr_feature: expected an integer in [0, 2147483646], found '2147483647'");
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 5, "nr_feature -1"))),
+            "m:5:12: nr_feature: expected an integer in [0, 2147483646], found '-1'");
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 5, "nr_feature 99999999999999999999999"))),
+            "m:5:12: nr_feature: expected an integer in [0, 2147483646], found '99999999999999999999999'");
+}
+
+TEST(ModelParseErrors, HugeClaimedSizeWithShortBodyFailsFast) {
+  // Nothing may be allocated from the claim: this would be 16 GB of weights.
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 5, "nr_feature 2000000000"))),
+            "m:18:0: truncated weights: expected 2000000000 lines after 'w', found 3");
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 5, "nr_feature 2147483646"))),
+            "m:18:0: truncated weights: expected 2147483646 lines after 'w', found 3");
+  // The same with the bias row: 2^31-1 rows.
+  EXPECT_EQ(parse_error(join(replaced(replaced(binary_lines(), 5, "nr_feature 2147483646"), 6, "bias 1"))),
+            "m:18:0: truncated weights: expected 2147483647 lines after 'w', found 3");
+}
+
+TEST(ModelParseErrors, TruncatedWeights) {
+  // a9a has 123 features; only 1 weight line present.
+  auto lines = first(replaced(binary_lines(), 5, "nr_feature 123"), 16);
+  EXPECT_EQ(parse_error(join(lines)), "m:16:0: truncated weights: expected 123 lines after 'w', found 1");
+  // Without the final newline, and with trailing blank lines: the same.
+  std::string text = join(lines);
+  text.pop_back();
+  EXPECT_EQ(parse_error(text), "m:16:0: truncated weights: expected 123 lines after 'w', found 1");
+  EXPECT_EQ(parse_error(join(lines) + "\n\n"), "m:16:0: truncated weights: expected 123 lines after 'w', found 1");
+  // No weight line at all.
+  EXPECT_EQ(parse_error(join(first(binary_lines(), 15))),
+            "m:15:0: truncated weights: expected 3 lines after 'w', found 0");
+}
+
+TEST(ModelParseErrors, EndOfFileInHeader) {
+  EXPECT_EQ(parse_error(join(first(binary_lines(), 10))),
+            "m:10:0: unexpected end of file in the header (no 'w' line)");
+  EXPECT_EQ(parse_error("format hetglm-1"), "m:1:0: unexpected end of file in the header (no 'w' line)");
+}
+
+TEST(ModelParseErrors, BlankLineInHeaderAndJunkAfterW) {
+  EXPECT_EQ(parse_error(join(inserted(binary_lines(), 5, ""))), "m:5:0: blank line in the header");
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 15, "w x"))), "m:15:3: unexpected 'x' after 'w'");
+}
+
+TEST(ModelParseErrors, ExtraWeightLine) {
+  auto lines = binary_lines();
+  lines.push_back("7");
+  EXPECT_EQ(parse_error(join(lines)),
+            "m:19:1: unexpected '7' after the last weight line (expected 3 weight lines)");
+  lines.back() = "";
+  lines.push_back("  x");
+  EXPECT_EQ(parse_error(join(lines)),
+            "m:20:3: unexpected 'x' after the last weight line (expected 3 weight lines)");
+}
+
+TEST(ModelParseErrors, NonNumericWeight) {
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 17, "abc"))),
+            "m:17:1: weight line 2 of 3: expected a finite number, found 'abc'");
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 17, "0.5x"))),
+            "m:17:1: weight line 2 of 3: expected a finite number, found '0.5x'");
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 17, "+1"))),
+            "m:17:1: weight line 2 of 3: expected a finite number, found '+1'");
+  EXPECT_EQ(parse_error(join(replaced(multiclass_lines(), 17, "0 1 zero"))),
+            "m:17:5: weight line 2 of 3: expected a finite number, found 'zero'");
+}
+
+TEST(ModelParseErrors, NanAndInfiniteWeights) {
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 17, "nan"))),
+            "m:17:1: weight line 2 of 3: expected a finite number, found 'nan'");
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 17, "NaN"))),
+            "m:17:1: weight line 2 of 3: expected a finite number, found 'NaN'");
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 18, "-inf"))),
+            "m:18:1: weight line 3 of 3: expected a finite number, found '-inf'");
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 16, "1e999"))),
+            "m:16:1: weight line 1 of 3: expected a finite number, found '1e999'");
+}
+
+TEST(ModelParseErrors, WrongNumberOfValuesOnWeightLine) {
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 16, "0.5 0.5"))),
+            "m:16:5: weight line 1 of 3: expected 1 value, found 2");
+  EXPECT_EQ(parse_error(join(replaced(multiclass_lines(), 16, "1 0"))),
+            "m:16:0: weight line 1 of 3: expected 3 values, found 2");
+  EXPECT_EQ(parse_error(join(replaced(multiclass_lines(), 18, "0 0 0.5 1 2"))),
+            "m:18:9: weight line 3 of 3: expected 3 values, found 5");
+  // A blank line inside the weights (more weights follow) is a line with no value.
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 17, ""))),
+            "m:17:0: weight line 2 of 3: expected 1 value, found 0");
+}
+
+TEST(ModelParseErrors, CertificateCountMismatch) {
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 12, "primal 1.5 2"))),
+            "m:12:0: primal: expected 1 value (one per weight column), found 2");
+  EXPECT_EQ(parse_error(join(replaced(multiclass_lines(), 13, "dual 1"))),
+            "m:13:0: dual: expected 3 values (one per weight column), found 1");
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 12, "primal 1.5 x"))),
+            "m:12:12: primal: expected a finite number, found 'x'");
+}
+
+TEST(ModelParseErrors, LambdaNotPositive) {
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 9, "lambda 0"))),
+            "m:9:8: lambda: expected a finite number > 0, found '0'");
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 9, "lambda -1e-3"))),
+            "m:9:8: lambda: expected a finite number > 0, found '-1e-3'");
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 9, "lambda inf"))),
+            "m:9:8: lambda: expected a finite number > 0, found 'inf'");
+}
+
+TEST(ModelParseErrors, OtherBadScalars) {
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 6, "bias nan"))),
+            "m:6:6: bias: expected a finite number, found 'nan'");
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 10, "l1_ratio 1.5"))),
+            "m:10:10: l1_ratio: expected a number in [0, 1], found '1.5'");
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 8, "penalty l3"))),
+            "m:8:9: penalty: unknown penalty 'l3' (expected l2, l1 or elastic-net)");
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 11, "formulation both"))),
+            "m:11:13: formulation: unknown formulation 'both' (expected dual or primal)");
+}
+
+TEST(ModelParseErrors, BadModelName) {
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 7, "model logit"))),
+            "m:7:7: model: unknown model 'logit' (expected logistic, svm, squared-hinge, ridge, lasso or "
+            "elastic-net)");
+  // Long garbage is cut in the message.
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 7, "model " + std::string(100, 'a')))),
+            "m:7:7: model: unknown model '" + std::string(40, 'a') +
+                "...' (expected logistic, svm, squared-hinge, ridge, lasso or elastic-net)");
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Files
+
+TEST(ModelLoad, FixtureMulticlass) {
+  const LinearModel m = load_model(HETGLM_TEST_DATA_DIR "/model/multiclass_bias.model");
+  expect_same_model(m, parse_model(join(multiclass_lines()), "m"));
+}
+
+TEST(ModelLoad, FixtureTruncated) {
+  const std::string path = HETGLM_TEST_DATA_DIR "/model/truncated_a9a.model";
+  try {
+    load_model(path);
+    FAIL() << "no exception";
+  } catch (const ParseError& e) {
+    EXPECT_EQ(std::string(e.what()), path + ":16:0: truncated weights: expected 123 lines after 'w', found 1");
+    EXPECT_EQ(e.file(), path);
+    EXPECT_EQ(e.line(), 16);
+    EXPECT_EQ(e.column(), 0);
+  }
+}
+
+TEST_F(ModelFiles, LoadMissingFile) {
+  const std::string path = (dir_ / "absent.model").string();
+  try {
+    load_model(path);
+    FAIL() << "no exception";
+  } catch (const IoError& e) {
+    EXPECT_EQ(std::string(e.what()), "cannot open '" + path + "': No such file or directory");
+  }
+  try {
+    load_model(dir_.string());
+    FAIL() << "no exception";
+  } catch (const IoError& e) {
+    EXPECT_EQ(std::string(e.what()), "cannot read '" + dir_.string() + "': Is a directory");
+  }
+}
+
+TEST_F(ModelFiles, SaveThenLoad) {
+  const std::string path = (dir_ / "m.model").string();
+  for (const LinearModel& m : {binary_model(), multiclass_model(), ridge_model()}) {
+    save_model(path, m);
+    expect_same_model(load_model(path), m);
+    EXPECT_EQ(slurp(path), format_model(m));
+  }
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0644u);
+  EXPECT_EQ(entries(), std::vector<std::string>{"m.model"});
+}
+
+TEST_F(ModelFiles, SaveReplacesExistingFileAndLeavesNoTemporary) {
+  const std::string path = (dir_ / "m.model").string();
+  {
+    std::ofstream out(path);
+    out << "old contents, much longer than nothing at all ....................................\n";
+  }
+  save_model(path, binary_model());
+  EXPECT_EQ(slurp(path), format_model(binary_model()));
+  save_model(path, ridge_model());
+  EXPECT_EQ(slurp(path), format_model(ridge_model()));
+  for (const auto& name : entries()) EXPECT_EQ(name.find(".tmp."), std::string::npos) << name;
+  EXPECT_EQ(entries(), std::vector<std::string>{"m.model"});
+}
+
+TEST_F(ModelFiles, SaveIntoMissingDirectoryThrows) {
+  const std::string path = (dir_ / "no" / "such" / "m.model").string();
+  try {
+    save_model(path, binary_model());
+    FAIL() << "no exception";
+  } catch (const IoError& e) {
+    EXPECT_EQ(std::string(e.what()), "cannot write '" + path + "': No such file or directory");
+  }
+  EXPECT_TRUE(entries().empty());
+}
+
+TEST_F(ModelFiles, FailedRenameLeavesTargetAndNoTemporary) {
+  // The target is a non-empty directory: the rename fails after the temporary file was written.
+  const fs::path target = dir_ / "m.model";
+  fs::create_directories(target);
+  { std::ofstream(target / "keep") << "x"; }
+  try {
+    save_model(target.string(), binary_model());
+    FAIL() << "no exception";
+  } catch (const IoError& e) {
+    EXPECT_EQ(std::string(e.what()), "cannot write '" + target.string() + "': Is a directory");
+  }
+  EXPECT_EQ(entries(), std::vector<std::string>{"m.model"});
+  EXPECT_EQ(slurp(target / "keep"), "x");
+}
+
+TEST_F(ModelFiles, InconsistentModelIsNotWritten) {
+  const std::string path = (dir_ / "m.model").string();
+  save_model(path, binary_model());
+  LinearModel bad = binary_model();
+  bad.w.push_back(1);
+  EXPECT_THROW(save_model(path, bad), InvalidArgument);
+  EXPECT_EQ(slurp(path), format_model(binary_model()));
+  EXPECT_EQ(entries(), std::vector<std::string>{"m.model"});
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Prediction
+
+// Binary logistic, nr_feature 3, bias 1: w = (0.5, -1, 2), bias weight 0.25. X has 5 columns; columns
+// 3 and 4 are unknown to the model and ignored (3 = nr_feature must not be taken for the bias).
+CsrMatrix binary_X() {
+  return csr(5, {
+                    {{0, 1.f}, {1, 2.f}, {3, 100.f}, {4, 7.f}},  // 0.5 - 2 + 0.25 = -1.25
+                    {{2, 1.f}},                                  // 2 + 0.25 = 2.25
+                    {},                                          // 0.25 (bias only)
+                    {{1, 0.25f}},                                // -0.25 + 0.25 = 0 -> negative class
+                });
+}
+
+TEST(ModelPredict, BinaryDecisionAndLabels) {
+  const LinearModel m = binary_model();
+  const CsrMatrix X = binary_X();
+  const auto dec = decision_function(m, X);
+  ASSERT_EQ(dec.size(), 4u);
+  EXPECT_DOUBLE_EQ(dec[0], -1.25);
+  EXPECT_DOUBLE_EQ(dec[1], 2.25);
+  EXPECT_DOUBLE_EQ(dec[2], 0.25);
+  EXPECT_EQ(dec[3], 0.0);
+  EXPECT_EQ(predict(m, X), (std::vector<double>{-1, 1, 1, -1}));
+}
+
+TEST(ModelPredict, BinaryBiasValueScalesBiasWeight) {
+  LinearModel m = binary_model();
+  m.bias = 4;  // constant feature 4 -> contributes 4 * 0.25 = 1
+  const auto dec = decision_function(m, binary_X());
+  EXPECT_DOUBLE_EQ(dec[0], -0.5);
+  EXPECT_DOUBLE_EQ(dec[2], 1.0);
+  // Without a bias feature the model has one row less.
+  m.bias = -1;
+  m.w.pop_back();
+  const auto plain = decision_function(m, binary_X());
+  EXPECT_DOUBLE_EQ(plain[0], -1.5);
+  EXPECT_DOUBLE_EQ(plain[2], 0.0);
+}
+
+TEST(ModelPredict, BinaryProbabilities) {
+  const auto p = predict_proba(binary_model(), binary_X());
+  ASSERT_EQ(p.size(), 8u);
+  EXPECT_NEAR(p[0], 0.22270013882530884, 1e-15);  // sigmoid(-1.25), for label 1
+  EXPECT_NEAR(p[1], 0.7772998611746912, 1e-15);   // label -1
+  EXPECT_NEAR(p[2], 0.9046505351008906, 1e-15);   // sigmoid(2.25)
+  EXPECT_NEAR(p[4], 0.5621765008857981, 1e-15);   // sigmoid(0.25)
+  EXPECT_NEAR(p[6], 0.5, 1e-15);
+  for (std::size_t r = 0; r < 4; ++r) EXPECT_NEAR(p[2 * r] + p[2 * r + 1], 1.0, 1e-15);
+}
+
+// Multiclass: w rows (1, 0, -1), (0, 1, 0), bias row (0, 0, 0.5), bias value 2 -> (0, 0, 1) added.
+CsrMatrix multiclass_X() {
+  return csr(4, {
+                    {{0, 2.f}},            // (2, 0, -1)  -> label 1
+                    {{1, 3.f}, {2, 9.f}},  // (0, 3, 1)   -> label 2 (column 2 = nr_feature ignored)
+                    {},                    // (0, 0, 1)   -> label 3
+                    {{1, 1.f}},            // (0, 1, 1)   -> tie: the first maximum, label 2
+                });
+}
+
+TEST(ModelPredict, MulticlassDecisionAndLabels) {
+  const LinearModel m = multiclass_model();
+  const auto dec = decision_function(m, multiclass_X());
+  EXPECT_EQ(dec, (std::vector<double>{2, 0, -1, 0, 3, 1, 0, 0, 1, 0, 1, 1}));
+  EXPECT_EQ(predict(m, multiclass_X()), (std::vector<double>{1, 2, 3, 2}));
+}
+
+TEST(ModelPredict, MulticlassProbabilities) {
+  const auto p = predict_proba(multiclass_model(), multiclass_X());
+  ASSERT_EQ(p.size(), 12u);
+  EXPECT_NEAR(p[0], 0.5339010263299615, 1e-14);  // sigmoid(2), sigmoid(0), sigmoid(-1) normalized
+  EXPECT_NEAR(p[1], 0.3030783364743226, 1e-14);
+  EXPECT_NEAR(p[2], 0.16302063719571588, 1e-14);
+  EXPECT_NEAR(p[9], 0.2548267814436845, 1e-14);  // sigmoid(0), sigmoid(1), sigmoid(1) normalized
+  EXPECT_NEAR(p[10], 0.3725866092781578, 1e-14);
+  EXPECT_NEAR(p[11], 0.3725866092781578, 1e-14);
+  for (std::size_t r = 0; r < 4; ++r) EXPECT_NEAR(p[3 * r] + p[3 * r + 1] + p[3 * r + 2], 1.0, 1e-15);
+}
+
+TEST(ModelPredict, MulticlassProbabilitiesVeryNegativeDecisions) {
+  LinearModel m = multiclass_model();
+  m.w = {-1000, -1001, -1002, 0, 0, 0, 0, 0, 0};  // every sigmoid underflows to 0 in double
+  const auto p = predict_proba(m, csr(1, {{{0, 1.f}}}));
+  ASSERT_EQ(p.size(), 3u);
+  // sigmoid(z) ~ exp(z): the normalized values are a softmax of (0, -1, -2).
+  const double z = 1 + std::exp(-1.0) + std::exp(-2.0);
+  EXPECT_NEAR(p[0], 1 / z, 1e-12);
+  EXPECT_NEAR(p[1], std::exp(-1.0) / z, 1e-12);
+  EXPECT_NEAR(p[2], std::exp(-2.0) / z, 1e-12);
+}
+
+TEST(ModelPredict, RegressionValues) {
+  const LinearModel m = ridge_model();  // w = (1.5, -2), no bias
+  const CsrMatrix X = csr(3, {{{0, 2.f}, {1, 1.f}, {2, 5.f}}, {{1, 0.5f}}, {}});
+  EXPECT_EQ(decision_function(m, X), (std::vector<double>{1, -1, 0}));
+  EXPECT_EQ(predict(m, X), (std::vector<double>{1, -1, 0}));
+  // X with fewer columns than the model.
+  EXPECT_EQ(predict(m, csr(1, {{{0, 4.f}}})), (std::vector<double>{6}));
+  EXPECT_TRUE(predict(m, csr(1, {})).empty());
+}
+
+TEST(ModelPredict, ProbabilitiesOnlyForLogistic) {
+  auto message = [](const LinearModel& m) -> std::string {
+    try {
+      predict_proba(m, csr(1, {{{0, 1.f}}}));
+    } catch (const InvalidArgument& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  LinearModel svm = binary_model();
+  svm.model = "svm";
+  EXPECT_EQ(message(svm), "predict_proba: only logistic models give probabilities (model is 'svm')");
+  EXPECT_EQ(message(ridge_model()), "predict_proba: only logistic models give probabilities (model is 'ridge')");
+}
+
+TEST(ModelPredict, InconsistentModelIsRejected) {
+  LinearModel m = multiclass_model();
+  m.labels.pop_back();
+  try {
+    predict(m, multiclass_X());
+    FAIL() << "no exception";
+  } catch (const InvalidArgument& e) {
+    EXPECT_STREQ(e.what(), "decision_function: the model has 2 labels, expected nr_class = 3");
+  }
+}
+
+}  // namespace

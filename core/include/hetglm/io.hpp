@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: Apache-2.0
+// File input and crash-safe output shared by every reader and writer (models, reports, predictions).
+#pragma once
+#include <string>
+#include <string_view>
+
+namespace hetglm {
+
+/// The whole file as bytes. Throws IoError "cannot open 'PATH': reason" / "cannot read 'PATH': reason".
+std::string read_file(const std::string& path);
+
+/// Write `contents` to `path` atomically: a temporary file "<path>.tmp.XXXXXX" in the same folder, every
+/// write checked, fsync, permissions 0644, then rename over `path`. On failure the temporary file is removed,
+/// `path` is untouched, and IoError("cannot write 'PATH': reason") is thrown.
+void write_file_atomic(const std::string& path, std::string_view contents);
+
+}  // namespace hetglm

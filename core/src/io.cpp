@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "hetglm/io.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+
+#include "hetglm/error.hpp"
+
+namespace hetglm {
+
+namespace {
+std::string parent_dir(const std::string& path) {
+  const std::size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+}  // namespace
+
+std::string read_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw IoError(fmt::format("cannot open '{}': {}", path, std::strerror(errno)));
+  std::string text;
+  std::array<char, 1 << 16> buf;
+  while (true) {
+    const ssize_t n = ::read(fd, buf.data(), buf.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      ::close(fd);
+      throw IoError(fmt::format("cannot read '{}': {}", path, std::strerror(err)));
+    }
+    if (n == 0) break;
+    text.append(buf.data(), static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return text;
+}
+
+void write_file_atomic(const std::string& path, std::string_view contents) {
+  std::string tmpl = path + ".tmp.XXXXXX";
+  const int fd = ::mkostemp(tmpl.data(), O_CLOEXEC);
+  if (fd < 0) throw IoError(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+  const std::string tmp = tmpl;
+  bool open = true;
+  auto fail = [&](int err) {
+    if (open) ::close(fd);
+    ::unlink(tmp.c_str());
+    throw IoError(fmt::format("cannot write '{}': {}", path, std::strerror(err)));
+  };
+  if (::fchmod(fd, 0644) != 0) fail(errno);
+  const char* p = contents.data();
+  std::size_t left = contents.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd, p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail(errno);
+    }
+    if (n == 0) fail(EIO);
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0) fail(errno);
+  open = false;
+  if (::close(fd) != 0) fail(errno);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) fail(errno);
+  // Make the rename itself durable; best effort (some file systems refuse fsync on a directory).
+  const int dir = ::open(parent_dir(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir >= 0) {
+    (void)::fsync(dir);
+    ::close(dir);
+  }
+}
+
+}  // namespace hetglm

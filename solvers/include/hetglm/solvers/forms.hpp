@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: Apache-2.0
+// Formulations: the coordinate-level view every solver (and later every device) runs on.
+//
+//   min_alpha  f(A alpha) + sum_i g_i(alpha_i),   shared vector v = A alpha
+//
+// DualForm (SDCA; Shalev-Shwartz & Zhang, JMLR 2013) -- coordinates are samples:
+//   A's columns are the rows x_i of X (stored as CSR rows), v = sum_i alpha_i x_i in R^d, w = v/(lambda n),
+//   u_i = x_i.w (the margin), step = hetglm_dual_step(..., q = sigma' ||x_i||^2/(lambda n)),
+//   gap_i = (1/n)(phi_i(u_i) + phi_i^*(-alpha_i) + alpha_i u_i),
+//   P(w) = (1/n) sum_i phi_i(x_i.w) + lambda/2 ||w||^2,
+//   D(alpha) = -(1/n) sum_i phi_i^*(-alpha_i) - lambda/2 ||w(alpha)||^2.
+// PrimalForm (coordinate descent over features; Friedman, Hastie, Tibshirani 2010 for the squared loss)
+//   -- coordinates are features: A = X, alpha = w, v = X w in R^n,
+//   s_j = <x^(j), grad f(v)>, grad f(v)_k = phi_k'(v_k)/n,
+//   step = hetglm_penalty_step(w_j, s_j, H_j = sigma' (1/n) sum_k c_k x_kj^2, ...) (exact for the squared loss),
+//   gap_j = w_j s_j + g(w_j) + g^*(-s_j),
+//   P(w) = f(v) + sum_j g(w_j),  D = -f^*(u) - sum_j g^*(-s_j),  f^*(u) = (1/n) sum_k phi_k^*(n u_k).
+// In both forms P - D equals the sum of the per-coordinate gaps when v = A alpha (Fenchel-Young equality
+// for f at u = grad f(v); Duenner et al., ICML 2016). Certificates are accumulated in double.
+#pragma once
+#include <cmath>
+#include <span>
+#include <vector>
+
+#include "hetglm/losses.hpp"
+#include "hetglm/matrix.hpp"
+
+namespace hetglm {
+
+enum class Formulation { dual, primal };
+
+/// A certificate for (alpha, v): objective values and the duality gap, all in the average-loss scaling.
+struct Certificate {
+  double primal = 0;    ///< P(w)
+  double dual = 0;      ///< D(alpha)
+  double gap = 0;       ///< P - D
+  double gap_sum = 0;   ///< sum of per-coordinate gaps (equals gap up to rounding when v = A alpha)
+};
+
+/// Data shared by every class of a one-vs-rest problem.
+struct ProblemData {
+  const CsrMatrix* X = nullptr;   ///< samples as rows (bias column already appended)
+  const CsrMatrix* Xt = nullptr;  ///< X transposed (features as rows); needed by the primal form only
+  std::vector<double> row_sq_norm;  ///< ||x_i||^2 (dual)
+};
+
+template <Loss L>
+struct DualForm {
+  using LossP = LossPolicy<L>;
+  static constexpr Formulation formulation = Formulation::dual;
+  const CsrMatrix* A;      // rows = coordinates = samples
+  const double* y;         // labels (+-1) or targets, size n
+  const double* c;         // sample weights, size n
+  const double* sq_norm;   // ||x_i||^2
+  double lambda, inv_n, inv_lambda_n;
+
+  DualForm(const ProblemData& d, const double* labels, const double* weights, double lam)
+      : A(d.X), y(labels), c(weights), sq_norm(d.row_sq_norm.data()), lambda(lam),
+        inv_n(1.0 / d.X->n_rows), inv_lambda_n(1.0 / (lam * d.X->n_rows)) {}
+
+  index_t n_coords() const { return A->n_rows; }
+  index_t dim() const { return A->n_cols; }
+
+  /// u_i = x_i . w with w = v / (lambda n).
+  double u(index_t i, const double* v) const {
+    double s = 0;
+    const index_t* idx = A->indices.data();
+    const float* val = A->values.data();
+    for (offset_t k = A->offsets[i]; k < A->offsets[i + 1]; ++k) s += double(val[k]) * v[idx[k]];
+    return s * inv_lambda_n;
+  }
+  double step(index_t i, double a, double u, double sigma) const {
+    return LossP::dual_step(y[i], a, u, sigma * sq_norm[i] * inv_lambda_n, c[i]);
+  }
+  double gap(index_t i, double a, double u) const { return LossP::dual_gap(y[i], a, u, c[i]) * inv_n; }
+
+  /// Exact certificate for (alpha, v); v should equal A alpha.
+  Certificate certificate(std::span<const double> alpha, std::span<const double> v) const {
+    double loss = 0, conj = 0, gsum = 0, vv = 0;
+    for (double vk : v) vv += vk * vk;
+    for (index_t i = 0; i < n_coords(); ++i) {
+      const double z = u(i, v.data());
+      loss += LossP::value(y[i], z, c[i]);
+      conj += LossP::conjugate(y[i], alpha[i], c[i]);
+      gsum += LossP::dual_gap(y[i], alpha[i], z, c[i]);
+    }
+    const double reg = 0.5 * lambda * vv * inv_lambda_n * inv_lambda_n;  // lambda/2 ||w||^2
+    Certificate cert;
+    cert.primal = loss * inv_n + reg;
+    cert.dual = -conj * inv_n - reg;
+    cert.gap = cert.primal - cert.dual;
+    cert.gap_sum = gsum * inv_n;
+    return cert;
+  }
+
+  /// Primal weights w = v / (lambda n).
+  std::vector<double> weights(std::span<const double> /*alpha*/, std::span<const double> v) const {
+    std::vector<double> w(v.begin(), v.end());
+    for (double& x : w) x *= inv_lambda_n;
+    return w;
+  }
+};
+
+template <Loss L, Penalty P>
+struct PrimalForm {
+  using LossP = LossPolicy<L>;
+  using PenP = PenaltyPolicy<P>;
+  static constexpr Formulation formulation = Formulation::primal;
+  const CsrMatrix* A;      // rows = coordinates = features (X transposed)
+  const double* y;         // size n (samples)
+  const double* c;
+  double lambda, eta, bound, inv_n;
+  std::vector<double> h;   // H_j = (1/n) sum_k c_k x_kj^2 * curvature (squared loss: curvature 1)
+
+  PrimalForm(const ProblemData& d, const double* labels, const double* weights, double lam, double l1_ratio)
+      : A(d.Xt), y(labels), c(weights), lambda(lam), eta(l1_ratio), inv_n(1.0 / d.Xt->n_cols) {
+    static_assert(L == Loss::squared, "primal coordinate descent is implemented for the squared loss");
+    const index_t n = d.Xt->n_cols;
+    // Lipschitzing bound B = f(0)/lambda (|w_j| <= B at the optimum since lambda ||w*||_1 <= P(0)).
+    double f0 = 0;
+    for (index_t k = 0; k < n; ++k) f0 += LossP::value(y[k], 0.0, c[k]);
+    bound = (P == Penalty::l2) ? 0.0 : f0 * inv_n / (lambda * (P == Penalty::l1 ? 1.0 : eta > 0 ? eta : 1.0));
+    h.resize(static_cast<std::size_t>(A->n_rows));
+    for (index_t j = 0; j < A->n_rows; ++j) {
+      double s = 0;
+      for (offset_t k = A->offsets[j]; k < A->offsets[j + 1]; ++k)
+        s += c[A->indices[k]] * double(A->values[k]) * A->values[k];
+      h[j] = s * inv_n;
+    }
+  }
+
+  index_t n_coords() const { return A->n_rows; }
+  index_t dim() const { return A->n_cols; }
+
+  /// s_j = <x^(j), grad f(v)>.
+  double u(index_t j, const double* v) const {
+    double s = 0;
+    const index_t* idx = A->indices.data();
+    const float* val = A->values.data();
+    for (offset_t k = A->offsets[j]; k < A->offsets[j + 1]; ++k) {
+      const index_t r = idx[k];
+      s += double(val[k]) * LossP::derivative(y[r], v[r], c[r]);
+    }
+    return s * inv_n;
+  }
+  double step(index_t j, double w, double s, double sigma) const {
+    return PenP::step(w, s, sigma * h[j], lambda, eta, bound);
+  }
+  double gap(index_t /*j*/, double w, double s) const { return PenP::gap(w, s, lambda, eta, bound); }
+
+  Certificate certificate(std::span<const double> w, std::span<const double> v) const {
+    double loss = 0, fconj = 0;
+    for (index_t k = 0; k < dim(); ++k) {
+      loss += LossP::value(y[k], v[k], c[k]);
+      fconj += LossP::conjugate(y[k], -LossP::derivative(y[k], v[k], c[k]), c[k]);
+    }
+    double g = 0, gconj = 0, gsum = 0;
+    for (index_t j = 0; j < n_coords(); ++j) {
+      const double s = u(j, v.data());
+      g += PenP::value(w[j], lambda, eta);
+      gconj += PenP::conjugate(s, lambda, eta, bound);
+      gsum += PenP::gap(w[j], s, lambda, eta, bound);
+    }
+    Certificate cert;
+    cert.primal = loss * inv_n + g;
+    cert.dual = -fconj * inv_n - gconj;
+    cert.gap = cert.primal - cert.dual;
+    cert.gap_sum = gsum;
+    return cert;
+  }
+
+  std::vector<double> weights(std::span<const double> w, std::span<const double> /*v*/) const {
+    return {w.begin(), w.end()};
+  }
+};
+
+/// v = A alpha recomputed from scratch in double (used for honest final certificates).
+template <class Form>
+std::vector<double> shared_vector(const Form& form, std::span<const double> alpha) {
+  std::vector<double> v(static_cast<std::size_t>(form.dim()), 0.0);
+  const CsrMatrix& A = *form.A;
+  for (index_t i = 0; i < A.n_rows; ++i) {
+    if (alpha[i] == 0) continue;
+    for (offset_t k = A.offsets[i]; k < A.offsets[i + 1]; ++k) v[A.indices[k]] += alpha[i] * double(A.values[k]);
+  }
+  return v;
+}
+
+}  // namespace hetglm

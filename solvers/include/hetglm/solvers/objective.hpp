@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: Apache-2.0
+// Model names (CLI/file vocabulary) mapped to the loss and penalty of the objective
+//   P(w) = (1/n) sum_i c_i loss(y_i, x_i.w) + lambda R(w)       (conventions.md)
+#pragma once
+#include <string>
+
+#include "hetglm/losses.hpp"
+#include "hetglm/solvers/forms.hpp"
+
+namespace hetglm {
+
+struct ModelSpec {
+  std::string name;        ///< logistic | svm | squared-hinge | ridge | lasso | elastic-net
+  Loss loss;
+  Penalty penalty;
+  bool classifier;         ///< labels become -1/+1 (one-vs-rest for more than two classes)
+};
+
+/// Resolve `--model` and `--penalty` ("" = the model's default). Throws InvalidArgument naming the
+/// option for unknown names or combinations this version does not train.
+ModelSpec model_spec(const std::string& model, const std::string& penalty = "");
+
+/// "l2" | "l1" | "elastic-net".
+std::string penalty_name(Penalty p);
+/// "dual" | "primal".
+std::string formulation_name(Formulation f);
+
+/// LIBLINEAR's solver_type name where one exists (L2R_LR, L2R_LR_DUAL, L2R_L1LOSS_SVC_DUAL,
+/// L2R_L2LOSS_SVC_DUAL, L2R_L2LOSS_SVC, L1R_LR), otherwise ours (RIDGE_DUAL, RIDGE_PRIMAL, LASSO, ELASTIC_NET).
+std::string solver_type_name(const ModelSpec& spec, Formulation f);
+
+}  // namespace hetglm

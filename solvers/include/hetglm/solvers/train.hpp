@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0
+// train(): the single entry point used by the CLI (and later Python): labels, bias, lambda, formulation,
+// one-vs-rest, and the solver, returning the model and its duality-gap certificate.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hetglm/dataset.hpp"
+#include "hetglm/model.hpp"
+#include "hetglm/solvers/objective.hpp"
+#include "hetglm/solvers/options.hpp"
+
+namespace hetglm {
+
+struct TrainOptions {
+  std::string model = "logistic";     ///< logistic | svm | squared-hinge | ridge | lasso | elastic-net
+  std::string penalty;                ///< "" = the model's default
+  std::optional<double> C;            ///< LIBLINEAR's C: lambda = 1 / (C n)
+  std::optional<double> lambda;       ///< lambda directly (scikit-learn's alpha for lasso/elastic-net)
+  double l1_ratio = 0.5;              ///< elastic-net mixing eta in [0, 1]
+  double tol = 1e-4;                  ///< relative duality gap
+  int max_epochs = 1000;
+  std::uint64_t seed = 1;
+  double bias = -1;                   ///< LIBLINEAR -B: >= 0 appends a constant feature of this value
+  std::string formulation = "auto";   ///< auto | dual | primal
+  std::vector<double> sample_weight;  ///< c_i, empty = all ones
+  /// Progress: (weight column, its label or NaN for regression, the epoch record).
+  std::function<void(int, double, const EpochRecord&)> on_epoch;
+  std::function<bool()> should_stop;  ///< polled once per epoch (Ctrl-C)
+};
+
+/// What happened for one weight column (one class of one-vs-rest, or the only column).
+struct ColumnReport {
+  double label = 0;                   ///< positive class of this column (classifiers)
+  Certificate certificate;
+  int epochs = 0;
+  bool converged = false;
+  double seconds = 0;
+  std::vector<EpochRecord> history;
+};
+
+struct TrainResult {
+  LinearModel model;
+  ModelSpec spec;
+  Formulation formulation = Formulation::dual;
+  double lambda = 0;
+  std::vector<ColumnReport> columns;
+  bool converged = false;             ///< every column reached the tolerance
+  bool interrupted = false;
+  double seconds = 0;
+};
+
+/// The lambda that `options` asks for on `n_samples` samples (conventions.md defaults:
+/// classifiers C = 1, ridge 1/n, lasso and elastic net 1.0). Throws InvalidArgument on both C and lambda.
+double resolve_lambda(const TrainOptions& options, const ModelSpec& spec, std::int64_t n_samples);
+
+/// Train. Throws InvalidArgument for bad options or data (empty data, one class, NaN labels, bad weights),
+/// TrainingError for numerical failure. Reaching max_epochs is not an error: see TrainResult::converged.
+TrainResult train(const Dataset& data, const TrainOptions& options);
+
+}  // namespace hetglm
