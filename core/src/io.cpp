@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <array>
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -26,21 +26,28 @@ std::string parent_dir(const std::string& path) {
 std::string read_file(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw IoError(fmt::format("cannot open '{}': {}", path, std::strerror(errno)));
-  std::string text;
-  std::array<char, 1 << 16> buf;
-  while (true) {
-    const ssize_t n = ::read(fd, buf.data(), buf.size());
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) throw IoError(fmt::format("cannot open '{}': {}", path, std::strerror(errno)));
+  if (S_ISDIR(st.st_mode)) throw IoError(fmt::format("cannot open '{}': {}", path, std::strerror(EISDIR)));
+  std::string buf;
+  buf.resize(S_ISREG(st.st_mode) && st.st_size > 0 ? static_cast<std::size_t>(st.st_size) + 1 : 1 << 16);
+  std::size_t used = 0;
+  for (;;) {
+    if (used == buf.size()) buf.resize(buf.size() * 2);
+    const ssize_t n = ::read(fd, buf.data() + used, std::min<std::size_t>(buf.size() - used, 1 << 30));
     if (n < 0) {
       if (errno == EINTR) continue;
-      const int err = errno;
-      ::close(fd);
-      throw IoError(fmt::format("cannot read '{}': {}", path, std::strerror(err)));
+      throw IoError(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
     }
     if (n == 0) break;
-    text.append(buf.data(), static_cast<std::size_t>(n));
+    used += static_cast<std::size_t>(n);
   }
-  ::close(fd);
-  return text;
+  buf.resize(used);
+  return buf;
 }
 
 void write_file_atomic(const std::string& path, std::string_view contents) {

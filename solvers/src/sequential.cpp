@@ -53,8 +53,7 @@ SolveResult solve_sequential(const Form& form, const SolverOptions& options) {
   while (epoch < options.max_epochs) {
     shuffle(std::span<index_t>(order), rng);
     for (index_t i : order) {
-      const double u = form.u(i, v.data());
-      const double a_new = form.step(i, alpha[i], u, 1.0);
+      const double a_new = form.coordinate_step(i, alpha[i], v.data(), 1.0);
       const double delta = a_new - alpha[i];
       if (delta == 0) continue;
       alpha[i] = a_new;

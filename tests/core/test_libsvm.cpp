@@ -1,1 +1,804 @@
-// placeholder
+// SPDX-License-Identifier: Apache-2.0
+// Tests of the libsvm / svmlight reader and writer (core/src/libsvm.cpp, docs/libsvm-format.md):
+// accepted variants with exact arrays, a table of malformed inputs with exact messages, every bundled
+// data set, gzip input, I/O errors, the writer's round trip, random mutations, and a throughput print.
+#include <gtest/gtest.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "hetglm/error.hpp"
+#include "hetglm/libsvm.hpp"
+#include "hetglm/matrix.hpp"
+
+namespace fs = std::filesystem;
+using hetglm::Dataset;
+using hetglm::IoError;
+using hetglm::LibsvmOptions;
+using hetglm::ParseError;
+
+namespace {
+
+const std::string kData = HETGLM_DATA_DIR;
+
+LibsvmOptions opts(std::int64_t n_features = -1, bool zero_based = false, int n_threads = 0) {
+  LibsvmOptions o;
+  o.n_features = n_features;
+  o.zero_based = zero_based;
+  o.n_threads = n_threads;
+  return o;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  EXPECT_TRUE(in.good()) << path;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void spit(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out << bytes;
+  ASSERT_TRUE(out.good()) << path;
+}
+
+/// Bitwise equality of two data sets (floats compared by bits, so -0 and 0 differ).
+void expect_same(const Dataset& a, const Dataset& b) {
+  ASSERT_EQ(a.X.n_rows, b.X.n_rows);
+  ASSERT_EQ(a.X.n_cols, b.X.n_cols);
+  ASSERT_EQ(a.X.offsets, b.X.offsets);
+  ASSERT_EQ(a.X.indices, b.X.indices);
+  ASSERT_EQ(a.X.values.size(), b.X.values.size());
+  ASSERT_EQ(0, std::memcmp(a.X.values.data(), b.X.values.data(), a.X.values.size() * sizeof(float)));
+  ASSERT_EQ(a.y.size(), b.y.size());
+  ASSERT_EQ(0, std::memcmp(a.y.data(), b.y.data(), a.y.size() * sizeof(double)));
+}
+
+struct Expected {
+  int n_rows;
+  int n_cols;
+  std::vector<std::int64_t> offsets;
+  std::vector<int> indices;
+  std::vector<float> values;
+  std::vector<double> y;
+};
+
+void expect_arrays(const Dataset& d, const Expected& e) {
+  EXPECT_EQ(d.X.n_rows, e.n_rows);
+  EXPECT_EQ(d.X.n_cols, e.n_cols);
+  EXPECT_EQ(d.X.offsets, e.offsets);
+  EXPECT_EQ(d.X.indices, e.indices);
+  EXPECT_EQ(d.X.values, e.values);
+  EXPECT_EQ(d.y, e.y);
+  EXPECT_NO_THROW(hetglm::validate(d.X, "parsed"));
+}
+
+Dataset parse(const std::string& text, const LibsvmOptions& o = {}) { return hetglm::parse_libsvm(text, "t.svm", o); }
+
+/// what() of the ParseError the text raises, or a marker when it parses.
+std::string parse_error(const std::string& text, const LibsvmOptions& o = {}) {
+  try {
+    parse(text, o);
+  } catch (const ParseError& e) {
+    return e.what();
+  }
+  return "<parsed>";
+}
+
+/// A fresh temporary folder, removed at the end of the test.
+class TempDir {
+ public:
+  TempDir() {
+    static int counter = 0;
+    path_ = fs::temp_directory_path() / ("hetglm_test_libsvm_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+void gzip_file(const std::string& path, const std::string& bytes) {
+  gzFile f = gzopen(path.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  std::size_t pos = 0;
+  while (pos < bytes.size()) {
+    const unsigned n = static_cast<unsigned>(std::min<std::size_t>(bytes.size() - pos, 1 << 20));
+    ASSERT_EQ(gzwrite(f, bytes.data() + pos, n), static_cast<int>(n));
+    pos += n;
+  }
+  ASSERT_EQ(gzclose(f), Z_OK);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Accepted variants.
+
+TEST(LibsvmAccept, Basic) {
+  expect_arrays(parse("+1 1:0.5 3:2\n-1 2:1\n"), {2, 3, {0, 2, 3}, {0, 2, 1}, {0.5f, 2.f, 1.f}, {1, -1}});
+}
+
+TEST(LibsvmAccept, LabelConventions) {
+  for (const char* text : {"+1 1:1\n-1 1:1\n", "1 1:1\n-1 1:1\n"})
+    expect_arrays(parse(text), {2, 1, {0, 1, 2}, {0, 0}, {1, 1}, {1, -1}});
+  expect_arrays(parse("0 1:1\n1 1:1\n"), {2, 1, {0, 1, 2}, {0, 0}, {1, 1}, {0, 1}});
+  expect_arrays(parse("1 1:1\n2 1:1\n"), {2, 1, {0, 1, 2}, {0, 0}, {1, 1}, {1, 2}});
+  expect_arrays(parse("2 1:1\n4 1:1\n"), {2, 1, {0, 1, 2}, {0, 0}, {1, 1}, {2, 4}});
+  // Regression targets: decimals, exponents, a leading '+', ".5" and "5.", underflow to zero.
+  const Dataset d = parse("2.5\n-3e2\n+4.25e-1\n.5\n5.\n1E+2\n-0.125\n1e-400\n24.000\n");
+  EXPECT_EQ(d.y, (std::vector<double>{2.5, -300, 0.425, 0.5, 5, 100, -0.125, 0, 24}));
+  EXPECT_EQ(d.X.n_rows, 9);
+  EXPECT_EQ(d.X.nnz(), 0);
+}
+
+TEST(LibsvmAccept, Comments) {
+  expect_arrays(parse("# header line\n1 1:1 # trailing comment\n#x:y\n-1 2:2#glued comment\n   # indented\n1 3:3 #\n"),
+                {3, 3, {0, 1, 2, 3}, {0, 1, 2}, {1, 2, 3}, {1, -1, 1}});
+  // Anything goes inside a comment, control bytes included.
+  expect_arrays(parse(std::string("1 1:1 # \x01\x7f\0 \r x\n", 16)), {1, 1, {0, 1}, {0}, {1}, {1}});
+}
+
+TEST(LibsvmAccept, QidIgnored) {
+  expect_arrays(parse("3 qid:1 1:1 2:2\n2 qid:12 2:1\n1 qid:-4\n0 qid:0 # c\n"),
+                {4, 2, {0, 2, 3, 3, 3}, {0, 1, 1}, {1, 2, 1}, {3, 2, 1, 0}});
+}
+
+TEST(LibsvmAccept, WhitespaceTabsAndTrailingSpaces) {
+  expect_arrays(parse("1 1:1   \n1\t2:3\t\n  -1  3:4 \t \n\t1\t\t1:2\n"),
+                {4, 3, {0, 1, 2, 3, 4}, {0, 1, 2, 0}, {1, 3, 4, 2}, {1, 1, -1, 1}});
+}
+
+TEST(LibsvmAccept, CrLf) {
+  expect_arrays(parse("1 1:1\r\n-1 2:2 \r\n\r\n1\r\n"), {3, 2, {0, 1, 2, 2}, {0, 1}, {1, 2}, {1, -1, 1}});
+  expect_arrays(parse("1 1:1\r"), {1, 1, {0, 1}, {0}, {1}, {1}});  // CR of an unfinished last line
+}
+
+TEST(LibsvmAccept, MissingFinalNewline) {
+  expect_arrays(parse("1 1:1\n-1 2:2"), {2, 2, {0, 1, 2}, {0, 1}, {1, 2}, {1, -1}});
+  expect_arrays(parse("-1"), {1, 0, {0, 0}, {}, {}, {-1}});
+  expect_arrays(parse("1 1:1 # no newline"), {1, 1, {0, 1}, {0}, {1}, {1}});
+}
+
+TEST(LibsvmAccept, ExponentNotation) {
+  const Dataset d = parse("1 1:1e-3 2:-2.5E+2 3:1e-50 4:1e-40 5:3.4028235e38 6:+7e0 7:2.617300e+01\n");
+  expect_arrays(d, {1, 7, {0, 7}, {0, 1, 2, 3, 4, 5, 6},
+                    {1e-3f, -250.f, 0.f, 1e-40f, 3.4028235e38f, 7.f, 26.173f}, {1}});
+}
+
+TEST(LibsvmAccept, ExplicitZerosAreStored) {
+  const Dataset d = parse("1 1:0 2:0.0 3:-0 4:0e5\n");
+  expect_arrays(d, {1, 4, {0, 4}, {0, 1, 2, 3}, {0.f, 0.f, -0.f, 0.f}, {1}});
+  EXPECT_TRUE(std::signbit(d.X.values[2]));
+}
+
+TEST(LibsvmAccept, LabelOnlyRows) {
+  expect_arrays(parse("1\n-1 1:1\n2\n3 qid:7\n"), {4, 1, {0, 0, 1, 1, 1}, {0}, {1}, {1, -1, 2, 3}});
+}
+
+TEST(LibsvmAccept, BlankLinesAreSkipped) {
+  expect_arrays(parse("\n\n1 1:1\n   \n\t\n\r\n-1 2:1\n\n"), {2, 2, {0, 1, 2}, {0, 1}, {1, 1}, {1, -1}});
+}
+
+TEST(LibsvmAccept, EmptyInputs) {
+  for (const char* text : {"", "\n", "# only a comment\n", "\n \n#a\n\t# b\r\n"}) {
+    SCOPED_TRACE(text);
+    expect_arrays(parse(text), {0, 0, {0}, {}, {}, {}});
+  }
+  expect_arrays(parse("", opts(5)), {0, 5, {0}, {}, {}, {}});
+}
+
+TEST(LibsvmAccept, ZeroBased) {
+  expect_arrays(parse("1 0:1 2:3\n-1 1:2\n", opts(-1, true)), {2, 3, {0, 2, 3}, {0, 2, 1}, {1, 3, 2}, {1, -1}});
+}
+
+TEST(LibsvmAccept, UnsortedIndicesAreSorted) {
+  expect_arrays(parse("1 3:3 1:1 2:2\n-1 9:9 4:4\n1 1:1 2:2\n"),
+                {3, 9, {0, 3, 5, 7}, {0, 1, 2, 3, 8, 0, 1}, {1, 2, 3, 4, 9, 1, 2}, {1, -1, 1}});
+}
+
+TEST(LibsvmAccept, NFeaturesWidensColumns) {
+  expect_arrays(parse("1 1:1\n", opts(10)), {1, 10, {0, 1}, {0}, {1}, {1}});
+  expect_arrays(parse("1 1:1 3:1\n", opts(3)), {1, 3, {0, 2}, {0, 2}, {1, 1}, {1}});
+  expect_arrays(parse("1 0:1 2:1\n", opts(3, true)), {1, 3, {0, 2}, {0, 2}, {1, 1}, {1}});
+}
+
+TEST(LibsvmAccept, MiscellaneousSpellings) {
+  // UTF-8 byte order mark, leading zeros of an index, the largest index, long digit strings.
+  expect_arrays(parse("\xEF\xBB\xBF+1 001:1 0010:2\n"), {1, 10, {0, 2}, {0, 9}, {1, 2}, {1}});
+  expect_arrays(parse("1 2147483646:1\n"), {1, 2147483646, {0, 1}, {2147483645}, {1}, {1}});
+  expect_arrays(parse("1 2147483646:1\n", opts(-1, true)), {1, 2147483647, {0, 1}, {2147483646}, {1}, {1}});
+  const std::string many_zeros = "0." + std::string(500, '0') + "1";
+  expect_arrays(parse("1 1:" + many_zeros + " 2:1" + std::string(30, '0') + "\n"),
+                {1, 2, {0, 2}, {0, 1}, {0.f, 1e30f}, {1}});
+}
+
+TEST(LibsvmAccept, FixtureFileWithMixedVariants) {
+  // CRLF and LF lines, comments, qid, tabs, trailing spaces, unsorted indices, an explicit zero, a
+  // label-only row, exponents, '+' signs and no final newline, in one file on disk.
+  const std::string path = std::string(HETGLM_TEST_DATA_DIR) + "/libsvm/variants.svm";
+  for (int threads : {1, 2}) {
+    const Dataset d = hetglm::read_libsvm(path, opts(-1, false, threads));
+    expect_arrays(d, {5, 6, {0, 2, 4, 6, 6, 7}, {0, 2, 1, 3, 0, 4, 5}, {0.5f, 2.f, 1e-3f, -250.f, 1.f, 0.f, 7.f},
+                      {1, -1, 0, 25, 4}});
+    EXPECT_EQ(d.source, path);
+  }
+}
+
+TEST(LibsvmAccept, SourceIsTheName) {
+  EXPECT_EQ(hetglm::parse_libsvm("1 1:1\n", "some/name.svm").source, "some/name.svm");
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Malformed inputs: every case asserts the exact message (docs/libsvm-format.md lists them).
+
+struct Malformed {
+  std::string text;
+  LibsvmOptions options;
+  std::string message;
+};
+
+const std::string kLong = std::string(100, 'x');
+
+const std::vector<Malformed>& malformed_cases() {
+  static const std::vector<Malformed> cases = {
+      // feature indices
+      {"0 0:1\n", {}, "t.svm:1:3: feature index '0' in 1-based mode"},
+      {"1 2:1 00:1\n", {}, "t.svm:1:7: feature index '00' in 1-based mode"},
+      {"1 -1:1\n", {}, "t.svm:1:3: negative feature index '-1'"},
+      {"1 -0:1\n", opts(-1, true), "t.svm:1:3: negative feature index '-0'"},
+      {"1 a:1\n", {}, "t.svm:1:3: invalid feature index 'a'"},
+      {"1 +1:1\n", {}, "t.svm:1:3: invalid feature index '+1'"},
+      {"1 1.5:1\n", {}, "t.svm:1:3: invalid feature index '1.5'"},
+      {"1 -:1\n", {}, "t.svm:1:3: invalid feature index '-'"},
+      {"1 124:1\n", opts(123), "t.svm:1:3: feature index '124' out of range (n_features 123)"},
+      {"1 0:1 5:1\n", opts(5, true), "t.svm:1:7: feature index '5' out of range (n_features 5)"},
+      {"1 1:1\n", opts(0), "t.svm:1:3: feature index '1' out of range (n_features 0)"},
+      {"1 4294967296:1\n", {}, "t.svm:1:3: feature index '4294967296' out of range (max 2147483646)"},
+      {"1 2147483647:1\n", {}, "t.svm:1:3: feature index '2147483647' out of range (max 2147483646)"},
+      {"1 2147483647:1\n", opts(-1, true), "t.svm:1:3: feature index '2147483647' out of range (max 2147483646)"},
+      {"1 99999999999999999999999:1\n", {},
+       "t.svm:1:3: feature index '99999999999999999999999' out of range (max 2147483646)"},
+      {"1 " + std::string(60, '7') + ":1\n", {},
+       "t.svm:1:3: feature index '" + std::string(40, '7') + "...' out of range (max 2147483646)"},
+      // feature syntax
+      {"1 3:\n", {}, "t.svm:1:3: missing feature value in '3:'"},
+      {"1 1: 2\n", {}, "t.svm:1:3: missing feature value in '1:'"},
+      {"1 :3\n", {}, "t.svm:1:3: missing feature index in ':3'"},
+      {"1 :\n", {}, "t.svm:1:3: missing feature index in ':'"},
+      {"1 3::4\n", {}, "t.svm:1:5: invalid feature value ':4'"},
+      {"1 1:1:2\n", {}, "t.svm:1:5: invalid feature value '1:2'"},
+      {"1 abc\n", {}, "t.svm:1:3: missing ':' in feature 'abc'"},
+      {"1 1 :2\n", {}, "t.svm:1:3: missing ':' in feature '1'"},
+      {"1\tx\n", {}, "t.svm:1:3: missing ':' in feature 'x'"},
+      // feature values
+      {"1 1:abc\n", {}, "t.svm:1:5: invalid feature value 'abc'"},
+      {"1 1:1.0abc\n", {}, "t.svm:1:5: invalid feature value '1.0abc'"},
+      {"1 1:3.4.5\n", {}, "t.svm:1:5: invalid feature value '3.4.5'"},
+      {"1 1:1e\n", {}, "t.svm:1:5: invalid feature value '1e'"},
+      {"1 1:0x10\n", {}, "t.svm:1:5: invalid feature value '0x10'"},
+      {"1 1:++2\n", {}, "t.svm:1:5: invalid feature value '++2'"},
+      {"1 1:+-2\n", {}, "t.svm:1:5: invalid feature value '+-2'"},
+      {"1 1:+\n", {}, "t.svm:1:5: invalid feature value '+'"},
+      {"1 1:nan\n", {}, "t.svm:1:5: non-finite feature value 'nan'"},
+      {"1 1:-inf\n", {}, "t.svm:1:5: non-finite feature value '-inf'"},
+      {"1 1:+Infinity\n", {}, "t.svm:1:5: non-finite feature value '+Infinity'"},
+      {"1 1:nan(0x1)\n", {}, "t.svm:1:5: non-finite feature value 'nan(0x1)'"},
+      {"1 1:1e39\n", {}, "t.svm:1:5: feature value '1e39' out of float range"},
+      {"1 1:-3.5e38\n", {}, "t.svm:1:5: feature value '-3.5e38' out of float range"},
+      {"1 1:1e400\n", {}, "t.svm:1:5: feature value '1e400' out of float range"},
+      {"1 1:" + kLong + "\n", {}, "t.svm:1:5: invalid feature value '" + kLong.substr(0, 40) + "...'"},
+      {"1 1:\xc3\xa9\n", {}, "t.svm:1:5: invalid feature value '\\xc3\\xa9'"},
+      {"1 1:a\\b\n", {}, "t.svm:1:5: invalid feature value 'a\\\\b'"},
+      // labels
+      {"1:2 3:4\n", {}, "t.svm:1:1: missing label before '1:2'"},
+      {"  qid:1 1:1\n", {}, "t.svm:1:3: missing label before 'qid:1'"},
+      {"abc 1:1\n", {}, "t.svm:1:1: invalid label 'abc'"},
+      {"++1 1:1\n", {}, "t.svm:1:1: invalid label '++1'"},
+      {"- 1:1\n", {}, "t.svm:1:1: invalid label '-'"},
+      {"1,5 1:1\n", {}, "t.svm:1:1: invalid label '1,5'"},
+      {"inf 1:1\n", {}, "t.svm:1:1: non-finite label 'inf'"},
+      {"NaN\n", {}, "t.svm:1:1: non-finite label 'NaN'"},
+      {"-INFINITY 1:1\n", {}, "t.svm:1:1: non-finite label '-INFINITY'"},
+      {"1e999 1:1\n", {}, "t.svm:1:1: label '1e999' out of range"},
+      // qid
+      {"1 qid:x 1:1\n", {}, "t.svm:1:3: invalid qid 'qid:x'"},
+      {"1 qid:1.5\n", {}, "t.svm:1:3: invalid qid 'qid:1.5'"},
+      {"1 qid:\n", {}, "t.svm:1:3: invalid qid 'qid:'"},
+      {"1 qid:99999999999999999999\n", {}, "t.svm:1:3: invalid qid 'qid:99999999999999999999'"},
+      {"1 1:1 qid:2\n", {}, "t.svm:1:7: misplaced qid 'qid:2' (must follow the label)"},
+      {"1 qid:1 qid:2\n", {}, "t.svm:1:9: misplaced qid 'qid:2' (must follow the label)"},
+      // duplicates
+      {"1 5:1 5:2\n", {}, "t.svm:1:7: duplicate feature index '5'"},
+      {"1 7:1 3:1 5:1 3:2\n", {}, "t.svm:1:15: duplicate feature index '3'"},
+      {"1 9:1 4:1 9:2 4:2\n", {}, "t.svm:1:11: duplicate feature index '9'"},
+      {"1 1:1 01:2\n", {}, "t.svm:1:7: duplicate feature index '01'"},
+      {"1 2:1 2:1 x\n", {}, "t.svm:1:11: missing ':' in feature 'x'"},  // token errors come first
+      // control bytes
+      {std::string("1 1:1\0 2:1\n", 11), {}, "t.svm:1:6: control character '\\x00'"},
+      {std::string("\0", 1), {}, "t.svm:1:1: control character '\\x00'"},
+      {"1 1:1\r2:1\n", {}, "t.svm:1:6: control character '\\x0d'"},
+      {"1 1:1\r\r\n", {}, "t.svm:1:6: control character '\\x0d'"},
+      {"1 1:1\v2:2\n", {}, "t.svm:1:6: control character '\\x0b'"},
+      {"1 1:1 \x7f\n", {}, "t.svm:1:7: control character '\\x7f'"},
+      {"1\x1b 1:1\n", {}, "t.svm:1:2: control character '\\x1b'"},
+      // line numbers: blank, comment, CRLF and unterminated lines all count
+      {"# c\n\n1 1:1\n\n-1 0:1\n", {}, "t.svm:5:4: feature index '0' in 1-based mode"},
+      {"1 1:1\r\n1 1:1\r\n1 q\r\n", {}, "t.svm:3:3: missing ':' in feature 'q'"},
+      {"1 1:1\n1 1:", {}, "t.svm:2:3: missing feature value in '1:'"},
+      {"1 1:1 2:2\n1 1:1 x\n1 y\n", {}, "t.svm:2:7: missing ':' in feature 'x'"},
+  };
+  return cases;
+}
+
+TEST(LibsvmMalformed, AtLeastThirtyFiveDistinctCases) {
+  const auto& cases = malformed_cases();
+  std::vector<std::string> texts;
+  for (const auto& c : cases) texts.push_back(c.text + "|" + std::to_string(c.options.n_features) + std::to_string(c.options.zero_based));
+  std::sort(texts.begin(), texts.end());
+  EXPECT_EQ(std::unique(texts.begin(), texts.end()), texts.end()) << "duplicate malformed case";
+  std::printf("[ INFO     ] %zu malformed cases\n", cases.size());
+  EXPECT_GE(cases.size(), 35u);
+}
+
+class LibsvmMalformedP : public ::testing::TestWithParam<std::size_t> {};
+
+TEST_P(LibsvmMalformedP, ExactMessage) {
+  const Malformed& c = malformed_cases()[GetParam()];
+  for (int threads : {1, 2}) {
+    LibsvmOptions o = c.options;
+    o.n_threads = threads;
+    EXPECT_EQ(parse_error(c.text, o), c.message) << "threads " << threads;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, LibsvmMalformedP, ::testing::Range<std::size_t>(0, malformed_cases().size()));
+
+TEST(LibsvmMalformed, ParseErrorFields) {
+  try {
+    hetglm::parse_libsvm("1 1:1\n\n1 5:1 5:2\n", "a.svm");
+    FAIL() << "no error";
+  } catch (const ParseError& e) {
+    EXPECT_EQ(e.file(), "a.svm");
+    EXPECT_EQ(e.line(), 3);
+    EXPECT_EQ(e.column(), 7);
+    EXPECT_EQ(e.message(), "duplicate feature index '5'");
+    EXPECT_STREQ(e.what(), "a.svm:3:7: duplicate feature index '5'");
+  }
+}
+
+TEST(LibsvmMalformed, BadOptions) {
+  EXPECT_THROW(parse("1 1:1\n", opts(std::int64_t{1} << 31)), hetglm::InvalidArgument);
+  EXPECT_THROW(parse("1 1:1\n", opts(-1, false, -1)), hetglm::InvalidArgument);
+}
+
+/// Many lines, so that the text is split into several chunks; errors keep global line numbers and the
+/// earliest one is reported whatever the thread count.
+TEST(LibsvmChunks, GlobalLineNumbersAndEarliestError) {
+  std::string text;
+  for (int i = 0; i < 40000; ++i) {
+    text += (i % 3 == 0) ? "+1 1:0.5 7:1 12:-3e-2\n" : (i % 7 == 0 ? "\n# comment\n" : "-1 2:1 3:1\r\n");
+  }
+  const std::int64_t lines = std::count(text.begin(), text.end(), '\n');
+  const Dataset ref = parse(text, opts(-1, false, 1));
+  for (int threads : {0, 2, 3, 8}) expect_same(parse(text, opts(-1, false, threads)), ref);
+
+  // An error in the last line, then one more earlier; the earlier one wins.
+  std::string bad = text + "1 5:1 x\n";
+  for (int threads : {1, 2, 3, 8})
+    EXPECT_EQ(parse_error(bad, opts(-1, false, threads)), "t.svm:" + std::to_string(lines + 1) + ":7: missing ':' in feature 'x'");
+  const std::size_t mid = bad.find('\n', bad.size() / 2) + 1;
+  const std::int64_t mid_line = std::count(bad.begin(), bad.begin() + static_cast<std::ptrdiff_t>(mid), '\n') + 1;
+  bad.insert(mid, "1 0:1\n");
+  for (int threads : {1, 2, 3, 8})
+    EXPECT_EQ(parse_error(bad, opts(-1, false, threads)),
+              "t.svm:" + std::to_string(mid_line) + ":3: feature index '0' in 1-based mode");
+  const std::size_t early = bad.find('\n', 1000) + 1;
+  const std::int64_t early_line = std::count(bad.begin(), bad.begin() + static_cast<std::ptrdiff_t>(early), '\n') + 1;
+  bad.insert(early, "abc\n");
+  for (int threads : {1, 2, 3, 8})
+    EXPECT_EQ(parse_error(bad, opts(-1, false, threads)), "t.svm:" + std::to_string(early_line) + ":1: invalid label 'abc'");
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Bundled data sets (data/SOURCES.md).
+
+struct DataFile {
+  const char* name;
+  int rows;
+  int max_index;
+  std::int64_t nnz;
+  std::map<double, int> label_counts;  // classification; empty for regression
+  int distinct_labels;
+  double min_label, max_label;
+};
+
+const std::vector<DataFile>& data_files() {
+  static const std::vector<DataFile> files = {
+      {"a9a", 32561, 123, 451592, {{-1, 24720}, {1, 7841}}, 2, -1, 1},
+      {"a9a.t", 16281, 122, 225731, {{-1, 12435}, {1, 3846}}, 2, -1, 1},
+      {"breast-cancer_scale", 683, 10, 6830, {{2, 444}, {4, 239}}, 2, 2, 4},
+      {"german.numer_scale", 1000, 24, 23001, {{-1, 700}, {1, 300}}, 2, -1, 1},
+      {"heart_scale", 270, 13, 3378, {{-1, 150}, {1, 120}}, 2, -1, 1},
+      {"mushrooms", 8124, 112, 170604, {{1, 3916}, {2, 4208}}, 2, 1, 2},
+      {"svmguide1", 3089, 4, 12356, {{0, 1089}, {1, 2000}}, 2, 0, 1},
+      {"svmguide1.t", 4000, 4, 16000, {{0, 2000}, {1, 2000}}, 2, 0, 1},
+      {"w7a", 24692, 300, 288148, {{-1, 23952}, {1, 740}}, 2, -1, 1},
+      {"w7a.t", 25057, 300, 291438, {{-1, 24318}, {1, 739}}, 2, -1, 1},
+      {"housing_scale", 506, 13, 6578, {}, 229, 5, 50},
+      {"dna.scale", 2000, 180, 91233, {{1, 464}, {2, 485}, {3, 1051}}, 3, 1, 3},
+      {"dna.scale.t", 1186, 180, 53669, {{1, 303}, {2, 280}, {3, 603}}, 3, 1, 3},
+      {"iris.scale", 150, 4, 587, {{1, 50}, {2, 50}, {3, 50}}, 3, 1, 3},
+      {"diabetes.svm", 442, 10, 4420, {}, 214, 25, 346},
+  };
+  return files;
+}
+
+TEST(LibsvmData, EveryBundledFileIsListed) {
+  for (const auto& entry : fs::directory_iterator(kData)) {
+    const std::string name = entry.path().filename().string();
+    if (name.ends_with(".md")) continue;
+    EXPECT_TRUE(std::any_of(data_files().begin(), data_files().end(), [&](const DataFile& f) { return name == f.name; }))
+        << name;
+  }
+}
+
+TEST(LibsvmData, ShapesAndLabelsMatchSources) {
+  for (const DataFile& f : data_files()) {
+    SCOPED_TRACE(f.name);
+    const std::string path = kData + "/" + f.name;
+    const Dataset d = hetglm::read_libsvm(path, opts(-1, false, 1));
+    EXPECT_EQ(d.source, path);
+    EXPECT_EQ(d.X.n_rows, f.rows);
+    EXPECT_EQ(d.X.n_cols, f.max_index);
+    EXPECT_EQ(d.X.nnz(), f.nnz);
+    EXPECT_NO_THROW(hetglm::validate(d.X, f.name));
+    std::map<double, int> counts;
+    for (double y : d.y) ++counts[y];
+    EXPECT_EQ(static_cast<int>(counts.size()), f.distinct_labels);
+    if (!f.label_counts.empty()) {
+      EXPECT_EQ(counts, f.label_counts);
+    }
+    EXPECT_EQ(counts.begin()->first, f.min_label);
+    EXPECT_EQ(counts.rbegin()->first, f.max_label);
+    for (int threads : {2, 3, 0}) expect_same(hetglm::read_libsvm(path, opts(-1, false, threads)), d);
+  }
+}
+
+TEST(LibsvmData, NFeaturesLinesUpTestFiles) {
+  const Dataset d = hetglm::read_libsvm(kData + "/a9a.t", opts(123));
+  EXPECT_EQ(d.X.n_cols, 123);
+  const std::string path = kData + "/a9a";
+  EXPECT_EQ(hetglm::read_libsvm(path, opts(123)).X.n_cols, 123);
+  try {
+    hetglm::read_libsvm(path, opts(122));
+    FAIL() << "no error";
+  } catch (const ParseError& e) {
+    // The first row of a9a that uses feature 123.
+    const std::string text = slurp(path);
+    const std::size_t at = text.find(" 123:");
+    ASSERT_NE(at, std::string::npos);
+    const std::size_t line_start = text.rfind('\n', at) + 1;
+    const std::int64_t line = std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n') + 1;
+    EXPECT_EQ(std::string(e.what()), path + ":" + std::to_string(line) + ":" + std::to_string(at + 2 - line_start) +
+                                         ": feature index '123' out of range (n_features 122)");
+  }
+}
+
+TEST(LibsvmData, SpotValues) {
+  // First line of heart_scale: "+1 1:0.708333 2:1 3:1 4:-0.320755 5:-0.105023 6:-1 7:1 8:-0.419847 ..."
+  const Dataset d = hetglm::read_libsvm(kData + "/heart_scale");
+  ASSERT_GE(d.X.nnz(), 4);
+  EXPECT_EQ(d.y[0], 1.0);
+  EXPECT_EQ(d.X.indices[0], 0);
+  EXPECT_EQ(d.X.values[0], 0.708333f);
+  EXPECT_EQ(d.X.values[3], -0.320755f);
+  // svmguide1 uses exponent notation: "1 1:2.617300e+01 2:5.886700e+01 3:-1.894697e-01 4:1.251225e+02".
+  const Dataset g = hetglm::read_libsvm(kData + "/svmguide1");
+  EXPECT_EQ(g.X.values[0], 26.173f);
+  EXPECT_EQ(g.X.values[2], -0.1894697f);
+  EXPECT_EQ(g.X.values[3], 125.1225f);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// gzip input and I/O errors.
+
+TEST(LibsvmGzip, ReadsGzipLikePlain) {
+  TempDir dir;
+  const std::string plain = slurp(kData + "/a9a");
+  const std::string gz = dir.file("a9a.gz");
+  gzip_file(gz, plain);
+  const Dataset ref = hetglm::read_libsvm(kData + "/a9a");
+  for (int threads : {1, 2}) {
+    const Dataset d = hetglm::read_libsvm(gz, opts(-1, false, threads));
+    expect_same(d, ref);
+    EXPECT_EQ(d.source, gz);
+  }
+  // Gzip is recognised by its magic bytes, not by the name; concatenated members are read in turn.
+  const std::string renamed = dir.file("a9a.txt");
+  fs::copy_file(gz, renamed);
+  expect_same(hetglm::read_libsvm(renamed), ref);
+  const std::string twice = dir.file("twice.gz");
+  spit(twice, slurp(gz) + slurp(gz));
+  const Dataset d2 = hetglm::read_libsvm(twice);
+  EXPECT_EQ(d2.X.n_rows, 2 * ref.X.n_rows);
+  EXPECT_EQ(d2.X.nnz(), 2 * ref.X.nnz());
+  // Empty compressed content; errors inside compressed text name the file and line.
+  const std::string empty = dir.file("empty.gz");
+  gzip_file(empty, "");
+  EXPECT_EQ(hetglm::read_libsvm(empty).X.n_rows, 0);
+  const std::string bad = dir.file("bad.gz");
+  gzip_file(bad, "1 1:1\n1 2:x\n");
+  try {
+    hetglm::read_libsvm(bad);
+    FAIL() << "no error";
+  } catch (const ParseError& e) {
+    EXPECT_EQ(std::string(e.what()), bad + ":2:5: invalid feature value 'x'");
+  }
+}
+
+TEST(LibsvmGzip, CorruptOrTruncatedGzipIsIoError) {
+  TempDir dir;
+  const std::string src = dir.file("src.gz");
+  gzip_file(src, slurp(kData + "/heart_scale"));
+  const std::string gz = slurp(src);
+  ASSERT_GT(gz.size(), 100u);
+  auto expect_io = [&](const std::string& bytes, const std::string& message) {
+    const std::string path = dir.file("x.gz");
+    spit(path, bytes);
+    try {
+      hetglm::read_libsvm(path);
+      ADD_FAILURE() << "no error for " << message;
+    } catch (const IoError& e) {
+      EXPECT_EQ(std::string(e.what()), "cannot read '" + path + "': " + message);
+    }
+  };
+  std::string crc = gz;
+  crc[crc.size() - 8] ^= 0x55;  // CRC-32 of the trailer
+  expect_io(crc, "corrupt gzip data (incorrect data check)");
+  std::string method = gz;
+  method[2] = 7;  // compression method must be 8 (deflate)
+  expect_io(method, "corrupt gzip data (unknown compression method)");
+  expect_io(gz.substr(0, gz.size() / 2), "truncated gzip data");
+  expect_io(gz.substr(0, 2), "truncated gzip data");
+  expect_io(gz.substr(0, gz.size() - 1), "truncated gzip data");
+  expect_io(gz + "garbage", "corrupt gzip data (trailing garbage)");
+  // Scrambled compressed bytes: some IoError, never a crash.
+  std::mt19937 rng(7);
+  for (int i = 0; i < 50; ++i) {
+    std::string s = gz;
+    for (int k = 0; k < 5; ++k) s[10 + rng() % (s.size() - 18)] = static_cast<char>(rng());
+    const std::string path = dir.file("scrambled.gz");
+    spit(path, s);
+    try {
+      hetglm::read_libsvm(path);
+    } catch (const IoError&) {
+    } catch (const ParseError&) {
+    }
+  }
+}
+
+TEST(LibsvmIo, MissingFileAndDirectory) {
+  TempDir dir;
+  const std::string missing = dir.file("nope.svm");
+  try {
+    hetglm::read_libsvm(missing);
+    FAIL() << "no error";
+  } catch (const IoError& e) {
+    EXPECT_EQ(std::string(e.what()), "cannot open '" + missing + "': No such file or directory");
+  }
+  try {
+    hetglm::read_libsvm(dir.path().string());
+    FAIL() << "no error";
+  } catch (const IoError& e) {
+    EXPECT_EQ(std::string(e.what()), "cannot open '" + dir.path().string() + "': Is a directory");
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Writer.
+
+Dataset random_dataset(std::mt19937& rng, int rows, int cols) {
+  Dataset d;
+  d.X.n_rows = rows;
+  d.X.n_cols = cols;
+  std::uniform_real_distribution<double> u(-1, 1);
+  const std::vector<float> specials = {0.f, -0.f, 1e-40f, -3.4028235e38f, 3.4028235e38f, 1.17549435e-38f, 0.1f, 1.f / 3};
+  for (int r = 0; r < rows; ++r) {
+    for (int j = 0; j < cols; ++j) {
+      if (rng() % 3 != 0) continue;
+      d.X.indices.push_back(j);
+      float v;
+      switch (rng() % 4) {
+        case 0: v = specials[rng() % specials.size()]; break;
+        case 1: v = static_cast<float>(std::ldexp(u(rng), static_cast<int>(rng() % 200) - 100)); break;
+        default: v = static_cast<float>(u(rng)); break;
+      }
+      d.X.values.push_back(v);
+    }
+    d.X.offsets.push_back(static_cast<std::int64_t>(d.X.indices.size()));
+    const double labels[] = {1, -1, 0, 2, 0.1, 1.0 / 3, -1e300, 5e-324, std::ldexp(u(rng), 40)};
+    d.y.push_back(labels[rng() % std::size(labels)]);
+  }
+  return d;
+}
+
+TEST(LibsvmWrite, RoundTripIsExact) {
+  TempDir dir;
+  std::mt19937 rng(42);
+  for (bool zero_based : {false, true}) {
+    for (int rep = 0; rep < 5; ++rep) {
+      const Dataset d = random_dataset(rng, 50 + rep * 40, 1 + rep * 7);
+      const std::string path = dir.file("rt.svm");
+      hetglm::write_libsvm(path, d, zero_based);
+      const Dataset back = hetglm::read_libsvm(path, opts(d.X.n_cols, zero_based));
+      expect_same(back, d);
+    }
+  }
+  // A real data set, written over an existing file.
+  const Dataset a = hetglm::read_libsvm(kData + "/housing_scale");
+  const std::string path = dir.file("rt.svm");
+  hetglm::write_libsvm(path, a);
+  expect_same(hetglm::read_libsvm(path, opts(a.X.n_cols)), a);
+  // Only the written file remains in the folder (the temporary file was renamed).
+  int files = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir.path())) ++files;
+  EXPECT_EQ(files, 1);
+}
+
+TEST(LibsvmWrite, Format) {
+  TempDir dir;
+  const Dataset d = parse("+1 1:0.5 3:2\n-1\n0.1 2:1e-40\n");
+  const std::string path = dir.file("f.svm");
+  hetglm::write_libsvm(path, d);
+  EXPECT_EQ(slurp(path), "1 1:0.5 3:2\n-1\n0.10000000000000001 2:1e-40\n");
+  hetglm::write_libsvm(path, d, true);
+  EXPECT_EQ(slurp(path), "1 0:0.5 2:2\n-1\n0.10000000000000001 1:1e-40\n");
+}
+
+TEST(LibsvmWrite, Errors) {
+  TempDir dir;
+  const Dataset d = parse("1 1:1\n");
+  const std::string path = dir.file("no/such/folder/x.svm");
+  try {
+    hetglm::write_libsvm(path, d);
+    FAIL() << "no error";
+  } catch (const IoError& e) {
+    EXPECT_EQ(std::string(e.what()), "cannot write '" + path + "': No such file or directory");
+  }
+  Dataset bad = d;
+  bad.y[0] = std::nan("");
+  EXPECT_THROW(hetglm::write_libsvm(dir.file("nan.svm"), bad), hetglm::InvalidArgument);
+  bad = d;
+  bad.y.push_back(1);
+  EXPECT_THROW(hetglm::write_libsvm(dir.file("rows.svm"), bad), hetglm::InvalidArgument);
+  EXPECT_FALSE(fs::exists(dir.file("nan.svm")));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Robustness: random mutations of small valid inputs parse or raise ParseError, never anything else.
+
+bool printable(const std::string& s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c < 0x7f; });
+}
+
+TEST(LibsvmRobustness, RandomMutationsNeverCrash) {
+  const std::vector<std::string> seeds = {
+      "+1 1:0.5 3:2\n-1 2:1\n",
+      "1 qid:3 1:1e-3 7:-2.5E+2 # c\n\n0 2:1\r\n",
+      "2.5\n-3 4:0 9:1\n1 1:1 2:2 3:3",
+      "# only\n1 10:1 2:2 5:5\n",
+      "1 2147483646:1\n4 1:-0\t2:+7\n",
+  };
+  const char inserts[] = {':', '-', '+', 'e', 'E', '.', '0', '9', ' ', '\t', '\n', '\r', '#', '\0', 'q', '\x80'};
+  std::mt19937 rng(12345);
+  int parsed = 0, failed = 0;
+  for (int iter = 0; iter < 20000; ++iter) {
+    std::string s = seeds[rng() % seeds.size()];
+    const int n_mut = 1 + static_cast<int>(rng() % 4);
+    for (int m = 0; m < n_mut && !s.empty(); ++m) {
+      const std::size_t pos = rng() % (s.size() + 1);
+      switch (rng() % 6) {
+        case 0: if (pos < s.size()) s[pos] = static_cast<char>(rng()); break;                // byte flip
+        case 1: s.insert(pos, 1, inserts[rng() % sizeof(inserts)]); break;                   // insertion
+        case 2: s.resize(pos); break;                                                        // truncation
+        case 3: if (pos < s.size()) s.erase(pos, 1 + rng() % 3); break;                      // deletion
+        case 4: s.insert(pos, s.substr(rng() % s.size(), rng() % 8)); break;                 // duplication
+        default: if (pos < s.size()) s[pos] = inserts[rng() % sizeof(inserts)]; break;       // replacement
+      }
+    }
+    LibsvmOptions o;
+    o.zero_based = rng() % 4 == 0;
+    o.n_features = rng() % 4 == 0 ? static_cast<std::int64_t>(rng() % 12) : -1;
+    o.n_threads = 1;
+    try {
+      const Dataset d = hetglm::parse_libsvm(s, "m.svm", o);
+      hetglm::validate(d.X, "mutated");
+      ASSERT_EQ(d.y.size(), static_cast<std::size_t>(d.X.n_rows));
+      for (double y : d.y) ASSERT_TRUE(std::isfinite(y));
+      for (float v : d.X.values) ASSERT_TRUE(std::isfinite(v));
+      if (o.n_features >= 0) {
+        ASSERT_GE(d.X.n_cols, o.n_features);
+      }
+      ++parsed;
+    } catch (const ParseError& e) {
+      const std::string w = e.what();
+      ASSERT_EQ(w.rfind("m.svm:", 0), 0u) << w;
+      ASSERT_TRUE(printable(w)) << w;
+      ASSERT_GE(e.line(), 1);
+      ASSERT_GE(e.column(), 1);
+      ++failed;
+    }
+  }
+  std::printf("[ INFO     ] mutations: %d parsed, %d ParseError\n", parsed, failed);
+  EXPECT_GT(parsed, 1000);
+  EXPECT_GT(failed, 1000);
+}
+
+/// Mutations of a text large enough to be split into chunks: the result (data or message) does not
+/// depend on the thread count.
+TEST(LibsvmRobustness, MutatedLargeInputSameForAnyThreadCount) {
+  const std::string base = slurp(kData + "/a9a").substr(0, 300000);
+  std::mt19937 rng(99);
+  const char inserts[] = {':', '-', 'e', '\0', '\n', ' ', 'x', '#'};
+  for (int iter = 0; iter < 12; ++iter) {
+    std::string s = base;
+    for (int m = 0; m < iter % 4; ++m) s[rng() % s.size()] = inserts[rng() % sizeof(inserts)];
+    std::string ref_msg;
+    Dataset ref;
+    try {
+      ref = hetglm::parse_libsvm(s, "big.svm", opts(-1, false, 1));
+    } catch (const ParseError& e) {
+      ref_msg = e.what();
+    }
+    for (int threads : {2, 5}) {
+      try {
+        const Dataset d = hetglm::parse_libsvm(s, "big.svm", opts(-1, false, threads));
+        EXPECT_EQ(ref_msg, "");
+        expect_same(d, ref);
+      } catch (const ParseError& e) {
+        EXPECT_EQ(std::string(e.what()), ref_msg);
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Throughput (prints only; no assertion on timing).
+
+TEST(LibsvmThroughput, A9a) {
+  const std::string text = slurp(kData + "/a9a");
+  const double mb = static_cast<double>(text.size()) / 1e6;
+  for (int threads : {1, 2}) {
+    double best = 1e300;
+    for (int rep = 0; rep < 5; ++rep) {
+      const auto t0 = std::chrono::steady_clock::now();
+      const Dataset d = hetglm::parse_libsvm(text, "a9a", opts(-1, false, threads));
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      ASSERT_EQ(d.X.n_rows, 32561);
+      best = std::min(best, s);
+    }
+    std::printf("[ INFO     ] a9a parse, %d thread(s): %.1f MB/s (%.2f MB in %.2f ms, best of 5)\n", threads,
+                mb / best, mb, best * 1e3);
+  }
+}
+
+}  // namespace

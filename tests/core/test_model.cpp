@@ -648,7 +648,7 @@ TEST_F(ModelFiles, LoadMissingFile) {
     load_model(dir_.string());
     FAIL() << "no exception";
   } catch (const IoError& e) {
-    EXPECT_EQ(std::string(e.what()), "cannot read '" + dir_.string() + "': Is a directory");
+    EXPECT_EQ(std::string(e.what()), "cannot open '" + dir_.string() + "': Is a directory");
   }
 }
 

@@ -29,7 +29,8 @@ Dataset read_libsvm(const std::string& path, const LibsvmOptions& options = {});
 /// Parse libsvm text held in memory; `name` is used in error messages.
 Dataset parse_libsvm(std::string_view text, const std::string& name, const LibsvmOptions& options = {});
 
-/// Write a data set in libsvm format (1-based unless zero_based), labels and values as %.17g.
+/// Write a data set in libsvm format (1-based unless zero_based), atomically: labels as %.17g, values as the
+/// shortest text that reads back to the same float32.
 void write_libsvm(const std::string& path, const Dataset& data, bool zero_based = false);
 
 }  // namespace hetglm

@@ -15,6 +15,9 @@
 //   step = hetglm_penalty_step(w_j, s_j, H_j = sigma' (1/n) sum_k c_k x_kj^2, ...) (exact for the squared loss),
 //   gap_j = w_j s_j + g(w_j) + g^*(-s_j),
 //   P(w) = f(v) + sum_j g(w_j),  D = -f^*(u) - sum_j g^*(-s_j),  f^*(u) = (1/n) sum_k phi_k^*(n u_k).
+// Solvers and devices use one coordinate-level API: u(i, v), step(i, a, u, sigma'), coordinate_step(i, a, v, sigma')
+// (u then step; a form whose step needs more than u, such as a line search, overrides it), gap(i, a, u),
+// certificate(alpha, v), weights(alpha, v); A, n_coords() and dim() describe the coordinates.
 // In both forms P - D equals the sum of the per-coordinate gaps when v = A alpha (Fenchel-Young equality
 // for f at u = grad f(v); Duenner et al., ICML 2016). Certificates are accumulated in double.
 #pragma once
@@ -73,6 +76,8 @@ struct DualForm {
     return LossP::dual_step(y[i], a, u, sigma * sq_norm[i] * inv_lambda_n, c[i]);
   }
   double gap(index_t i, double a, double u) const { return LossP::dual_gap(y[i], a, u, c[i]) * inv_n; }
+  /// The new value of coordinate i given the current shared vector (sigma' = CoCoA+ scaling, 1 sequentially).
+  double coordinate_step(index_t i, double a, const double* v, double sigma) const { return step(i, a, u(i, v), sigma); }
 
   /// Exact certificate for (alpha, v); v should equal A alpha.
   Certificate certificate(std::span<const double> alpha, std::span<const double> v) const {
@@ -147,6 +152,8 @@ struct PrimalForm {
     return PenP::step(w, s, sigma * h[j], lambda, eta, bound);
   }
   double gap(index_t /*j*/, double w, double s) const { return PenP::gap(w, s, lambda, eta, bound); }
+  /// The new value of feature j given the current shared vector (exact minimization for the squared loss).
+  double coordinate_step(index_t j, double w, const double* v, double sigma) const { return step(j, w, u(j, v), sigma); }
 
   Certificate certificate(std::span<const double> w, std::span<const double> v) const {
     double loss = 0, fconj = 0;
