@@ -3,9 +3,10 @@
 # Install what building and testing hetglm needs, from Debian packages only. Idempotent: does nothing when
 # everything is present. Usage: cmake/install-deps.sh [extra Debian packages...]
 set -euo pipefail
-pkgs=(build-essential cmake ninja-build pkg-config python3
+pkgs=(build-essential cmake ninja-build pkg-config python3 python3-dev python3-venv
       libtbb-dev libfmt-dev nlohmann-json3-dev libcli11-dev libeigen3-dev zlib1g-dev
-      libgtest-dev libgmock-dev libbenchmark-dev liblinear-tools "$@")
+      libgtest-dev libgmock-dev libbenchmark-dev liblinear-tools
+      ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libhwloc-dev "$@")
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

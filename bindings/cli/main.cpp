@@ -5,6 +5,8 @@
 // 130 interrupted (SIGINT).
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <tbb/info.h>
+#include <tbb/task_arena.h>
 
 #include <atomic>
 #include <chrono>
@@ -22,6 +24,7 @@
 #include "hetglm/io.hpp"
 #include "hetglm/libsvm.hpp"
 #include "hetglm/model.hpp"
+#include "hetglm/solvers/parallel_cpu.hpp"
 #include "hetglm/solvers/train.hpp"
 
 namespace {
@@ -90,6 +93,7 @@ struct TrainArgs {
   std::int64_t n_features = -1;
   bool zero_based = false, quiet = false;
   int threads = 0;
+  std::string solver = "syscd";
 };
 
 int run_train(TrainArgs& a) {
@@ -98,6 +102,9 @@ int run_train(TrainArgs& a) {
   a.opt.C = a.C;
   a.opt.lambda = a.lambda;
   hetglm::model_spec(a.opt.model, a.opt.penalty);  // validate names before reading any data
+  a.opt.solver = hetglm::parse_solver_kind(a.solver);
+  if (a.threads < 0) throw hetglm::InvalidArgument(fmt::format("--threads: must be >= 0 (0 = all cores), got {}", a.threads));
+  a.opt.n_threads = a.threads;
   if (a.model_file.empty()) a.model_file = default_model_path(a.train_file);
 
   hetglm::LibsvmOptions ro;
@@ -134,7 +141,10 @@ int run_train(TrainArgs& a) {
     multi_column = labels.size() > 2 && hetglm::model_spec(a.opt.model, a.opt.penalty).classifier;
   }
   t0 = std::chrono::steady_clock::now();
-  hetglm::TrainResult res = hetglm::train(data, a.opt);
+  // The process's one oneTBB arena (conventions.md): the solver threads and one-vs-rest classes share it.
+  const int cores = tbb::info::default_concurrency();
+  tbb::task_arena arena(std::min(a.threads > 0 ? a.threads : cores, cores));
+  hetglm::TrainResult res = arena.execute([&] { return hetglm::train(data, a.opt); });
   const double train_seconds = seconds_since(t0);
 
   if (res.interrupted) {
@@ -153,7 +163,19 @@ int run_train(TrainArgs& a) {
   report["model"] = res.spec.name;
   report["penalty"] = res.model.penalty;
   report["formulation"] = hetglm::formulation_name(res.formulation);
-  report["solver"] = "sequential";
+  report["formulation_reason"] = res.formulation_reason;
+  report["solver"] = std::string(hetglm::solver_kind_name(a.opt.solver));
+  report["device"] = a.opt.device;
+  if (!res.device.empty()) {
+    report["accelerator"] = res.device;
+    report["accel_memory"] = a.opt.accel_memory;
+    report["cpu_role"] = a.opt.cpu_role;
+    report["duhl_selection"] = a.opt.duhl_selection;
+    report["link_bandwidth_gbps"] = a.opt.link_bandwidth;
+  }
+  report["threads"] = a.threads > 0 ? a.threads : tbb::info::default_concurrency();
+  report["numa_nodes"] = a.opt.numa_nodes;
+  report["deterministic"] = a.opt.deterministic;
   report["lambda"] = res.lambda;
   report["l1_ratio"] = res.model.l1_ratio;
   report["tol"] = a.opt.tol;
@@ -177,6 +199,17 @@ int run_train(TrainArgs& a) {
                {"rel_gap", c.certificate.gap / std::fabs(c.certificate.primal)}, {"epochs", c.epochs},
                {"seconds", c.seconds}, {"converged", c.converged}, {"history", history_json(c.history)}};
     if (res.spec.classifier) cj["label"] = c.label;
+    if (!c.rounds.empty()) {  // DuHL per-round records (duhl.hpp)
+      json rj = json::array();
+      for (const hetglm::DuhlRound& r : c.rounds) {
+        json x = {{"round", r.round}, {"seconds", r.seconds}, {"working_set", r.working_set}, {"swaps", r.swaps},
+                  {"bytes_copied", r.bytes_copied}, {"ws_gap_share", r.ws_gap_share},
+                  {"accel_seconds", r.accel_seconds}, {"cpu_updates", r.cpu_updates}, {"exact", r.exact}};
+        if (r.exact) x.update({{"primal", r.primal}, {"dual", r.dual}, {"gap", r.gap}, {"rel_gap", r.rel_gap}});
+        rj.push_back(std::move(x));
+      }
+      cj["rounds"] = std::move(rj);
+    }
     cols.push_back(std::move(cj));
   }
   report["primal"] = P;
@@ -217,6 +250,7 @@ int run_train(TrainArgs& a) {
                "train {:.3f}s\n",
                res.spec.name, report["formulation"].get<std::string>(), res.model.penalty, res.lambda, P, D, G,
                report["rel_gap"].get<double>(), max_epochs_used, train_seconds);
+    fmt::print("formulation {}: {}\n", report["formulation"].get<std::string>(), res.formulation_reason);
     fmt::print("train {}", metric_text(report["train"]));
     if (test) fmt::print("  test {} on '{}'", metric_text(report["test"]), a.test_file);
     fmt::print("\nwrote '{}' in {:.3f}s total\n", a.model_file, seconds_since(t_start));
@@ -276,7 +310,8 @@ int run_predict(PredictArgs& a) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+/// The whole command line; main() calls it, and the option-parsing fuzzer (tests/fuzz) calls it directly.
+int hetglm_cli_main(int argc, char** argv) {
   CLI::App app{"hetglm: generalized linear models with a certified duality gap", "hetglm"};
   app.set_version_flag("--version", std::string("hetglm ") + HETGLM_VERSION + " (backends: " + HETGLM_BACKENDS + ")");
   app.require_subcommand(1);
@@ -301,7 +336,26 @@ int main(int argc, char** argv) {
   train->add_flag("--zero-based", ta.zero_based, "feature indices start at 0 (scikit-learn's dump_svmlight_file)");
   train->add_option("--test", ta.test_file, "evaluate on this libsvm file after training");
   train->add_option("--report-json", ta.report_file, "write a JSON report (certificate, metrics, history)");
-  train->add_option("--threads", ta.threads, "threads for reading (0 = all cores)")->capture_default_str();
+  train->add_option("--threads", ta.threads, "threads for reading and for the solver (0 = all cores)")
+      ->capture_default_str();
+  train->add_option("--device", ta.opt.device,
+                    "cpu | opencl | cuda | fpga | fpga-sim | auto: accelerator for DuHL (cpu = the CPU solver, or the "
+                    "cpu stand-in when --accel-memory is given)")
+      ->capture_default_str();
+  train->add_option("--accel-memory", ta.opt.accel_memory,
+                    "DuHL accelerator budget: bytes with K M G (10^3..) or Ki Mi Gi (2^10..), or a percentage such as 25%");
+  train->add_option("--cpu-role", ta.opt.cpu_role, "DuHL: gaps (as published) | solve (the CPU also trains)")
+      ->capture_default_str();
+  train->add_option("--duhl-selection", ta.opt.duhl_selection, "DuHL working sets: duhl | random | streaming (baselines)")
+      ->capture_default_str();
+  train->add_option("--link-bandwidth", ta.opt.link_bandwidth, "cpu stand-in: emulated host-device link in GB/s (0 = none)")
+      ->capture_default_str();
+  train->add_option("--duhl-epochs", ta.opt.duhl_epochs, "DuHL: accelerator epochs per round")->capture_default_str();
+  train->add_option("--solver", ta.solver, "sequential | syscd | passcode-atomic | passcode-wild")->capture_default_str();
+  train->add_option("--numa-nodes", ta.opt.numa_nodes, "syscd: NUMA nodes (0 = the machine's; K = K virtual nodes)")
+      ->capture_default_str();
+  train->add_flag("--deterministic", ta.opt.deterministic,
+                  "syscd: the same --seed and --threads give a byte-identical model file");
   train->add_flag("-q,--quiet", ta.quiet, "no progress output");
 
   PredictArgs pa;
@@ -343,3 +397,7 @@ int main(int argc, char** argv) {
     return kExitTraining;
   }
 }
+
+#ifndef HETGLM_CLI_NO_MAIN
+int main(int argc, char** argv) { return hetglm_cli_main(argc, argv); }
+#endif

@@ -33,6 +33,9 @@ std::string read_file(const std::string& path) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) throw IoError(fmt::format("cannot open '{}': {}", path, std::strerror(errno)));
   if (S_ISDIR(st.st_mode)) throw IoError(fmt::format("cannot open '{}': {}", path, std::strerror(EISDIR)));
+  // A device such as /dev/zero never ends: only regular files and pipes (e.g. /dev/stdin) are read.
+  if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
+    throw IoError(fmt::format("cannot open '{}': not a regular file or pipe", path));
   std::string buf;
   buf.resize(S_ISREG(st.st_mode) && st.st_size > 0 ? static_cast<std::size_t>(st.st_size) + 1 : 1 << 16);
   std::size_t used = 0;

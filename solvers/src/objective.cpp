@@ -39,9 +39,12 @@ ModelSpec model_spec(const std::string& model, const std::string& penalty) {
   } else {
     throw InvalidArgument(fmt::format("--penalty: unknown penalty '{}' (expected l2, l1 or elastic-net)", penalty));
   }
-  if (s.penalty != def)
-    throw InvalidArgument(fmt::format("--penalty {} is not available for --model {} in this version (it uses {})",
-                                      penalty, model, penalty_name(def)));
+  // L1 and elastic net for logistic and squared hinge train on the primal path (conventions.md); the hinge
+  // loss (svm) is dual only, and ridge / lasso / elastic-net name their penalty.
+  const bool smooth_classifier = s.loss == Loss::logistic || s.loss == Loss::squared_hinge;
+  if (s.penalty != def && !smooth_classifier)
+    throw InvalidArgument(fmt::format("--penalty {} is not available for --model {} (it uses {})", penalty, model,
+                                      penalty_name(def)));
   return s;
 }
 
@@ -60,10 +63,13 @@ std::string solver_type_name(const ModelSpec& spec, Formulation f) {
   switch (spec.loss) {
     case Loss::logistic:
       if (spec.penalty == Penalty::l1) return "L1R_LR";
+      if (spec.penalty == Penalty::elastic_net) return "ELASTIC_NET_LR";
       return dual ? "L2R_LR_DUAL" : "L2R_LR";
     case Loss::hinge:
       return "L2R_L1LOSS_SVC_DUAL";
     case Loss::squared_hinge:
+      if (spec.penalty == Penalty::l1) return "L1R_L2LOSS_SVC";
+      if (spec.penalty == Penalty::elastic_net) return "ELASTIC_NET_L2LOSS_SVC";
       return dual ? "L2R_L2LOSS_SVC_DUAL" : "L2R_L2LOSS_SVC";
     default:
       if (spec.penalty == Penalty::l1) return "LASSO";

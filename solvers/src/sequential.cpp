@@ -85,12 +85,9 @@ SolveResult solve_sequential(const Form& form, const SolverOptions& options) {
   return res;
 }
 
-template SolveResult solve_sequential(const DualForm<Loss::squared>&, const SolverOptions&);
-template SolveResult solve_sequential(const DualForm<Loss::logistic>&, const SolverOptions&);
-template SolveResult solve_sequential(const DualForm<Loss::hinge>&, const SolverOptions&);
-template SolveResult solve_sequential(const DualForm<Loss::squared_hinge>&, const SolverOptions&);
-template SolveResult solve_sequential(const PrimalForm<Loss::squared, Penalty::l2>&, const SolverOptions&);
-template SolveResult solve_sequential(const PrimalForm<Loss::squared, Penalty::l1>&, const SolverOptions&);
-template SolveResult solve_sequential(const PrimalForm<Loss::squared, Penalty::elastic_net>&, const SolverOptions&);
+// One instantiation per form; the list lives in forms.hpp (HETGLM_FOR_EACH_FORM) so every solver mirrors it.
+#define HETGLM_INSTANTIATE_SEQUENTIAL(...) template SolveResult solve_sequential(const __VA_ARGS__&, const SolverOptions&);
+HETGLM_FOR_EACH_FORM(HETGLM_INSTANTIATE_SEQUENTIAL)
+#undef HETGLM_INSTANTIATE_SEQUENTIAL
 
 }  // namespace hetglm

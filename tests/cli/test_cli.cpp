@@ -157,6 +157,8 @@ TEST_F(Cli, BadInputExitsTwoWithAClearMessageAndWritesNothing) {
   };
   const std::vector<Case> cases = {
       {"train missing.svm m", "error: cannot open 'missing.svm': No such file or directory\n"},
+      {"train /dev/zero m", "error: cannot open '/dev/zero': not a regular file or pipe\n"},
+      {"train . m", "error: cannot open '.': Is a directory\n"},
       {"train bad.svm m", "error: bad.svm:2:6: "},
       {"train dup.svm m", "error: dup.svm:2:8: "},
       {"train -c 1 --lambda 2 ok.svm m", "error: -c and --lambda are mutually exclusive: give one of them\n"},

@@ -9,6 +9,7 @@ in hetglm's scaling P(w) = (1/n) sum_i loss(y_i, x_i.w) + lambda R(w) (conventio
   * LIBLINEAR (liblinear-train, tight -e; its dual solvers stop at 1000 iterations, so for -s 1/-s 3 the
     primal of its w can sit ~1e-5 above the optimum while the dual value it prints is tight: both are kept): L2 logistic -s 0, hinge SVM -s 3, squared hinge -s 1 (dual) and -s 2 (primal),
     lambda = 1/(C n); the positive class is the larger label (our convention), which only flips w's sign.
+  * LIBLINEAR -s 6 (L1R_LR, newGLMNET): L1 logistic, lambda = 1/(C n), case key "penalty": "l1".
   * scikit-learn: Lasso / ElasticNet(fit_intercept=False, tol=1e-12), lambda = alpha.
 """
 import json
@@ -57,7 +58,7 @@ def liblinear_w(name, s, C, eps):
     return sign * w, " ".join(cmd[:-2] + ["data/" + name, "MODEL"]), objs[-1] if objs and s in (1, 3, 7) else None
 
 
-def primal(model, X, y, w, lam, l1_ratio=0.0):
+def primal(model, X, y, w, lam, l1_ratio=0.0, penalty=None):
     z = X @ w
     n = X.shape[0]
     if model in ("ridge", "lasso", "elastic-net"):
@@ -70,8 +71,8 @@ def primal(model, X, y, w, lam, l1_ratio=0.0):
             loss = np.sum(np.maximum(0.0, 1 - t)) / n
         else:
             loss = np.sum(np.maximum(0.0, 1 - t) ** 2) / n
-    if model in ("lasso", "elastic-net"):
-        eta = 1.0 if model == "lasso" else l1_ratio
+    if model in ("lasso", "elastic-net") or penalty == "l1":
+        eta = 1.0 if model == "lasso" or penalty == "l1" else l1_ratio
         reg = lam * (eta * np.sum(np.abs(w)) + 0.5 * (1 - eta) * np.dot(w, w))
     else:
         reg = 0.5 * lam * np.dot(w, w)
@@ -90,13 +91,18 @@ def main():
         ("a9a", "squared-hinge", 2, 1.0),
         ("w7a", "squared-hinge", 2, 1.0),
         ("mushrooms", "logistic", 0, 1.0),
+        ("mushrooms", "logistic", 6, 1.0),  # L1R_LR: (1/n) sum log(1+exp(-y x.w)) + lambda ||w||_1
     ]:
         X, y = load(name)
         n = X.shape[0]
         lam = 1.0 / (C * n)
         w, cmd, dual_obj = liblinear_w(name, s, C, 1e-10 if s != 3 else 1e-8)
-        case = {"data": name, "model": model, "C": C, "lambda": lam, "primal": primal(model, X, y, w, lam),
+        penalty = "l1" if s in (5, 6) else None
+        case = {"data": name, "model": model, "C": C, "lambda": lam,
+                "primal": primal(model, X, y, w, lam, penalty=penalty),
                 "source": "LIBLINEAR " + liblinear_version(), "command": cmd}
+        if penalty:
+            case["penalty"] = penalty
         if dual_obj is not None:
             # LIBLINEAR's dual value in our scaling: D = -obj / (C n), a lower bound of the optimum.
             case["dual"] = -dual_obj / (C * n)

@@ -50,7 +50,7 @@ double primal_objective(const LinearModel& m, const Dataset& d, double eta = 0.0
 }
 
 TrainResult fit(const std::string& data, const std::string& model, double lambda, double tol, int max_epochs,
-                const std::string& formulation = "auto", double l1_ratio = 0.5) {
+                const std::string& formulation = "auto", double l1_ratio = 0.5, const std::string& penalty = "") {
   TrainOptions o;
   o.model = model;
   o.lambda = lambda;
@@ -58,6 +58,7 @@ TrainResult fit(const std::string& data, const std::string& model, double lambda
   o.max_epochs = max_epochs;
   o.formulation = formulation;
   o.l1_ratio = l1_ratio;
+  o.penalty = penalty;  // "" = the model's default; reference cases may name one (L1R_LR: "l1")
   return train(dataset(data), o);
 }
 
@@ -76,7 +77,7 @@ TEST(SequentialSolver, ReachesLiblinearAndScikitLearnOptima) {
     const double bound = (model == "svm" || model == "squared-hinge") ? 1e-5 : 1e-6;
     const double l1_ratio = c.value("l1_ratio", 0.5);
     SCOPED_TRACE(data + " " + model + " (" + std::string(c["command"]) + ")");
-    const TrainResult r = fit(data, model, lambda, tol, hinge ? 20000 : 5000, "auto", l1_ratio);
+    const TrainResult r = fit(data, model, lambda, tol, hinge ? 20000 : 5000, "auto", l1_ratio, c.value("penalty", ""));
     const Certificate& cert = r.columns.at(0).certificate;
     EXPECT_TRUE(r.converged);
     EXPECT_LE(cert.gap, tol * std::fabs(cert.primal));

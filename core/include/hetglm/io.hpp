@@ -6,7 +6,8 @@
 
 namespace hetglm {
 
-/// The whole file as bytes. Throws IoError "cannot open 'PATH': reason" / "cannot read 'PATH': reason".
+/// The whole file as bytes (regular files and pipes only; a device such as /dev/zero is refused).
+/// Throws IoError "cannot open 'PATH': reason" / "cannot read 'PATH': reason".
 std::string read_file(const std::string& path);
 
 /// Write `contents` to `path` atomically: a temporary file "<path>.tmp.XXXXXX" in the same folder, every

@@ -16,8 +16,10 @@ struct ModelSpec {
   bool classifier;         ///< labels become -1/+1 (one-vs-rest for more than two classes)
 };
 
-/// Resolve `--model` and `--penalty` ("" = the model's default). Throws InvalidArgument naming the
-/// option for unknown names or combinations this version does not train.
+/// Resolve `--model` and `--penalty` ("" = the model's default). logistic and squared-hinge accept every
+/// penalty (l1 / elastic-net train on the primal path: LIBLINEAR -s 6 L1R_LR and -s 5 L1R_L2LOSS_SVC); svm is
+/// l2 only; ridge, lasso and elastic-net fix their penalty. Throws InvalidArgument naming the option for unknown
+/// names or combinations that are not trained.
 ModelSpec model_spec(const std::string& model, const std::string& penalty = "");
 
 /// "l2" | "l1" | "elastic-net".
@@ -26,7 +28,8 @@ std::string penalty_name(Penalty p);
 std::string formulation_name(Formulation f);
 
 /// LIBLINEAR's solver_type name where one exists (L2R_LR, L2R_LR_DUAL, L2R_L1LOSS_SVC_DUAL,
-/// L2R_L2LOSS_SVC_DUAL, L2R_L2LOSS_SVC, L1R_LR), otherwise ours (RIDGE_DUAL, RIDGE_PRIMAL, LASSO, ELASTIC_NET).
+/// L2R_L2LOSS_SVC_DUAL, L2R_L2LOSS_SVC, L1R_LR, L1R_L2LOSS_SVC), otherwise ours (RIDGE_DUAL, RIDGE_PRIMAL,
+/// LASSO, ELASTIC_NET, ELASTIC_NET_LR, ELASTIC_NET_L2LOSS_SVC).
 std::string solver_type_name(const ModelSpec& spec, Formulation f);
 
 }  // namespace hetglm

@@ -19,6 +19,14 @@ struct EpochRecord {
   double rel_gap = 0;     ///< (P - D) / |P|, the quantity compared with tol
 };
 
+/// Which CPU solver runs (parallel_cpu.hpp; docs/parallel-cpu.md). CLI: --solver sequential|syscd|passcode-atomic|passcode-wild.
+enum class SolverKind {
+  sequential,       ///< the reference (sequential.hpp)
+  syscd,            ///< SySCD: buckets, per-thread replicas of v with sigma' = #replicas, NUMA-aware (default of the CLI)
+  passcode_atomic,  ///< PASSCoDe baseline: one shared v, atomic fetch_add updates
+  passcode_wild     ///< PASSCoDe baseline: one shared v, relaxed atomic load + store (updates may be lost)
+};
+
 struct SolverOptions {
   double tol = 1e-4;                 ///< stop when P - D <= tol |P| (conventions.md)
   int max_epochs = 1000;             ///< reaching it is a warning, not a failure
@@ -26,6 +34,11 @@ struct SolverOptions {
   std::function<void(const EpochRecord&)> on_epoch;  ///< progress callback (may be empty)
   /// Polled once per epoch; returning true stops the solve after the current epoch (Ctrl-C).
   std::function<bool()> should_stop;
+  SolverKind solver = SolverKind::sequential;  ///< used by train() and solve_parallel_cpu()
+  int n_threads = 0;                 ///< solver threads = replicas (0 = the concurrency of the current arena)
+  int numa_nodes = 0;                ///< 0 = NUMA nodes from the hwloc topology; K > 0 = K (virtual) nodes
+  bool deterministic = false;        ///< same seed and n_threads give a bit-identical result
+  int bucket_size = 0;               ///< coordinates per SySCD bucket (0 = automatic)
 };
 
 struct SolveResult {

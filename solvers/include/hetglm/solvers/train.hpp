@@ -10,6 +10,7 @@
 
 #include "hetglm/dataset.hpp"
 #include "hetglm/model.hpp"
+#include "hetglm/solvers/duhl.hpp"
 #include "hetglm/solvers/objective.hpp"
 #include "hetglm/solvers/options.hpp"
 
@@ -30,6 +31,20 @@ struct TrainOptions {
   /// Progress: (weight column, its label or NaN for regression, the epoch record).
   std::function<void(int, double, const EpochRecord&)> on_epoch;
   std::function<bool()> should_stop;  ///< polled once per epoch (Ctrl-C)
+  /// DuHL on an accelerator (duhl.hpp; docs/duhl.md). Used when device != "cpu" or accel_memory is set.
+  std::string device = "cpu";         ///< cpu | opencl | cuda | fpga | fpga-sim | auto (registry.hpp)
+  std::string accel_memory;           ///< "" = the device's own; bytes with K M G Ki Mi Gi, or "25%" of the data
+  std::string cpu_role = "gaps";      ///< gaps (DuHL as published) | solve (CPU also trains outside the working set)
+  std::string duhl_selection = "duhl";  ///< duhl | random | streaming (baselines)
+  double link_bandwidth = 0;          ///< cpu stand-in: emulated link in GB/s (0 = none)
+  int duhl_epochs = 1;                ///< accelerator epochs per DuHL round
+  int exact_gap_every = 0;            ///< DuHL rounds between exact certificates (0 = about once per data pass)
+  /// CPU solver (parallel_cpu.hpp). The library default is the sequential reference; the CLI defaults to syscd.
+  SolverKind solver = SolverKind::sequential;
+  int n_threads = 0;                  ///< solver threads = replicas (0 = all cores of the current arena)
+  int numa_nodes = 0;                 ///< 0 = hwloc topology; K > 0 = K (virtual) NUMA nodes
+  bool deterministic = false;         ///< syscd: same seed and n_threads give a byte-identical model
+  int bucket_size = 0;                ///< coordinates per SySCD bucket (0 = automatic)
 };
 
 /// What happened for one weight column (one class of one-vs-rest, or the only column).
@@ -40,12 +55,15 @@ struct ColumnReport {
   bool converged = false;
   double seconds = 0;
   std::vector<EpochRecord> history;
+  std::vector<DuhlRound> rounds;      ///< DuHL rounds (empty when the CPU solver ran)
 };
 
 struct TrainResult {
   LinearModel model;
   ModelSpec spec;
   Formulation formulation = Formulation::dual;
+  std::string device;                 ///< DuHL accelerator description (empty: CPU solver only)
+  std::string formulation_reason;      ///< why this formulation (--formulation auto logs its estimate)
   double lambda = 0;
   std::vector<ColumnReport> columns;
   bool converged = false;             ///< every column reached the tolerance

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: Apache-2.0
+// Backend factory and device strings (registry.hpp).
+#include "hetglm/backends/registry.hpp"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <cmath>
+
+namespace hetglm {
+
+Device parse_device(const std::string& name) {
+  if (name == "cpu") return Device::cpu;
+  if (name == "opencl") return Device::opencl;
+  if (name == "cuda") return Device::cuda;
+  if (name == "fpga") return Device::fpga;
+  if (name == "fpga-sim") return Device::fpga_sim;
+  throw InvalidArgument(
+      fmt::format("--device: unknown device '{}' (expected cpu, opencl, cuda, fpga, fpga-sim or auto)", name));
+}
+
+std::vector<Device> compiled_devices() {
+  std::vector<Device> d{Device::cpu};
+#if defined(HETGLM_WITH_OPENCL)
+  d.push_back(Device::opencl);
+#endif
+  return d;
+}
+
+std::vector<Device> available_devices() {
+  std::vector<Device> d{Device::cpu};
+#if defined(HETGLM_WITH_OPENCL)
+  if (detail::opencl_device_count(false) > 0) d.push_back(Device::opencl);
+#endif
+  return d;
+}
+
+Device resolve_device(const std::string& name, std::string* why) {
+  if (name != "auto") return parse_device(name);
+  // conventions.md: cuda, then fpga, then opencl on a non-CPU OpenCL device, then cpu.
+#if defined(HETGLM_WITH_OPENCL)
+  if (detail::opencl_device_count(true) > 0) {
+    if (why) *why = "auto: chose opencl (a non-CPU OpenCL device is present; no CUDA or FPGA device)";
+    return Device::opencl;
+  }
+#endif
+  if (why) *why = "auto: chose cpu (no CUDA, FPGA or non-CPU OpenCL device is present)";
+  return Device::cpu;
+}
+
+namespace {
+[[noreturn]] void not_compiled(Device d, const char* option) {
+  throw UnsupportedDevice(
+      fmt::format("device '{}' is not compiled in: reconfigure with -D{}=ON", device_name(d), option));
+}
+}  // namespace
+
+std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOptions& options) {
+  const Device d = resolve_device(name);
+  switch (d) {
+    case Device::cpu: return detail::make_cpu_backend(options);
+    case Device::opencl:
+#if defined(HETGLM_WITH_OPENCL)
+      return detail::make_opencl_backend(options);
+#else
+      not_compiled(d, "HETGLM_ENABLE_OPENCL");
+#endif
+    case Device::cuda: not_compiled(d, "HETGLM_ENABLE_CUDA");
+    case Device::fpga: not_compiled(d, "HETGLM_ENABLE_XRT");
+    default:
+      throw UnsupportedDevice("device 'fpga-sim' is not compiled in: it needs the HLS kernel library of this build");
+  }
+}
+
+std::size_t parse_memory_size(const std::string& text, std::size_t total_bytes) {
+  auto bad = [&]() {
+    return InvalidArgument(fmt::format(
+        "--accel-memory: cannot parse '{}' (expected bytes with an optional K M G Ki Mi Gi suffix, or a percentage "
+        "such as 25%)",
+        text));
+  };
+  std::size_t pos = 0;
+  double x = 0;
+  try {
+    x = std::stod(text, &pos);
+  } catch (const std::exception&) {
+    throw bad();
+  }
+  std::string suffix = text.substr(pos);
+  if (!(std::isfinite(x) && x > 0)) throw bad();
+  double mult = 1;
+  if (suffix == "%") {
+    if (x > 100) throw InvalidArgument(fmt::format("--accel-memory: a percentage must be at most 100%, got '{}'", text));
+    return static_cast<std::size_t>(std::ceil(x / 100.0 * double(total_bytes)));
+  }
+  if (suffix.empty() || suffix == "B") mult = 1;
+  else if (suffix == "K") mult = 1e3;
+  else if (suffix == "M") mult = 1e6;
+  else if (suffix == "G") mult = 1e9;
+  else if (suffix == "Ki") mult = 1024.0;
+  else if (suffix == "Mi") mult = 1024.0 * 1024.0;
+  else if (suffix == "Gi") mult = 1024.0 * 1024.0 * 1024.0;
+  else throw bad();
+  return static_cast<std::size_t>(std::llround(x * mult));
+}
+
+}  // namespace hetglm

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: Apache-2.0
+// hetglm-bandwidth: the machine's memory bandwidth, measured once, as the hardware bound of an epoch.
+//
+//   hetglm-bandwidth [--mib M] [--reps R] [--threads T]     -> one JSON object on standard output
+//
+// STREAM-like kernels (McCalpin, "Memory Bandwidth and Machine Balance", 1995) over float arrays of M MiB
+// each (far beyond the last-level cache): copy b[i] = a[i] (bytes counted: read a + write b = 2M MiB, as
+// STREAM counts them; write-allocate traffic is not counted) and read-only sum s += a[i] (bytes: M MiB),
+// the kernel closest to an epoch, which mostly reads X. Each is run on 1 thread and on T threads (oneTBB,
+// static contiguous ranges, first-touch initialization by the same ranges); the best of R repetitions is
+// reported in GB/s (10^9 bytes per second), as STREAM does.
+#include <CLI/CLI.hpp>
+#include <tbb/blocked_range.h>
+#include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
+#include <tbb/parallel_reduce.h>
+#include <tbb/partitioner.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <thread>
+#include <vector>
+
+namespace {
+using Clock = std::chrono::steady_clock;
+
+struct Result {
+  double copy_gbs = 0;
+  double read_gbs = 0;
+};
+
+Result measure(float* a, float* b, std::size_t n, int threads, int reps) {
+  tbb::task_arena arena(threads);
+  Result r;
+  const std::size_t chunk = (n + static_cast<std::size_t>(threads) - 1) / static_cast<std::size_t>(threads);
+  auto ranges = [&](auto&& body) {
+    arena.execute([&] {
+      tbb::parallel_for(0, threads, [&](int t) {
+        const std::size_t lo = std::min(n, static_cast<std::size_t>(t) * chunk), hi = std::min(n, lo + chunk);
+        body(lo, hi);
+      }, tbb::static_partitioner());
+    });
+  };
+  // First touch by the same ranges (node-local pages on NUMA machines).
+  ranges([&](std::size_t lo, std::size_t hi) {
+    for (std::size_t i = lo; i < hi; ++i) a[i] = static_cast<float>(i & 1023);
+    std::memset(b + lo, 0, (hi - lo) * sizeof(float));
+  });
+  const double bytes = static_cast<double>(n) * sizeof(float);
+  for (int rep = 0; rep < reps; ++rep) {
+    auto t0 = Clock::now();
+    ranges([&](std::size_t lo, std::size_t hi) { std::memcpy(b + lo, a + lo, (hi - lo) * sizeof(float)); });
+    double s = std::chrono::duration<double>(Clock::now() - t0).count();
+    r.copy_gbs = std::max(r.copy_gbs, 2 * bytes / s / 1e9);
+    std::vector<double> partial(static_cast<std::size_t>(threads), 0.0);
+    t0 = Clock::now();
+    ranges([&](std::size_t lo, std::size_t hi) {
+      float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+      std::size_t i = lo;
+      for (; i + 8 <= hi; i += 8)
+        for (int k = 0; k < 8; ++k) acc[k] += a[i + static_cast<std::size_t>(k)];
+      for (; i < hi; ++i) acc[0] += a[i];
+      double t = 0;
+      for (float x : acc) t += x;
+      partial[lo / std::max<std::size_t>(chunk, 1)] = t;
+    });
+    s = std::chrono::duration<double>(Clock::now() - t0).count();
+    volatile double sink = 0;
+    for (double p : partial) sink = sink + p;
+    r.read_gbs = std::max(r.read_gbs, bytes / s / 1e9);
+  }
+  return r;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"hetglm-bandwidth: STREAM-like copy and read bandwidth (GB/s) on 1 and T threads, as JSON"};
+  std::size_t mib = 512;
+  int reps = 10;
+  int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  app.add_option("--mib", mib, "size of each array in MiB (>> last-level cache)")->capture_default_str()
+      ->check(CLI::Range(std::size_t{16}, std::size_t{1} << 20));
+  app.add_option("--reps", reps, "repetitions; the best is reported")->capture_default_str()->check(CLI::Range(1, 1000));
+  app.add_option("--threads", threads, "threads of the parallel measurement (default: all cores)")
+      ->capture_default_str()->check(CLI::Range(1, 4096));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  }
+  tbb::global_control gc(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+  const std::size_t n = mib * (std::size_t{1} << 20) / sizeof(float);
+  std::unique_ptr<float[]> a, b;
+  try {
+    a.reset(new float[n]);
+    b.reset(new float[n]);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "hetglm-bandwidth: error: cannot allocate 2 x %zu MiB (lower --mib)\n", mib);
+    return 1;
+  }
+  const Result one = measure(a.get(), b.get(), n, 1, reps);
+  const Result all = measure(a.get(), b.get(), n, threads, reps);
+  std::printf("{\"array_mib\": %zu, \"reps\": %d, \"threads\": %d, \"copy_gbs_1\": %.3f, \"read_gbs_1\": %.3f, "
+              "\"copy_gbs\": %.3f, \"read_gbs\": %.3f}\n",
+              mib, reps, threads, one.copy_gbs, one.read_gbs, all.copy_gbs, all.read_gbs);
+  return 0;
+}

@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Epoch time against the memory-bandwidth bound: how close an epoch runs to the bytes it must read.
+
+Usage: python3 bench/bandwidth.py [--build-dir build-bench] [--out bench/results]  -> OUT/bandwidth.{md,json}
+
+1. Bandwidth, measured once: `hetglm-bandwidth` (STREAM-like memcpy and read-only sum over 512 MiB arrays, 1
+   thread and all cores, best of 10, GB/s = 10^9 B/s).
+2. Epochs: `hetglm train` at an unreachable tolerance for EPOCHS epochs (report JSON; the per-epoch history has
+   seconds since the solve started, so an epoch's time is the median difference of consecutive entries, the
+   first epoch excluded), for each solver configuration the CLI offers (sequential; syscd at 1 and all threads
+   when `--solver` exists), median over REPS runs.
+3. Bytes an epoch must move (dual/SDCA, CSR rows of X; n samples, d features, nnz nonzeros), counted once each:
+     coordinate pass: X indices + values 8 nnz, offsets 8 (n + 1), permutation 4 n, alpha read+write 16 n,
+                      y, c, ||x_i||^2 24 n, v: 16 d when v fits in the last-level cache, else 16 nnz (gather +
+                      scatter of 8-byte entries)
+     gap pass (every epoch; v = A alpha and the certificate): X and offsets again (8 nnz + 8 (n + 1)), alpha, y,
+                      c 24 n, v as above
+   bound = bytes / read bandwidth at the same thread count (the read-only kernel: an epoch mostly reads).
+   ratio = measured epoch time / bound (1.0 = running at the memory-bandwidth limit). Goal (issue 3): <= 1.5 on
+   dense data.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import compare_peers as cp  # noqa: E402  (build, data generation, machine description)
+
+EPOCHS = 12
+REPS = 5
+LLC_BYTES = None
+
+
+def llc_bytes():
+    best = 0
+    base = "/sys/devices/system/cpu/cpu0/cache"
+    for idx in sorted(os.listdir(base)) if os.path.isdir(base) else []:
+        try:
+            size = open(os.path.join(base, idx, "size")).read().strip()
+            v = int(size[:-1]) * (1024 if size.endswith("K") else 1024 * 1024) if size[-1] in "KM" else int(size)
+            best = max(best, v)
+        except (OSError, ValueError):
+            pass
+    return best or 8 << 20
+
+
+def epoch_bytes(n, d, nnz):
+    v = 16 * d if 8 * d <= llc_bytes() // 2 else 16 * nnz
+    coord = 8 * nnz + 8 * (n + 1) + 4 * n + 16 * n + 24 * n + v
+    gap = 8 * nnz + 8 * (n + 1) + 24 * n + v
+    return coord + gap, coord
+
+
+def nnz_of(path):
+    n = nnz = 0
+    d = 0
+    with open(path) as f:
+        for line in f:
+            parts = line.split()
+            if not parts:
+                continue
+            n += 1
+            nnz += len(parts) - 1
+            if len(parts) > 1:
+                d = max(d, int(parts[-1].split(":")[0]))
+    return n, d, nnz
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build-dir", default=os.path.join(cp.ROOT, "build-bench"))
+    ap.add_argument("--out", default=os.path.join(cp.ROOT, "bench", "results"))
+    ap.add_argument("--reps", type=int, default=REPS)
+    a = ap.parse_args()
+    cp.ensure_python_deps()
+    cp.ensure_build(a.build_dir)
+    hetglm = os.path.join(a.build_dir, "bin", "hetglm")
+    cores = os.cpu_count() or 1
+    bw = json.loads(subprocess.run([os.path.join(a.build_dir, "bin", "hetglm-bandwidth")], check=True,
+                                   capture_output=True, text=True).stdout)
+    print("bandwidth:", bw, file=sys.stderr)
+    dense = cp.generated(a.build_dir, "dense_100000x200", {"kind": "dense", "rows": 100000, "cols": 200})
+    sparse = cp.generated(a.build_dir, "sparse_100000x50000", {"kind": "sparse", "rows": 100000, "cols": 50000,
+                                                               "nnz": 80})
+    D = os.path.join(cp.ROOT, "data")
+    sets = [("dense_100000x200", dense[0], "logistic"), ("sparse_100000x50000", sparse[0], "logistic"),
+            ("a9a", D + "/a9a", "logistic"), ("w7a", D + "/w7a", "logistic")]
+    cfgs = cp.hetglm_configs(hetglm, cores)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, path, model in sets:
+            n, d, nnz = nnz_of(path)
+            total, coord = epoch_bytes(n, d, nnz)
+            for label, extra, threads in cfgs:
+                ep = []
+                for _ in range(a.reps):
+                    rep = os.path.join(tmp, "r.json")
+                    subprocess.run([hetglm, "train", "-q", "--model", model, "--tol", "1e-15", "--max-epochs",
+                                    str(EPOCHS), "--report-json", rep, *extra, path, os.path.join(tmp, "m")],
+                                   check=True, capture_output=True)
+                    h = [e["seconds"] for e in json.load(open(rep))["columns"][0]["history"]]
+                    ep.append(statistics.median([h[i + 1] - h[i] for i in range(len(h) - 1)]))
+                t = statistics.median(ep)
+                gbs = bw["read_gbs_1"] if threads == 1 else bw["read_gbs"]
+                bound = total / (gbs * 1e9)
+                rows.append({"data": name, "model": model, "n": n, "d": d, "nnz": nnz, "system": label,
+                             "threads": threads, "epoch_s": t, "bytes": total, "bytes_coordinate_pass": coord,
+                             "read_gbs": gbs, "bound_s": bound, "ratio": t / bound,
+                             "achieved_gbs": total / t / 1e9})
+                print(rows[-1], file=sys.stderr)
+    res = {"machine": cp.machine(hetglm), "bandwidth": bw, "llc_bytes": llc_bytes(), "epochs": EPOCHS,
+           "reps": a.reps, "method": __doc__.strip(), "rows": rows}
+    # throughput scaling on the dense set
+    dense_rows = {r["system"]: r for r in rows if r["data"] == "dense_100000x200"}
+    one = [r for s, r in dense_rows.items() if "syscd 1t" in s]
+    many = [r for s, r in dense_rows.items() if "syscd" in s and r["threads"] == 2]
+    res["dense_syscd_2t_over_1t"] = one[0]["epoch_s"] / many[0]["epoch_s"] if one and many else None
+    os.makedirs(a.out, exist_ok=True)
+    json.dump(res, open(os.path.join(a.out, "bandwidth.json"), "w"), indent=1)
+    m = res["machine"]
+    L = ["# Epoch time against the memory-bandwidth bound", "",
+         f"Machine: {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB; {m['os']}; {m['hetglm']}. "
+         f"Last-level cache {res['llc_bytes'] >> 20} MiB. Command: `python3 bench/bandwidth.py`. {m['load_note']}.", "",
+         f"Bandwidth (hetglm-bandwidth, {bw['array_mib']} MiB arrays, best of {bw['reps']}): copy "
+         f"{bw['copy_gbs_1']:.1f} GB/s on 1 thread, {bw['copy_gbs']:.1f} GB/s on {bw['threads']}; read-only "
+         f"{bw['read_gbs_1']:.1f} GB/s on 1 thread, {bw['read_gbs']:.1f} GB/s on {bw['threads']}.", "",
+         f"| data | n | d | nnz | solver | threads | epoch ms (median) | MB per epoch | bound ms | ratio | achieved GB/s |",
+         "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        L.append(f"| {r['data']} | {r['n']} | {r['d']} | {r['nnz']} | {r['system']} | {r['threads']} | "
+                 f"{1e3 * r['epoch_s']:.2f} | {r['bytes'] / 1e6:.1f} | {1e3 * r['bound_s']:.2f} | {r['ratio']:.2f} | "
+                 f"{r['achieved_gbs']:.2f} |")
+    L.append("")
+    if res["dense_syscd_2t_over_1t"] is not None:
+        L.append(f"SySCD epoch throughput on dense_100000x200, 2 threads over 1 thread: "
+                 f"{res['dense_syscd_2t_over_1t']:.2f}x (goal >= 1.8x).")
+    else:
+        L.append("SySCD is not in this build's CLI (no `--solver`): no thread scaling measured.")
+    L += ["", "Method: " + " ".join(l.strip() for l in __doc__.strip().split("\n")[2:])]
+    open(os.path.join(a.out, "bandwidth.md"), "w").write("\n".join(L) + "\n")
+    print("\n".join(L))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,20 @@
+# SPDX-License-Identifier: Apache-2.0
+"""hetglm: generalized linear models by stochastic coordinate descent with a certified duality gap.
+
+scikit-learn estimators (same names, parameters and objective scaling as scikit-learn's):
+:class:`LogisticRegression`, :class:`LinearSVC`, :class:`Ridge`, :class:`Lasso`, :class:`ElasticNet`;
+svmlight files: :func:`load_svmlight_file`, :func:`load_svmlight_files`, :func:`dump_svmlight_file`;
+model files shared with the ``hetglm`` command line: ``est.save_model(path)``, :func:`load_model`;
+:func:`plot_training_history` (matplotlib, optional). See docs/python.md.
+"""
+from . import _hetglm
+from ._estimators import ElasticNet, Lasso, LinearSVC, LogisticRegression, Ridge, load_model
+from ._plot import plot_training_history
+from ._svmlight import dump_svmlight_file, load_svmlight_file, load_svmlight_files
+
+__version__ = _hetglm.__version__
+backends = tuple(_hetglm.backends.split(","))
+
+__all__ = ["LogisticRegression", "LinearSVC", "Ridge", "Lasso", "ElasticNet", "load_model",
+           "load_svmlight_file", "load_svmlight_files", "dump_svmlight_file", "plot_training_history",
+           "__version__", "backends"]

@@ -1,0 +1,532 @@
+# SPDX-License-Identifier: Apache-2.0
+"""scikit-learn estimators over the hetglm engine.
+
+Every estimator minimises the engine's objective (conventions.md, README "The math in ten lines")
+
+    P(w) = (1/n) sum_i c_i loss(y_i, x_i.w) + lambda R(w)
+
+with the parameters mapped so the minimiser is scikit-learn's:
+
+* ``LogisticRegression(C)`` / ``LinearSVC(C)``: lambda = 1/(C n), as LIBLINEAR and scikit-learn's
+  liblinear solver; ``fit_intercept=True`` appends a constant feature of value ``intercept_scaling`` whose
+  weight is regularized like the others (scikit-learn's liblinear intercept), ``intercept_ =
+  intercept_scaling * w_bias``.
+* ``Ridge(alpha)``: lambda = alpha/n; ``Lasso(alpha)`` and ``ElasticNet(alpha, l1_ratio)``: lambda = alpha.
+  ``fit_intercept=True`` fits an *unregularized* intercept by centring X and y (weighted means when
+  sample weights are given), as scikit-learn does, then ``intercept_ = y_mean - X_mean . coef_``.
+* ``sample_weight`` and ``class_weight`` become the per-sample weights c_i (Lasso / ElasticNet rescale
+  them to sum to n, as scikit-learn). Samples of weight 0 are removed before training (same minimiser).
+* ``tol`` is the relative duality gap: training stops when P(w) - D(alpha) <= tol |P(w)| (every fit is
+  certified); ``max_iter`` is the epoch budget (reaching it warns with ConvergenceWarning).
+
+Data are stored by the engine as float32 (as Snap ML does); coefficients, predictions and certificates are
+computed in double.
+"""
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model._base import LinearClassifierMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.class_weight import compute_class_weight
+from sklearn.utils.extmath import safe_sparse_dot
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+from . import _hetglm
+
+__all__ = ["LogisticRegression", "LinearSVC", "Ridge", "Lasso", "ElasticNet", "load_model"]
+
+_DEVICES = ("cpu", "auto", "cuda", "opencl", "fpga", "fpga-sim")
+# Dense centred copies of sparse input are made up to this many entries (see _centre).
+_MAX_DENSE_ENTRIES = 1 << 27
+
+
+def _to_matrix(X):
+    """X (validated: ndarray C-contiguous float32/float64, or scipy CSR/CSC) -> the engine's Matrix
+    (CSR, float32 values), converted in C++ in one pass."""
+    if sp.issparse(X):
+        csc = X.format == "csc"
+        if not X.has_canonical_format:
+            X = X.copy()
+            X.sum_duplicates()
+        indptr, indices = X.indptr, X.indices
+        if indptr.dtype != np.int64 and indptr.dtype != np.int32:
+            indptr = indptr.astype(np.int64)
+        if indices.dtype == np.int64 and indptr.dtype == np.int32:
+            indptr = indptr.astype(np.int64)
+        elif indices.dtype != np.int64 and indices.dtype != np.int32:
+            indices = indices.astype(np.int32)
+        data = X.data
+        if data.dtype not in (np.float32, np.float64):
+            data = data.astype(np.float64)
+        return _hetglm.matrix_from_compressed(np.ascontiguousarray(indptr), np.ascontiguousarray(indices),
+                                              np.ascontiguousarray(data), X.shape[0], X.shape[1], csc)
+    X = np.ascontiguousarray(X)
+    if X.dtype not in (np.float32, np.float64):
+        X = X.astype(np.float64)
+    return _hetglm.matrix_from_dense(X)
+
+
+def _seed(random_state):
+    if random_state is None:
+        return 1
+    if isinstance(random_state, numbers.Integral):
+        return int(random_state) & 0xFFFFFFFFFFFFFFFF
+    return int(check_random_state(random_state).randint(0, 2**31 - 1))
+
+
+class _HetGLMBase(BaseEstimator):
+    """What every estimator shares: the engine call, its certificate attributes and the model file."""
+
+    def _check_common(self):
+        if self.device not in _DEVICES:
+            raise ValueError(f"unknown device {self.device!r} (expected one of {', '.join(_DEVICES)})")
+        if not hasattr(_hetglm.TrainOptions(), "device") and self.device not in ("cpu", "auto"):
+            raise ValueError(f"device {self.device!r} is not supported by this build (backends: {_hetglm.backends})")
+        # Otherwise the engine checks the device (a ValueError with its message when it is not available).
+        if not (isinstance(self.tol, numbers.Real) and self.tol > 0):
+            raise ValueError(f"tol must be a positive number, got {self.tol!r}")
+        if not (isinstance(self.max_iter, numbers.Integral) and self.max_iter >= 1):
+            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
+
+    def _options(self, model, penalty="", C=None, lam=None, l1_ratio=0.5, bias=-1.0):
+        o = _hetglm.TrainOptions()
+        o.model = model
+        o.penalty = penalty
+        o.C = None if C is None else float(C)
+        o.lambda_ = None if lam is None else float(lam)
+        o.l1_ratio = float(l1_ratio)
+        o.tol = float(self.tol)
+        o.max_epochs = int(self.max_iter)
+        o.seed = _seed(self.random_state)
+        o.bias = float(bias)
+        # Fields that later engine versions add (threads, device, accelerator memory) are set when bound.
+        # n_jobs=None or 1: the sequential reference solver; otherwise the parallel CPU solver (SySCD,
+        # deterministic for a given n_jobs) with n_jobs threads (-1 or 0: all cores).
+        n_jobs = getattr(self, "n_jobs", None)
+        if n_jobs is not None and n_jobs != 1 and hasattr(o, "n_threads") and hasattr(o, "solver"):
+            o.solver = "syscd"
+            o.n_threads = int(n_jobs) if n_jobs > 0 else 0
+            if hasattr(o, "deterministic"):
+                o.deterministic = True
+        if hasattr(o, "device"):
+            o.device = self.device
+        if getattr(self, "accel_memory", None) is not None and hasattr(o, "accel_memory"):
+            o.accel_memory = str(self.accel_memory)
+        return o
+
+    def _train(self, X, y, c, options):
+        """Run the engine on X (validated), y (float64 labels/targets), c (float64 weights > 0 or None)."""
+        M = _to_matrix(X)
+        y = np.ascontiguousarray(y, dtype=np.float64)
+        if c is not None:
+            c = np.ascontiguousarray(c, dtype=np.float64)
+        res = _hetglm.train(M, y, options, c, bool(self.verbose))
+        cols = res["columns"]
+        self.duality_gap_ = float(sum(col["gap"] for col in cols))
+        self.primal_objective_ = float(sum(col["primal"] for col in cols))
+        self.training_history_ = [
+            {"epoch": h["epoch"], "seconds": h["seconds"], "primal": h["primal"], "gap": h["gap"],
+             **({"column": k} if len(cols) > 1 else {})}
+            for k, col in enumerate(cols) for h in col["history"]]
+        self.lambda_ = float(res["resolved_lambda"])
+        if not res["converged"]:
+            warnings.warn(f"hetglm: reached max_iter={self.max_iter} epochs before the relative duality gap "
+                          f"reached tol={self.tol}; the model and its certificate are kept "
+                          f"(gap {self.duality_gap_:.3g}). Increase max_iter.", ConvergenceWarning)
+        return res
+
+    def save_model(self, path):
+        """Write the fitted model in the CLI's model file format (LIBLINEAR layout, conventions.md), so
+        ``hetglm predict MODEL DATA`` reads it. Regressors with an intercept store it as a bias row of value 1.
+        Raises OSError when the file cannot be written, ValueError for non-numeric class labels."""
+        check_is_fitted(self)
+        _hetglm.save_model(str(path), self._model_dict())
+
+    def _model_dict(self):
+        d = dict(self.engine_model_)
+        d["w"] = np.asarray(d["w"], dtype=np.float64).ravel()
+        return d
+
+
+def _fill_from_model(est, d, n_features):
+    est.engine_model_ = d
+    est.n_features_in_ = n_features
+
+
+class _BaseClassifier(LinearClassifierMixin, _HetGLMBase):
+    _engine_model_name = "logistic"
+
+    def _penalty(self):
+        return ""
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit on X ((n_samples, n_features) array or CSR/CSC; stored as float32) and y ((n_samples,) labels).
+        Binary problems train one weight vector (positive class classes_[1]); k > 2 classes train one-vs-rest.
+        Returns self. Raises ValueError for bad parameters or data, RuntimeError for a training failure."""
+        self._check_common()
+        if not (isinstance(self.C, numbers.Real) and self.C > 0):
+            raise ValueError(f"C must be a positive number, got {self.C!r}")
+        if self.fit_intercept and not (isinstance(self.intercept_scaling, numbers.Real) and self.intercept_scaling > 0):
+            raise ValueError(f"intercept_scaling must be a positive number, got {self.intercept_scaling!r}")
+        X, y = validate_data(self, X, y, accept_sparse=["csr", "csc"], dtype=[np.float64, np.float32],
+                             order="C", accept_large_sparse=True)
+        check_classification_targets(y)
+        self.classes_, y_enc = np.unique(y, return_inverse=True)
+        if len(self.classes_) < 2:
+            raise ValueError("This solver needs samples of at least 2 classes in the data, but the data "
+                             f"contains only one class: {self.classes_[0]!r}")
+        sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        if self.class_weight is None:
+            cw = np.ones(len(self.classes_))
+        else:  # as scikit-learn's liblinear path: 'balanced' counts weighted samples
+            cw = compute_class_weight(self.class_weight, classes=self.classes_, y=y, sample_weight=sw)
+        c = sw * cw[y_enc]
+        keep = c > 0
+        if not keep.all():
+            X, y_enc, c = X[keep], y_enc[keep], c[keep]
+            if len(np.unique(y_enc)) < 2:
+                raise ValueError("This solver needs samples of at least 2 classes in the data (with non-zero "
+                                 "sample weight), but the data contains only one class")
+        bias = float(self.intercept_scaling) if self.fit_intercept else -1.0
+        opts = self._options(self._engine_model_name, self._penalty(), C=self.C,
+                             l1_ratio=0.5 if getattr(self, "l1_ratio", None) is None else self.l1_ratio, bias=bias)
+        res = self._train(X, y_enc.astype(np.float64), None if np.all(c == 1) else c, opts)
+        nf = X.shape[1]
+        w = np.asarray(res["w"])  # (nf [+1], n_columns); binary column: classes_[1] positive
+        if len(self.classes_) > 2 and len(np.unique(y_enc)) < len(self.classes_):
+            raise ValueError("every class needs at least one sample of non-zero weight")
+        self.coef_ = np.ascontiguousarray(w[:nf].T)
+        if self.fit_intercept:
+            self.intercept_ = float(self.intercept_scaling) * w[nf].copy()
+        else:
+            self.intercept_ = np.zeros(w.shape[1])
+        epochs = np.array([col["epochs"] for col in res["columns"]], dtype=np.int32)
+        self.n_iter_ = epochs if isinstance(self, LogisticRegression) else int(epochs.max())
+        d = {k: res[k] for k in ("solver_type", "nr_class", "nr_feature", "bias", "model", "penalty", "lambda",
+                                 "l1_ratio", "formulation", "primal", "dual", "gap", "w")}
+        # The engine saw the encoded labels 0..k-1: the model file lists the real ones (numeric labels only).
+        enc = np.asarray(res["labels"]).astype(int)
+        d["labels"] = self.classes_[enc]
+        _fill_from_model(self, d, nf)
+        return self
+
+    def _model_dict(self):
+        d = super()._model_dict()
+        try:
+            d["labels"] = np.asarray(d["labels"], dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError("save_model: the model file stores numeric class labels only") from None
+        return d
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+
+class LogisticRegression(_BaseClassifier):
+    """Logistic regression (scikit-learn's ``LogisticRegression(solver='liblinear')`` objective), trained by
+    SDCA (L2, Shalev-Shwartz & Zhang 2013) or primal coordinate descent (L1 / elastic net) with a certified
+    duality gap.
+
+    Minimises (1/n) sum_i c_i log(1 + exp(-y_i x_i.w)) + lambda R(w), lambda = 1/(C n); R = ||w||^2/2 ('l2'),
+    ||w||_1 ('l1') or l1_ratio ||w||_1 + (1 - l1_ratio) ||w||^2/2 ('elasticnet').
+
+    Parameters follow scikit-learn: C, penalty ('l2' | 'l1' | 'elasticnet'), l1_ratio, tol (relative duality
+    gap), max_iter (epochs), fit_intercept / intercept_scaling (appended constant feature, regularized, as
+    liblinear), class_weight (None | 'balanced' | dict), random_state (coordinate order), verbose (one line per
+    epoch), warm_start (accepted; every fit starts from zero), n_jobs (engine threads where supported),
+    device ('cpu' | 'auto' | compiled-in accelerators), accel_memory (accelerator working-set bytes).
+
+    Attributes: coef_ (1, n_features) binary or (n_classes, n_features); intercept_ (1,) or (n_classes,);
+    classes_; n_iter_ (epochs per weight column); duality_gap_ (P - D, summed over columns);
+    primal_objective_; training_history_ (list of dicts epoch, seconds, primal, gap); lambda_; n_features_in_.
+    """
+
+    _engine_model_name = "logistic"
+
+    def __init__(self, C=1.0, penalty="l2", l1_ratio=None, tol=1e-4, max_iter=1000, fit_intercept=True,
+                 intercept_scaling=1.0, class_weight=None, random_state=None, verbose=0, warm_start=False,
+                 n_jobs=None, device="cpu", accel_memory=None):
+        self.C = C
+        self.penalty = penalty
+        self.l1_ratio = l1_ratio
+        self.tol = tol
+        self.max_iter = max_iter
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.class_weight = class_weight
+        self.random_state = random_state
+        self.verbose = verbose
+        self.warm_start = warm_start
+        self.n_jobs = n_jobs
+        self.device = device
+        self.accel_memory = accel_memory
+
+    def _penalty(self):
+        mapping = {"l2": "l2", "l1": "l1", "elasticnet": "elastic-net"}
+        if self.penalty not in mapping:
+            raise ValueError(f"penalty must be 'l2', 'l1' or 'elasticnet', got {self.penalty!r}")
+        if self.penalty == "elasticnet" and self.l1_ratio is None:
+            raise ValueError("l1_ratio must be set (between 0 and 1) when penalty='elasticnet'")
+        return mapping[self.penalty]
+
+    def predict_proba(self, X):
+        """Probabilities (n_samples, n_classes) in classes_ order; one-vs-rest sigmoids normalized to sum 1
+        for more than two classes (as liblinear / LIBLINEAR -b 1)."""
+        check_is_fitted(self)
+        return super()._predict_proba_lr(X)
+
+    def predict_log_proba(self, X):
+        """log of predict_proba."""
+        return np.log(self.predict_proba(X))
+
+
+class LinearSVC(_BaseClassifier):
+    """Linear support vector classifier (scikit-learn's ``LinearSVC`` objective, LIBLINEAR's L2-regularized
+    L1-loss (``loss='hinge'``) or L2-loss (``loss='squared_hinge'``, max(0, 1 - y z)^2) SVC), trained by SDCA
+    in the dual with a certified duality gap. lambda = 1/(C n). Hinge SDCA converges as O(1/epsilon): tight
+    ``tol`` needs a large ``max_iter``.
+
+    Parameters as :class:`LogisticRegression` plus ``loss``; ``penalty`` is 'l2' ('l1' for squared hinge
+    where the engine supports it). Attributes as LogisticRegression; n_iter_ is the largest epoch count.
+    """
+
+    def __init__(self, C=1.0, loss="squared_hinge", penalty="l2", tol=1e-4, max_iter=1000, fit_intercept=True,
+                 intercept_scaling=1.0, class_weight=None, random_state=None, verbose=0, n_jobs=None,
+                 device="cpu", accel_memory=None):
+        self.C = C
+        self.loss = loss
+        self.penalty = penalty
+        self.tol = tol
+        self.max_iter = max_iter
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.class_weight = class_weight
+        self.random_state = random_state
+        self.verbose = verbose
+        self.n_jobs = n_jobs
+        self.device = device
+        self.accel_memory = accel_memory
+
+    @property
+    def _engine_model_name(self):
+        if self.loss == "hinge":
+            return "svm"
+        if self.loss == "squared_hinge":
+            return "squared-hinge"
+        raise ValueError(f"loss must be 'hinge' or 'squared_hinge', got {self.loss!r}")
+
+    def _penalty(self):
+        if self.penalty not in ("l2", "l1"):
+            raise ValueError(f"penalty must be 'l2' or 'l1', got {self.penalty!r}")
+        return self.penalty
+
+
+class _BaseRegressor(RegressorMixin, _HetGLMBase):
+    _engine_model_name = "ridge"
+    _rescale_weights = False
+
+    def _lambda(self, n):
+        raise NotImplementedError
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit on X ((n_samples, n_features) array or CSR/CSC; stored as float32) and y ((n_samples,) targets).
+        Returns self. Raises ValueError for bad parameters or data, RuntimeError for a training failure."""
+        self._check_common()
+        X, y = validate_data(self, X, y, accept_sparse=["csr", "csc"], dtype=[np.float64, np.float32],
+                             order="C", y_numeric=True, accept_large_sparse=True)
+        y = np.asarray(y, dtype=np.float64)
+        sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        keep = sw > 0
+        if not keep.all():
+            X, y, sw = X[keep], y[keep], sw[keep]
+            if X.shape[0] == 0:
+                raise ValueError("every sample has weight 0: nothing to train on")
+        n = X.shape[0]
+        nf = X.shape[1]
+        if self._rescale_weights:
+            sw = sw * (n / sw.sum())
+        if self.fit_intercept:
+            X_offset = np.asarray(sw @ X).ravel() / sw.sum() if sp.issparse(X) else np.average(X, axis=0, weights=sw)
+            y_offset = float(np.average(y, weights=sw))
+            Xt = _centre(X, X_offset)
+            yt = y - y_offset
+        else:
+            X_offset, y_offset, Xt, yt = np.zeros(nf), 0.0, X, y
+        opts = self._options(self._engine_model_name, lam=self._lambda(n), l1_ratio=self._l1_ratio())
+        res = self._train(Xt, yt, None if np.all(sw == 1) else sw, opts)
+        w = np.asarray(res["w"])[:, 0]
+        self.coef_ = w[:nf].copy()
+        self.intercept_ = float(y_offset - np.dot(X_offset, self.coef_)) if self.fit_intercept else 0.0
+        self.n_iter_ = int(res["columns"][0]["epochs"])
+        d = {k: res[k] for k in ("solver_type", "nr_class", "labels", "nr_feature", "bias", "model", "penalty",
+                                 "lambda", "l1_ratio", "formulation", "primal", "dual", "gap")}
+        if self.fit_intercept:  # the intercept as a bias row of value 1, so the CLI predicts the same
+            d["bias"] = 1.0
+            d["w"] = np.append(self.coef_, self.intercept_).reshape(-1, 1)
+        else:
+            d["w"] = np.asarray(res["w"])
+        _fill_from_model(self, d, nf)
+        return self
+
+    def _l1_ratio(self):
+        return 0.5
+
+    def predict(self, X):
+        """Predicted targets (n_samples,) = X coef_ + intercept_ (in float64)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse=["csr", "csc", "coo"], reset=False)
+        return safe_sparse_dot(X, self.coef_) + self.intercept_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+
+def _centre(X, X_offset):
+    """Centred copy of X for the unregularized intercept. Dense: X - mean. Sparse: the engine has no implicit
+    centring yet, so a dense centred copy is made when it has at most 2^27 entries; beyond that the sparse X
+    is used uncentred (only y is centred) with a warning: the intercept is then the y mean minus X_mean.coef_,
+    and coefficients differ from scikit-learn's when the feature means are not zero."""
+    if not sp.issparse(X):
+        return X - X_offset
+    if X.shape[0] * X.shape[1] <= _MAX_DENSE_ENTRIES:
+        return X.toarray() - X_offset
+    warnings.warn("hetglm: sparse X too large to centre densely; fitting on uncentred X with centred y "
+                  "(coefficients differ from scikit-learn's unless the feature means are zero)", UserWarning)
+    return X
+
+
+class Ridge(_BaseRegressor):
+    """Ridge regression (scikit-learn's ``Ridge``): minimises ||y - Xw||^2 + alpha ||w||^2 (with sample
+    weights), i.e. the engine's (1/n) sum_i c_i (x_i.w - y_i)^2/2 + lambda ||w||^2/2 with lambda = alpha/n.
+    Trained by primal CD over features or SDCA over samples (the shorter side), certified by its duality gap.
+    ``fit_intercept=True``: unregularized intercept by centring. Attributes: coef_ (n_features,), intercept_
+    (float), n_iter_ (epochs), duality_gap_, primal_objective_, training_history_, lambda_, n_features_in_."""
+
+    _engine_model_name = "ridge"
+
+    def __init__(self, alpha=1.0, fit_intercept=True, tol=1e-4, max_iter=1000, random_state=None, verbose=0,
+                 n_jobs=None, device="cpu", accel_memory=None):
+        self.alpha = alpha
+        self.fit_intercept = fit_intercept
+        self.tol = tol
+        self.max_iter = max_iter
+        self.random_state = random_state
+        self.verbose = verbose
+        self.n_jobs = n_jobs
+        self.device = device
+        self.accel_memory = accel_memory
+
+    def _lambda(self, n):
+        if not (isinstance(self.alpha, numbers.Real) and self.alpha > 0):
+            raise ValueError(f"alpha must be a positive number, got {self.alpha!r}")
+        return float(self.alpha) / n
+
+
+class ElasticNet(_BaseRegressor):
+    """Elastic net (scikit-learn's ``ElasticNet``): minimises (1/(2n)) ||y - Xw||^2 + alpha l1_ratio ||w||_1 +
+    (alpha/2)(1 - l1_ratio) ||w||^2, i.e. the engine's objective with lambda = alpha, eta = l1_ratio. Trained
+    by primal coordinate descent; the L1 part's conjugate is Lipschitzed (|w_j| <= B) so the duality gap is
+    finite (Duenner et al., ICML 2016). Sample weights are rescaled to sum to n (as scikit-learn).
+    ``fit_intercept=True``: unregularized intercept by centring. Attributes as :class:`Ridge`."""
+
+    _engine_model_name = "elastic-net"
+    _rescale_weights = True
+
+    def __init__(self, alpha=1.0, l1_ratio=0.5, fit_intercept=True, tol=1e-4, max_iter=1000, random_state=None,
+                 verbose=0, n_jobs=None, device="cpu", accel_memory=None):
+        self.alpha = alpha
+        self.l1_ratio = l1_ratio
+        self.fit_intercept = fit_intercept
+        self.tol = tol
+        self.max_iter = max_iter
+        self.random_state = random_state
+        self.verbose = verbose
+        self.n_jobs = n_jobs
+        self.device = device
+        self.accel_memory = accel_memory
+
+    def _lambda(self, n):
+        if not (isinstance(self.alpha, numbers.Real) and self.alpha > 0):
+            raise ValueError(f"alpha must be a positive number, got {self.alpha!r}")
+        return float(self.alpha)
+
+    def _l1_ratio(self):
+        return float(self.l1_ratio)
+
+
+class Lasso(ElasticNet):
+    """Lasso (scikit-learn's ``Lasso``): minimises (1/(2n)) ||y - Xw||^2 + alpha ||w||_1 (lambda = alpha),
+    by primal coordinate descent with a certified (Lipschitzed) duality gap. Attributes as :class:`Ridge`."""
+
+    _engine_model_name = "lasso"
+
+    def __init__(self, alpha=1.0, fit_intercept=True, tol=1e-4, max_iter=1000, random_state=None, verbose=0,
+                 n_jobs=None, device="cpu", accel_memory=None):
+        self.alpha = alpha
+        self.fit_intercept = fit_intercept
+        self.tol = tol
+        self.max_iter = max_iter
+        self.random_state = random_state
+        self.verbose = verbose
+        self.n_jobs = n_jobs
+        self.device = device
+        self.accel_memory = accel_memory
+
+    def _l1_ratio(self):
+        return 1.0
+
+
+def load_model(path):
+    """Read a model file written by ``hetglm train`` or ``est.save_model`` and return a fitted estimator
+    (LogisticRegression, LinearSVC, Ridge, Lasso or ElasticNet) that predicts as the CLI does.
+    Raises ValueError for a malformed file (``FILE:LINE:COLUMN: ...``), OSError / FileNotFoundError."""
+    d = _hetglm.load_model(str(path))
+    w = np.asarray(d["w"])
+    nf = int(d["nr_feature"])
+    model = d["model"]
+    lam = float(d["lambda"])
+    if model in ("logistic", "svm", "squared-hinge"):
+        if model == "logistic":
+            est = LogisticRegression(penalty={"elastic-net": "elasticnet"}.get(d["penalty"], d["penalty"]))
+        else:
+            est = LinearSVC(loss="hinge" if model == "svm" else "squared_hinge")
+        labels = np.asarray(d["labels"])
+        if len(labels) == 2:  # file: positive class first; scikit-learn: classes_[1] positive
+            est.classes_ = labels[::-1].copy()
+            if est.classes_[1] < est.classes_[0]:  # a file from another tool with the negative class larger
+                est.classes_ = labels.copy()
+                w = -w
+        else:
+            est.classes_ = labels.copy()
+        est.coef_ = np.ascontiguousarray(w[:nf].T)
+        est.fit_intercept = d["bias"] >= 0
+        est.intercept_ = d["bias"] * w[nf].copy() if d["bias"] >= 0 else np.zeros(w.shape[1])
+        if d["bias"] >= 0:
+            est.intercept_scaling = float(d["bias"])
+        est.n_iter_ = np.zeros(w.shape[1], dtype=np.int32) if model == "logistic" else 0
+    else:
+        est = {"ridge": Ridge, "lasso": Lasso, "elastic-net": ElasticNet}[model]()
+        est.coef_ = w[:nf, 0].copy()
+        est.fit_intercept = d["bias"] >= 0
+        est.intercept_ = float(d["bias"] * w[nf, 0]) if d["bias"] >= 0 else 0.0
+        if model == "elastic-net":
+            est.l1_ratio = float(d["l1_ratio"])
+        est.n_iter_ = 0
+    est.duality_gap_ = float(np.sum(d["gap"]))
+    est.primal_objective_ = float(np.sum(d["primal"]))
+    est.training_history_ = []
+    est.lambda_ = lam
+    est.engine_model_ = d
+    est.n_features_in_ = nf
+    return est

@@ -1,0 +1,153 @@
+# SPDX-License-Identifier: Apache-2.0
+"""svmlight / libsvm files, compatible with :func:`sklearn.datasets.load_svmlight_file` and
+:func:`sklearn.datasets.dump_svmlight_file`, parsed by the C++ reader (in parallel chunks).
+
+Differences from scikit-learn, on purpose: unsorted feature indices within a line are sorted (scikit-learn
+rejects them); duplicate indices are an error as in scikit-learn. ``multilabel=True`` and
+``offset``/``length`` are not supported (``NotImplementedError``).
+"""
+from __future__ import annotations
+
+import bz2
+import gzip
+import os
+
+import numpy as np
+import scipy.sparse as sp
+
+from . import _hetglm
+
+__all__ = ["load_svmlight_file", "load_svmlight_files", "dump_svmlight_file"]
+
+try:  # scikit-learn >= 1.8 returns csr_array or csr_matrix by its sparse-interface setting
+    from sklearn.utils._sparse import _align_api_if_sparse as _align
+except Exception:  # pragma: no cover - older scikit-learn
+    def _align(X):
+        return X
+
+
+def _shift(zero_based):
+    if zero_based == "auto":
+        return -1
+    if zero_based is True:
+        return 0
+    if zero_based is False:
+        return 1
+    raise ValueError(f"zero_based must be True, False or 'auto', got {zero_based!r}")
+
+
+def _parse(f, shift):
+    """Parse one file: a path (plain, .gz or .bz2), an open file descriptor number or a binary file object."""
+    if hasattr(f, "read"):
+        data = f.read()
+        if isinstance(data, str):
+            data = data.encode()
+        return _hetglm.parse_svmlight_bytes(data, str(getattr(f, "name", "<file>")), shift)
+    if isinstance(f, (int, np.integer)):
+        with os.fdopen(os.dup(int(f)), "rb") as fh:
+            return _hetglm.parse_svmlight_bytes(fh.read(), f"<fd {int(f)}>", shift)
+    path = os.fspath(f)
+    if isinstance(path, bytes):
+        path = path.decode()
+    if path.endswith(".gz"):
+        with gzip.open(path, "rb") as fh:
+            return _hetglm.parse_svmlight_bytes(fh.read(), path, shift)
+    if path.endswith(".bz2"):
+        with bz2.open(path, "rb") as fh:
+            return _hetglm.parse_svmlight_bytes(fh.read(), path, shift)
+    return _hetglm.parse_svmlight_file(path, shift)
+
+
+def _check_unsupported(multilabel, offset, length):
+    if multilabel:
+        raise NotImplementedError("hetglm.load_svmlight_file: multilabel=True is not supported")
+    if offset != 0 or length > 0:
+        raise NotImplementedError("hetglm.load_svmlight_file: offset and length are not supported")
+
+
+def load_svmlight_files(files, *, n_features=None, dtype=np.float64, multilabel=False, zero_based="auto",
+                        query_id=False, offset=0, length=-1):
+    """Load several svmlight files with one feature space (as scikit-learn's function of the same name).
+
+    Returns ``[X1, y1, X2, y2, ...]`` (``X`` CSR, shape (n_samples, n_features), ``dtype``; ``y`` float64 of
+    shape (n_samples,)), with each file's ``query_id`` array (int64) after its ``y`` when ``query_id=True``.
+    ``zero_based='auto'`` treats the files as one-based unless some file has index 0 (or no features).
+    Raises ValueError on malformed text (message ``FILE:LINE:COLUMN: ...``), OSError/FileNotFoundError.
+    """
+    _check_unsupported(multilabel, offset, length)
+    if isinstance(files, (str, bytes, os.PathLike, int)) or hasattr(files, "read"):
+        files = [files]
+    if zero_based == "auto" and len(files) == 1:
+        raw = [_parse(files[0], -1)]  # the reader decides and shifts in the same pass
+    else:
+        raw = [_parse(f, 0 if zero_based == "auto" else _shift(zero_based)) for f in files]
+    if zero_based == "auto" and len(files) > 1 and all(r["min_index"] > 0 for r in raw):
+        for r in raw:
+            r["indices"] -= 1
+            r["n_features"] -= 1
+    n_f = max(max(r["n_features"], 1) for r in raw)
+    if n_features is None:
+        n_features = n_f
+    elif n_features < n_f:
+        raise ValueError(f"n_features was set to {n_features}, but input file contains {n_f} features")
+    result = []
+    for r in raw:
+        shape = (r["indptr"].shape[0] - 1, n_features)
+        X = sp.csr_matrix((r["data"], r["indices"], r["indptr"]), shape=shape, copy=False)
+        X.has_sorted_indices = True  # the reader sorts every row
+        if np.dtype(dtype) != np.float64:
+            X = X.astype(dtype)
+        result += [_align(X), r["y"]]
+        if query_id:
+            result.append(r["qid"])
+    return result
+
+
+def load_svmlight_file(f, *, n_features=None, dtype=np.float64, multilabel=False, zero_based="auto",
+                       query_id=False, offset=0, length=-1):
+    """Load an svmlight / libsvm file into a CSR matrix, as :func:`sklearn.datasets.load_svmlight_file`.
+
+    Parameters mirror scikit-learn's. ``f``: path (``.gz``/``.bz2`` decompressed by extension), file
+    descriptor number or binary file object. Returns ``(X, y)`` or ``(X, y, query_id)``: ``X`` CSR of shape
+    (n_samples, n_features) in ``dtype`` (float64 by default), ``y`` float64 (n_samples,), ``query_id`` int64.
+    The values are read in double precision (the training engine itself stores float32; see docs/python.md).
+    """
+    return tuple(load_svmlight_files([f], n_features=n_features, dtype=dtype, multilabel=multilabel,
+                                     zero_based=zero_based, query_id=query_id, offset=offset, length=length))
+
+
+def dump_svmlight_file(X, y, f, *, zero_based=True, comment=None, query_id=None, multilabel=False):
+    """Write ``X`` (dense or sparse, (n_samples, n_features)) and ``y`` ((n_samples,)) in svmlight format, as
+    :func:`sklearn.datasets.dump_svmlight_file` (zero-based by default, like scikit-learn). Values and labels
+    are written as the shortest text that reads back to the same float64. ``f``: path (written atomically)
+    or binary file object. ``query_id``: (n_samples,) integers written as ``qid:``."""
+    if multilabel:
+        raise NotImplementedError("hetglm.dump_svmlight_file: multilabel=True is not supported")
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(f"expected y of shape (n_samples,), got {y.shape}")
+    if comment is not None:
+        if isinstance(comment, bytes):
+            comment = comment.decode("utf-8")
+        if "\0" in comment:
+            raise ValueError("comment string contains NUL byte")
+    Xs = sp.csr_matrix(X, dtype=np.float64)
+    Xs.sum_duplicates()
+    Xs.sort_indices()
+    if Xs.shape[0] != y.shape[0]:
+        raise ValueError(f"X.shape[0] and y.shape[0] should be the same, got {Xs.shape[0]} and {y.shape[0]} instead.")
+    qid = None
+    if query_id is not None:
+        qid = np.ascontiguousarray(query_id, dtype=np.int64)
+        if qid.shape[0] != y.shape[0]:
+            raise ValueError(f"expected query_id of shape ({y.shape[0]},), got {qid.shape}")
+    indptr = np.ascontiguousarray(Xs.indptr)
+    indices = np.ascontiguousarray(Xs.indices, dtype=indptr.dtype if indptr.dtype == np.int64 else np.int32)
+    if indptr.dtype != np.int64:
+        indptr = indptr.astype(np.int32, copy=False)
+    text = _hetglm.format_svmlight(indptr, indices, np.ascontiguousarray(Xs.data), np.ascontiguousarray(y, dtype=np.float64),
+                                   qid, bool(zero_based), comment or "")
+    if hasattr(f, "write"):
+        f.write(text)
+    else:
+        _hetglm.write_file_atomic(os.fspath(f), text)

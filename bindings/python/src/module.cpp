@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: Apache-2.0
+// hetglm._hetglm: the nanobind extension behind the Python package. It exposes the engine as it is
+// (train() with TrainOptions, the model file, the libsvm reader/writer) and converts numpy / scipy.sparse
+// inputs to hetglm::CsrMatrix in one C++ pass. The scikit-learn estimators live in hetglm/_estimators.py.
+//
+// Errors: InvalidArgument and ParseError -> ValueError, IoError -> OSError (FileNotFoundError when the
+// file does not exist), TrainingError and any other hetglm::Error -> RuntimeError, each with the engine's
+// message. train() releases the GIL and polls PyErr_CheckSignals once per epoch, so Ctrl-C raises
+// KeyboardInterrupt.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/function.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include "common.hpp"
+#include "hetglm/config.hpp"
+#include "hetglm/error.hpp"
+#include "hetglm/libsvm.hpp"
+#include "hetglm/model.hpp"
+#include "hetglm/solvers/parallel_cpu.hpp"
+#include "hetglm/solvers/train.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace hetglm::py {
+void bind_svmlight(nb::module_& m);  // svmlight.cpp
+
+
+namespace {
+
+index_t checked_dim(std::int64_t n, const char* what) {
+  if (n < 0 || n > INT32_MAX) throw InvalidArgument(std::string(what) + " must be between 0 and 2^31-1");
+  return static_cast<index_t>(n);
+}
+
+/// Dense C-contiguous (n, d) array -> CSR (zeros dropped), values rounded to float32. Two passes over the
+/// rows in parallel: count the nonzeros, then fill.
+template <class T>
+CsrMatrix csr_from_dense(const T* a, std::int64_t n, std::int64_t d) {
+  CsrMatrix m;
+  m.n_rows = checked_dim(n, "the number of samples");
+  m.n_cols = checked_dim(d, "the number of features");
+  m.offsets.assign(static_cast<std::size_t>(n) + 1, 0);
+  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, n, 256), [&](const auto& r) {
+    for (std::int64_t i = r.begin(); i < r.end(); ++i) {
+      const T* row = a + i * d;
+      offset_t c = 0;
+      for (std::int64_t j = 0; j < d; ++j) c += row[j] != T(0);
+      m.offsets[static_cast<std::size_t>(i) + 1] = c;
+    }
+  });
+  std::partial_sum(m.offsets.begin(), m.offsets.end(), m.offsets.begin());
+  m.indices.resize(static_cast<std::size_t>(m.nnz()));
+  m.values.resize(static_cast<std::size_t>(m.nnz()));
+  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, n, 256), [&](const auto& r) {
+    for (std::int64_t i = r.begin(); i < r.end(); ++i) {
+      const T* row = a + i * d;
+      offset_t k = m.offsets[static_cast<std::size_t>(i)];
+      for (std::int64_t j = 0; j < d; ++j)
+        if (row[j] != T(0)) {
+          m.indices[static_cast<std::size_t>(k)] = static_cast<index_t>(j);
+          m.values[static_cast<std::size_t>(k)] = static_cast<float>(row[j]);
+          ++k;
+        }
+    }
+  });
+  return m;
+}
+
+/// Compressed arrays (scipy CSR of X, or CSC of X = CSR of X^T when `csc`) -> CsrMatrix of X.
+/// Indices must be sorted and unique within each compressed vector (scipy's canonical format; the Python
+/// side calls sort_indices / sum_duplicates first). Explicit zeros are kept (they change nothing).
+template <class I, class P, class T>
+CsrMatrix csr_from_compressed(const P* indptr, const I* idx, const T* val, std::int64_t n_major,
+                              std::int64_t n_minor, bool csc) {
+  CsrMatrix m;
+  m.n_rows = checked_dim(n_major, csc ? "the number of features" : "the number of samples");
+  m.n_cols = checked_dim(n_minor, csc ? "the number of samples" : "the number of features");
+  if (indptr[0] != 0) throw InvalidArgument("sparse matrix: indptr[0] must be 0");
+  const auto nnz = static_cast<offset_t>(indptr[n_major]);
+  m.offsets.resize(static_cast<std::size_t>(n_major) + 1);
+  m.indices.resize(static_cast<std::size_t>(nnz));
+  m.values.resize(static_cast<std::size_t>(nnz));
+  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, n_major + 1, 4096), [&](const auto& r) {
+    for (std::int64_t i = r.begin(); i < r.end(); ++i) m.offsets[static_cast<std::size_t>(i)] = static_cast<offset_t>(indptr[i]);
+  });
+  tbb::parallel_for(tbb::blocked_range<offset_t>(0, nnz, 1 << 14), [&](const auto& r) {
+    for (offset_t k = r.begin(); k < r.end(); ++k) {
+      m.indices[static_cast<std::size_t>(k)] = static_cast<index_t>(idx[k]);
+      m.values[static_cast<std::size_t>(k)] = static_cast<float>(val[k]);
+    }
+  });
+  validate(m, "sparse matrix");
+  if (csc) m = transpose(m);  // validate() above checked X^T; its transpose is X
+  return m;
+}
+
+/// The matrix handed to train(): samples as rows, float32 values (as Snap ML stores its data).
+struct Matrix {
+  CsrMatrix X;
+};
+
+template <class T>
+using Dense = nb::ndarray<const T, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
+template <class T>
+using Vec = nb::ndarray<const T, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
+template <class I, class P, class T>
+Matrix from_compressed_typed(const Vec<P>& indptr, const Vec<I>& indices, const Vec<T>& data, std::int64_t n_rows,
+                             std::int64_t n_cols, bool csc) {
+  const std::int64_t n_major = csc ? n_cols : n_rows, n_minor = csc ? n_rows : n_cols;
+  if (static_cast<std::int64_t>(indptr.shape(0)) != n_major + 1)
+    throw InvalidArgument("sparse matrix: indptr has the wrong length");
+  if (indices.shape(0) != data.shape(0)) throw InvalidArgument("sparse matrix: indices and data differ in length");
+  const P* ip = indptr.data();
+  if (static_cast<std::size_t>(ip[n_major]) > indices.shape(0))
+    throw InvalidArgument("sparse matrix: indptr points past the end of indices");
+  Matrix m;
+  {
+    nb::gil_scoped_release nogil;
+    m.X = csr_from_compressed(ip, indices.data(), data.data(), n_major, n_minor, csc);
+  }
+  return m;
+}
+
+void copy_history(nb::dict& out, const std::vector<EpochRecord>& h) {
+  nb::list l;
+  for (const EpochRecord& r : h) {
+    nb::dict d;
+    d["epoch"] = r.epoch;
+    d["seconds"] = r.seconds;
+    d["primal"] = r.primal;
+    d["dual"] = r.dual;
+    d["gap"] = r.gap;
+    d["rel_gap"] = r.rel_gap;
+    l.append(d);
+  }
+  out["history"] = l;
+}
+
+nb::dict model_to_dict(const LinearModel& m) {
+  nb::dict d;
+  d["solver_type"] = m.solver_type;
+  d["nr_class"] = m.nr_class;
+  d["labels"] = to_numpy(std::vector<double>(m.labels));
+  d["nr_feature"] = m.nr_feature;
+  d["bias"] = m.bias;
+  d["model"] = m.model;
+  d["penalty"] = m.penalty;
+  d["lambda"] = m.lambda;
+  d["l1_ratio"] = m.l1_ratio;
+  d["formulation"] = m.formulation;
+  d["primal"] = to_numpy(std::vector<double>(m.primal));
+  d["dual"] = to_numpy(std::vector<double>(m.dual));
+  d["gap"] = to_numpy(std::vector<double>(m.gap));
+  const auto nc = static_cast<std::size_t>(m.n_columns());
+  d["w"] = to_numpy(std::vector<double>(m.w), {static_cast<std::size_t>(m.n_rows()), nc});
+  return d;
+}
+
+template <class T>
+std::vector<T> seq(nb::handle h) {
+  std::vector<T> v;
+  for (nb::handle x : h) v.push_back(nb::cast<T>(x));
+  return v;
+}
+
+LinearModel model_from_dict(const nb::dict& d) {
+  LinearModel m;
+  m.solver_type = nb::cast<std::string>(d["solver_type"]);
+  m.nr_class = nb::cast<int>(d["nr_class"]);
+  m.labels = seq<double>(d["labels"]);
+  m.nr_feature = nb::cast<index_t>(d["nr_feature"]);
+  m.bias = nb::cast<double>(d["bias"]);
+  m.model = nb::cast<std::string>(d["model"]);
+  m.penalty = nb::cast<std::string>(d["penalty"]);
+  m.lambda = nb::cast<double>(d["lambda"]);
+  m.l1_ratio = nb::cast<double>(d["l1_ratio"]);
+  m.formulation = nb::cast<std::string>(d["formulation"]);
+  m.primal = seq<double>(d["primal"]);
+  m.dual = seq<double>(d["dual"]);
+  m.gap = seq<double>(d["gap"]);
+  m.w = seq<double>(d["w"]);  // flat, row-major n_rows x n_columns
+  if (m.w.size() != static_cast<std::size_t>(m.n_rows()) * static_cast<std::size_t>(m.n_columns()))
+    throw InvalidArgument("model: w has the wrong size");
+  return m;
+}
+
+/// train() with the GIL released; Ctrl-C is checked once per epoch.
+nb::dict train_py(Matrix& m, Vec<double> y, const TrainOptions& options_in,
+                  std::optional<Vec<double>> sample_weight, bool verbose) {
+  TrainOptions o = options_in;
+  Dataset data;
+  data.source = "training data";
+  data.y.assign(y.data(), y.data() + y.shape(0));
+  if (sample_weight) o.sample_weight.assign(sample_weight->data(), sample_weight->data() + sample_weight->shape(0));
+  std::unique_ptr<nb::python_error> pending;  // KeyboardInterrupt (or whatever a signal handler raised)
+  o.should_stop = [&pending]() {
+    nb::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() != 0) {
+      pending = std::make_unique<nb::python_error>();
+      return true;
+    }
+    return false;
+  };
+  if (verbose) {
+    o.on_epoch = [](int column, double label, const EpochRecord& r) {
+      nb::gil_scoped_acquire gil;
+      nb::print(nb::str("[hetglm] column {} label {} epoch {} primal {:.10g} gap {:.3e} rel_gap {:.3e} {:.3f}s")
+                    .format(column, label, r.epoch, r.primal, r.gap, r.rel_gap, r.seconds));
+    };
+  }
+  TrainResult res;
+  {
+    // `data` needs X by value: move the matrix in and back out so no copy is made.
+    auto& X = m.X;
+    data.X = std::move(X);
+    struct Restore {
+      Dataset& d;
+      CsrMatrix& x;
+      ~Restore() { x = std::move(d.X); }
+    } restore{data, X};
+    nb::gil_scoped_release nogil;
+    res = train(data, o);
+  }
+  if (pending) throw *pending;
+  nb::dict out = model_to_dict(res.model);
+  out["converged"] = res.converged;
+  out["interrupted"] = res.interrupted;
+  out["seconds"] = res.seconds;
+  out["resolved_lambda"] = res.lambda;
+  nb::list cols;
+  for (const ColumnReport& c : res.columns) {
+    nb::dict d;
+    d["label"] = c.label;
+    d["primal"] = c.certificate.primal;
+    d["dual"] = c.certificate.dual;
+    d["gap"] = c.certificate.gap;
+    d["epochs"] = c.epochs;
+    d["converged"] = c.converged;
+    d["seconds"] = c.seconds;
+    copy_history(d, c.history);
+    cols.append(d);
+  }
+  out["columns"] = cols;
+  return out;
+}
+
+}  // namespace
+}  // namespace hetglm::py
+
+NB_MODULE(_hetglm, m) {
+  using namespace hetglm;
+  using namespace hetglm::py;
+  m.doc() = "hetglm engine bindings (use the estimators in the hetglm package)";
+  m.attr("__version__") = HETGLM_VERSION;
+  m.attr("backends") = HETGLM_BACKENDS;
+
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const InvalidArgument& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const ParseError& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const IoError& e) {
+      const std::string msg = e.what();
+      PyErr_SetString(msg.find("No such file or directory") != std::string::npos ? PyExc_FileNotFoundError
+                                                                                 : PyExc_OSError,
+                      e.what());
+    } catch (const Error& e) {  // TrainingError and any other engine error
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+    }
+  });
+
+  nb::class_<Matrix>(m, "Matrix",
+                     "Samples x features in CSR form with float32 values (the engine's storage, as Snap ML).")
+      .def_prop_ro("shape", [](const Matrix& a) { return nb::make_tuple(a.X.n_rows, a.X.n_cols); })
+      .def_prop_ro("nnz", [](const Matrix& a) { return a.X.nnz(); });
+
+  m.def("matrix_from_dense", [](Dense<double> a) {
+    Matrix r;
+    nb::gil_scoped_release nogil;
+    r.X = csr_from_dense(a.data(), static_cast<std::int64_t>(a.shape(0)), static_cast<std::int64_t>(a.shape(1)));
+    return r;
+  }, "a"_a.noconvert(), "Dense C-contiguous float64 (n, d) array -> Matrix (zeros dropped, float32 values).");
+  m.def("matrix_from_dense", [](Dense<float> a) {
+    Matrix r;
+    nb::gil_scoped_release nogil;
+    r.X = csr_from_dense(a.data(), static_cast<std::int64_t>(a.shape(0)), static_cast<std::int64_t>(a.shape(1)));
+    return r;
+  }, "a"_a.noconvert());
+
+#define HETGLM_FROM_COMPRESSED(I, P, T)                                                                    \
+  m.def("matrix_from_compressed", &from_compressed_typed<I, P, T>, "indptr"_a.noconvert(),                  \
+        "indices"_a.noconvert(), "data"_a.noconvert(), "n_rows"_a, "n_cols"_a, "csc"_a)
+  HETGLM_FROM_COMPRESSED(std::int32_t, std::int32_t, double);
+  HETGLM_FROM_COMPRESSED(std::int32_t, std::int32_t, float);
+  HETGLM_FROM_COMPRESSED(std::int64_t, std::int64_t, double);
+  HETGLM_FROM_COMPRESSED(std::int64_t, std::int64_t, float);
+  HETGLM_FROM_COMPRESSED(std::int32_t, std::int64_t, double);
+  HETGLM_FROM_COMPRESSED(std::int32_t, std::int64_t, float);
+#undef HETGLM_FROM_COMPRESSED
+
+  // TrainOptions: every field of the C++ struct, by the same name. Fields other engineers add to the struct
+  // are bound here with one more def_rw line.
+  nb::class_<TrainOptions>(m, "TrainOptions", "hetglm::TrainOptions (solvers/include/hetglm/solvers/train.hpp)")
+      .def(nb::init<>())
+      .def_rw("model", &TrainOptions::model)
+      .def_rw("penalty", &TrainOptions::penalty)
+      .def_rw("C", &TrainOptions::C)
+      .def_rw("lambda_", &TrainOptions::lambda)
+      .def_rw("l1_ratio", &TrainOptions::l1_ratio)
+      .def_rw("tol", &TrainOptions::tol)
+      .def_rw("max_epochs", &TrainOptions::max_epochs)
+      .def_rw("seed", &TrainOptions::seed)
+      .def_rw("bias", &TrainOptions::bias)
+      .def_rw("formulation", &TrainOptions::formulation)
+      .def_rw("device", &TrainOptions::device)
+      .def_rw("accel_memory", &TrainOptions::accel_memory)
+      .def_rw("n_threads", &TrainOptions::n_threads)
+      .def_rw("deterministic", &TrainOptions::deterministic)
+      .def_prop_rw(
+          "solver", [](const TrainOptions& o) { return std::string(solver_kind_name(o.solver)); },
+          [](TrainOptions& o, const std::string& name) { o.solver = parse_solver_kind(name); },
+          "sequential | syscd | passcode-atomic | passcode-wild (parallel_cpu.hpp)");
+
+  m.def("train", &train_py, "matrix"_a, "y"_a.noconvert(), "options"_a, "sample_weight"_a.noconvert() = nb::none(),
+        "verbose"_a = false,
+        "Train (hetglm::train). y: float64 (n,), labels or targets; sample_weight: float64 (n,) or None (the c_i "
+        "of P(w) = (1/n) sum_i c_i loss + lambda R(w)). Returns a dict: the model fields (w as n_rows x n_columns, "
+        "bias row last), converged, interrupted, seconds, resolved_lambda, and per weight column its certificate, "
+        "epochs and history. Raises ValueError (bad options or data), RuntimeError (training failure), "
+        "KeyboardInterrupt (Ctrl-C, polled once per epoch).");
+
+  m.def("save_model", [](const std::string& path, const nb::dict& d) { save_model(path, model_from_dict(d)); },
+        "path"_a, "model"_a, "Write a model dict in the CLI's model format (atomically).");
+  m.def("load_model", [](const std::string& path) { return model_to_dict(load_model(path)); }, "path"_a,
+        "Read a model file written by the CLI or save_model; returns the model dict.");
+  m.def("format_model", [](const nb::dict& d) { return format_model(model_from_dict(d)); }, "model"_a);
+
+  bind_svmlight(m);
+}

@@ -1,0 +1,196 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Estimator API: inputs, errors, Pipeline / GridSearchCV, pickling, model files shared with the CLI,
+Ctrl-C, the certificate attributes and the training-history plot."""
+import _thread
+import os
+import pickle
+import shutil
+import subprocess
+import threading
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+import hetglm
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
+
+@pytest.fixture(scope="module")
+def cancer(data_dir):
+    return hetglm.load_svmlight_file(data_dir / "breast-cancer_scale")
+
+
+@pytest.fixture(scope="module")
+def housing(data_dir):
+    return hetglm.load_svmlight_file(data_dir / "housing_scale")
+
+
+def test_dense_sparse_float32_and_csc_inputs_agree(cancer):
+    X, y = cancer
+    ref = hetglm.LogisticRegression(tol=1e-8).fit(X, y)
+    for Xi in (X.toarray(), X.toarray().astype(np.float32), X.tocsc(), X.astype(np.float32),
+               np.asfortranarray(X.toarray())):
+        est = hetglm.LogisticRegression(tol=1e-8).fit(Xi, y)
+        np.testing.assert_allclose(est.coef_, ref.coef_, rtol=1e-12, atol=1e-12)
+    assert ref.coef_.shape == (1, X.shape[1]) and ref.intercept_.shape == (1,)
+    assert ref.n_features_in_ == X.shape[1]
+    np.testing.assert_array_equal(ref.classes_, [2.0, 4.0])
+    assert ref.predict_proba(X).shape == (X.shape[0], 2)
+    np.testing.assert_allclose(ref.predict_proba(X).sum(axis=1), 1.0)
+
+
+def test_certificate_attributes(cancer):
+    X, y = cancer
+    est = hetglm.LinearSVC(loss="hinge", tol=1e-6, max_iter=100000).fit(X, y)
+    assert est.duality_gap_ >= 0
+    assert est.duality_gap_ <= 1e-6 * abs(est.primal_objective_)
+    h = est.training_history_
+    assert h and set(h[0]) == {"epoch", "seconds", "primal", "gap"}
+    assert h[-1]["epoch"] == est.n_iter_
+    assert h[-1]["gap"] == pytest.approx(est.duality_gap_, rel=1e-12)
+    assert all(a["seconds"] <= b["seconds"] for a, b in zip(h, h[1:]))
+    # the primal objective reported is the engine's P(w) = (1/n) sum hinge + lambda/2 ||w||^2 (bias included)
+    Xb = sp.hstack([X, np.ones((X.shape[0], 1))]).tocsr()
+    w = np.append(est.coef_.ravel(), est.intercept_)
+    yy = np.where(y == est.classes_[1], 1.0, -1.0)
+    P = np.mean(np.maximum(0, 1 - yy * (Xb @ w))) + 0.5 / X.shape[0] * (w @ w)
+    assert est.primal_objective_ == pytest.approx(P, rel=1e-6)
+
+
+def test_input_errors(cancer):
+    X, y = cancer
+    Xd = X.toarray()
+    bad = Xd.copy()
+    bad[3, 2] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        hetglm.LogisticRegression().fit(bad, y)
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        hetglm.Ridge().fit(Xd, y[:-1])
+    with pytest.raises(ValueError, match="Expected 2D array"):
+        hetglm.Lasso().fit(Xd[:, 0], y)
+    with pytest.raises(ValueError, match=r"unknown device 'tpu' \(expected one of cpu, auto"):
+        hetglm.LogisticRegression(device="tpu").fit(Xd, y)
+    with pytest.raises(ValueError, match="X has 5 features, but LogisticRegression is expecting 10 features"):
+        hetglm.LogisticRegression().fit(Xd, y).predict(Xd[:, :5])
+    with pytest.raises(ValueError, match="C must be a positive number"):
+        hetglm.LinearSVC(C=-1).fit(Xd, y)
+    with pytest.raises(ValueError, match="sample_weight"):
+        hetglm.Ridge().fit(Xd, y, sample_weight=np.ones(3))
+
+
+def test_engine_errors_keep_the_engine_message(cancer, tmp_path):
+    X, y = cancer
+    # Unknown combinations are rejected by the engine (InvalidArgument -> ValueError) with its own message,
+    # unless this engine version trains them.
+    try:
+        hetglm.LinearSVC(loss="hinge", penalty="l1").fit(X, y)
+    except ValueError as e:
+        assert "l1" in str(e)
+    bad = tmp_path / "bad.model"
+    bad.write_text("format hetglm-1\nsolver_type L2R_LR\nnr_class x\n")
+    with pytest.raises(ValueError, match=r"bad.model:3:"):
+        hetglm.load_model(bad)
+    with pytest.raises(FileNotFoundError, match="cannot open"):
+        hetglm.load_model(tmp_path / "missing.model")
+    with pytest.raises(OSError, match="cannot write"):
+        hetglm.Ridge().fit(X, y).save_model(tmp_path / "no-such-dir" / "m.model")
+
+
+def test_pipeline_and_grid_search(cancer, housing):
+    X, y = cancer
+    pipe = make_pipeline(StandardScaler(with_mean=False), hetglm.LogisticRegression())
+    grid = GridSearchCV(pipe, {"logisticregression__C": [0.01, 1.0]}, cv=3).fit(X, y)
+    assert grid.best_params_["logisticregression__C"] in (0.01, 1.0)
+    assert grid.score(X, y) > 0.95
+    Xh, yh = housing
+    grid = GridSearchCV(hetglm.Lasso(), {"alpha": [0.01, 0.1, 1.0]}, cv=3).fit(Xh, yh)
+    assert grid.best_estimator_.alpha in (0.01, 0.1, 1.0)
+    svc = GridSearchCV(make_pipeline(hetglm.LinearSVC()), {"linearsvc__loss": ["hinge", "squared_hinge"]},
+                       cv=3).fit(X, y)
+    assert svc.score(X, y) > 0.95
+
+
+def test_pickle_and_params_round_trip(cancer):
+    X, y = cancer
+    for est in (hetglm.LogisticRegression(C=0.3, class_weight="balanced"), hetglm.LinearSVC(loss="hinge"),
+                hetglm.Ridge(alpha=3.0), hetglm.Lasso(alpha=0.01), hetglm.ElasticNet(l1_ratio=0.2)):
+        params = est.get_params()
+        est2 = type(est)().set_params(**params)
+        assert est2.get_params() == params
+        est.fit(X, y)
+        back = pickle.loads(pickle.dumps(est))
+        np.testing.assert_array_equal(back.predict(X), est.predict(X))
+        assert back.duality_gap_ == est.duality_gap_
+
+
+def test_save_and_load_model(cancer, housing, tmp_path, data_dir):
+    X, y = cancer
+    Xh, yh = housing
+    for est, (Xi, yi) in [(hetglm.LogisticRegression(), cancer), (hetglm.LinearSVC(), cancer),
+                          (hetglm.Ridge(), housing), (hetglm.Lasso(alpha=0.05), housing),
+                          (hetglm.ElasticNet(alpha=0.05), housing)]:
+        est.fit(Xi, yi)
+        path = tmp_path / f"{type(est).__name__}.model"
+        est.save_model(path)
+        assert path.read_text().startswith("format hetglm-1\n")
+        back = hetglm.load_model(path)
+        assert type(back) is type(est)
+        np.testing.assert_array_equal(back.predict(Xi), est.predict(Xi))
+        np.testing.assert_allclose(back.coef_, est.coef_, rtol=0, atol=0)
+        if hasattr(est, "predict_proba"):
+            np.testing.assert_allclose(back.predict_proba(Xi), est.predict_proba(Xi), rtol=1e-15)
+
+
+def _cli():
+    for cand in (os.environ.get("HETGLM_CLI"), os.path.join(ROOT, "build", "bin", "hetglm"), shutil.which("hetglm")):
+        if cand and os.path.exists(cand):
+            return cand
+    return None
+
+
+@pytest.mark.skipif(_cli() is None, reason="the hetglm CLI is not built (build/bin/hetglm)")
+def test_models_move_between_python_and_cli(tmp_path, data_dir):
+    cli = _cli()
+    X, y = hetglm.load_svmlight_file(data_dir / "dna.scale")
+    Xt, yt = hetglm.load_svmlight_file(data_dir / "dna.scale.t", n_features=X.shape[1])
+    est = hetglm.LogisticRegression(tol=1e-6).fit(X, y)
+    est.save_model(tmp_path / "py.model")
+    out = tmp_path / "pred.txt"
+    subprocess.run([cli, "predict", "-q", str(tmp_path / "py.model"), str(data_dir / "dna.scale.t"), str(out)],
+                   check=True, capture_output=True)
+    np.testing.assert_array_equal(np.loadtxt(out), est.predict(Xt))
+    subprocess.run([cli, "train", "-q", "--tol", "1e-6", "-B", "1", str(data_dir / "dna.scale"),
+                    str(tmp_path / "cli.model")], check=True, capture_output=True)
+    back = hetglm.load_model(tmp_path / "cli.model")
+    np.testing.assert_allclose(back.coef_, est.coef_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(back.predict(Xt), est.predict(Xt))
+
+
+def test_ctrl_c_interrupts_a_long_fit(data_dir):
+    X, y = hetglm.load_svmlight_file(data_dir / "a9a")
+    est = hetglm.LinearSVC(loss="hinge", tol=1e-15, max_iter=10**7)
+    timer = threading.Timer(0.5, _thread.interrupt_main)
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            est.fit(X, y)
+    finally:
+        timer.cancel()
+    assert not hasattr(est, "coef_")
+
+
+def test_plot_training_history(cancer, housing):
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    est = hetglm.LogisticRegression().fit(*cancer)
+    ax, ax2 = hetglm.plot_training_history(est)
+    assert ax.get_yscale() == "log"
+    assert len(ax.get_lines()) == 1 and len(ax2.get_lines()) == 1
+    np.testing.assert_allclose(ax.get_lines()[0].get_ydata(), [h["gap"] for h in est.training_history_])
+    with pytest.raises(ValueError, match="no training history"):
+        hetglm.plot_training_history(hetglm.Ridge())

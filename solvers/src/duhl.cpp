@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: Apache-2.0
+// DuHL scheduler (algorithm and references in duhl.hpp).
+#include "hetglm/solvers/duhl.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <exception>
+#include <numeric>
+#include <thread>
+
+#include "hetglm/error.hpp"
+#include "hetglm/rng.hpp"
+
+namespace hetglm {
+
+CpuRole parse_cpu_role(const std::string& s) {
+  if (s == "gaps") return CpuRole::gaps;
+  if (s == "solve") return CpuRole::solve;
+  throw InvalidArgument(fmt::format("--cpu-role: unknown value '{}' (expected gaps or solve)", s));
+}
+Selection parse_selection(const std::string& s) {
+  if (s == "duhl" || s == "gap") return Selection::gap;
+  if (s == "random") return Selection::random;
+  if (s == "streaming") return Selection::streaming;
+  throw InvalidArgument(fmt::format("--duhl-selection: unknown value '{}' (expected duhl, random or streaming)", s));
+}
+const char* cpu_role_name(CpuRole r) { return r == CpuRole::gaps ? "gaps" : "solve"; }
+const char* selection_name(Selection s) {
+  return s == Selection::gap ? "duhl" : s == Selection::random ? "random" : "streaming";
+}
+
+std::size_t data_bytes(const CsrMatrix& A) {
+  std::size_t s = 0;
+  for (index_t i = 0; i < A.n_rows; ++i) s += column_bytes(A, i);
+  return s;
+}
+
+template <class Form>
+ObjectiveDesc describe_objective(const Form& form, std::vector<double>& storage) {
+  ObjectiveDesc d;
+  d.lambda = form.lambda;
+  d.n_coords = form.n_coords();
+  d.dim = form.dim();
+  if constexpr (Form::formulation == Formulation::dual) {
+    d.formulation = HETGLM_FORM_DUAL;
+    d.loss = static_cast<int>(Form::LossP::id);
+    d.n = form.n_coords();
+    storage.resize(static_cast<std::size_t>(form.n_coords()));
+    for (index_t i = 0; i < form.n_coords(); ++i) storage[i] = form.sq_norm[i] * form.inv_lambda_n;
+    d.coord_labels = form.y;
+    d.coord_weights = form.c;
+    d.coord_curvature = storage.data();
+  } else {
+    d.formulation = HETGLM_FORM_PRIMAL;
+    d.loss = static_cast<int>(Form::LossP::id);
+    d.penalty = static_cast<int>(Form::PenP::id);
+    d.eta = form.eta;
+    d.bound = form.bound;
+    d.n = form.dim();
+    storage = form.h;
+    d.coord_curvature = storage.data();
+    d.row_labels = form.y;
+    d.row_weights = form.c;
+  }
+  return d;
+}
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+double relative_gap(const Certificate& c) {
+  const double s = std::fabs(c.primal);
+  return s > 0 ? c.gap / s : c.gap;
+}
+void check_finite(const Certificate& c, int round) {
+  if (!std::isfinite(c.primal) || !std::isfinite(c.dual))
+    throw TrainingError(fmt::format("numerical failure at DuHL round {}: the objective is not finite (primal {}, dual {})",
+                                    round, c.primal, c.dual));
+}
+}  // namespace
+
+template <class Form>
+DuhlResult solve_duhl(const Form& form, Backend& accel, const SolverOptions& so, const DuhlOptions& o) {
+  const auto t0 = Clock::now();
+  double cert_seconds = 0;  // excluded from the per-round times (measurement, not training)
+  const CsrMatrix& A = *form.A;
+  const index_t m = form.n_coords();
+  const auto mz = static_cast<std::size_t>(m);
+  DuhlResult res;
+  res.device = accel.description();
+
+  std::vector<std::size_t> bytes(mz);
+  std::size_t total = 0, maxcol = 0, mincol = SIZE_MAX;
+  for (index_t i = 0; i < m; ++i) {
+    bytes[i] = column_bytes(A, i);
+    total += bytes[i];
+    maxcol = std::max(maxcol, bytes[i]);
+    mincol = std::min(mincol, bytes[i]);
+  }
+  const std::size_t budget = std::min(accel.memory_budget(), total);
+  res.budget_bytes = budget;
+  res.data_bytes = total;
+  if (accel.memory_budget() < maxcol)
+    throw InvalidArgument(fmt::format(
+        "--accel-memory: a budget of {} bytes is smaller than the largest column ({} bytes); give at least {} bytes",
+        accel.memory_budget(), maxcol, maxcol));
+  if (o.epochs_per_round < 1)
+    throw InvalidArgument(fmt::format("--duhl-epochs: must be at least 1, got {}", o.epochs_per_round));
+
+  std::vector<double> curv;
+  accel.bind(describe_objective(form, curv));
+
+  const bool all_fit = budget >= total;
+  const int passes = static_cast<int>((total + budget - 1) / budget);
+  const int exact_every = o.exact_gap_every > 0 ? o.exact_gap_every : std::max(1, passes / o.epochs_per_round);
+  const long max_rounds = o.max_rounds > 0 ? o.max_rounds : long(so.max_epochs) * std::max(1, passes / o.epochs_per_round);
+
+  res.alpha.assign(mz, 0.0);
+  std::vector<double>& alpha = res.alpha;
+  std::vector<double> v(static_cast<std::size_t>(form.dim()), 0.0);
+  std::vector<double> z(mz);
+  for (index_t i = 0; i < m; ++i) z[i] = form.gap(i, 0.0, form.u(i, v.data()));
+
+  std::vector<char> in_ws(mz, 0);
+  std::vector<index_t> ws, cand(mz);
+  std::iota(cand.begin(), cand.end(), index_t{0});
+  std::vector<index_t> cpu_order(mz);
+  std::iota(cpu_order.begin(), cpu_order.end(), index_t{0});
+  SplitMix64 rng(so.seed ^ 0x5DEECE66Dull);
+  shuffle(std::span<index_t>(cpu_order), rng);
+  std::size_t cpu_pos = 0, stream_pos = 0;
+
+  auto select = [&]() {
+    for (index_t i : ws) in_ws[i] = 0;
+    ws.clear();
+    std::size_t used = 0;
+    auto try_add = [&](index_t i) {
+      if (used + bytes[i] > budget) return false;
+      used += bytes[i];
+      ws.push_back(i);
+      in_ws[i] = 1;
+      return true;
+    };
+    if (all_fit) {
+      for (index_t i = 0; i < m; ++i) try_add(i);
+    } else if (o.selection == Selection::streaming) {
+      // The next chunk of consecutive coordinates that fits (wrapping around): the paper's sequential baseline.
+      for (std::size_t k = 0; k < mz; ++k) {
+        const auto i = static_cast<index_t>(stream_pos % mz);
+        if (!try_add(i)) break;
+        ++stream_pos;
+      }
+      stream_pos %= mz;
+    } else {
+      std::size_t top = mz;
+      if (o.selection == Selection::random) {
+        shuffle(std::span<index_t>(cand), rng);
+      } else {
+        // Top-k by stale gap (nth_element, O(m)), k = an upper bound of the coordinates the budget can hold; ties
+        // broken by index so a run is reproducible.
+        auto by_gap = [&](index_t a, index_t b) { return z[a] > z[b] || (z[a] == z[b] && a < b); };
+        top = std::min(mz, budget / std::max<std::size_t>(mincol, 1) + 1);
+        if (top < mz) std::nth_element(cand.begin(), cand.begin() + static_cast<std::ptrdiff_t>(top), cand.end(), by_gap);
+        std::sort(cand.begin(), cand.begin() + static_cast<std::ptrdiff_t>(top), by_gap);
+      }
+      for (std::size_t k = 0; k < top && budget - used >= mincol; ++k) try_add(cand[k]);
+    }
+  };
+
+  auto record = [&](int round, const Certificate& c) {
+    EpochRecord r{round, since(t0) - cert_seconds, c.primal, c.dual, c.gap, relative_gap(c)};
+    res.history.push_back(r);
+    if (so.on_epoch) so.on_epoch(r);
+    return r;
+  };
+
+  std::vector<double> alpha_ws, alpha_new, v_loc;
+  std::vector<std::pair<index_t, double>> cpu_deltas;
+  int round = 0;
+  bool stop = false;
+  while (!stop && round < max_rounds) {
+    ++round;
+    DuhlRound rec;
+    rec.round = round;
+    if (round == 1 || !all_fit) select();
+    double zsum = 0, zws = 0;
+    for (index_t i = 0; i < m; ++i) zsum += std::max(0.0, z[i]);  // gaps are >= 0 up to rounding
+    for (index_t i : ws) zws += std::max(0.0, z[i]);
+    rec.ws_gap_share = zsum > 0 ? zws / zsum : 0;
+    rec.working_set = ws.size();
+    alpha_ws.resize(ws.size());
+    for (std::size_t p = 0; p < ws.size(); ++p) alpha_ws[p] = alpha[ws[p]];
+    const LoadReport lr = accel.load_working_set(ws, A, alpha_ws);
+    rec.swaps = lr.columns_copied;
+    rec.bytes_copied = lr.bytes_copied;
+    accel.set_shared_vector(v);
+
+    const bool solve = o.cpu_role == CpuRole::solve && ws.size() < mz;
+    const double sigma = solve ? 2.0 : 1.0;  // CoCoA+ adding with K = 2 parts: sigma' = gamma K = 2
+    std::atomic<bool> done{false};
+    std::exception_ptr err;
+    EpochReport er;
+    std::thread accel_thread([&] {
+      try {
+        er = accel.run_epochs(o.epochs_per_round, so.seed + 7919ull * static_cast<std::uint64_t>(round), sigma);
+      } catch (...) {
+        err = std::current_exception();
+      }
+      done.store(true, std::memory_order_release);
+    });
+    // Unit A, concurrently: at most `epochs_per_round` passes over the coordinates outside P, stopping when the
+    // accelerator is done; a persistent cursor so every coordinate gets its turn over the rounds.
+    // It also visits at least as many outside coordinates as the accelerator steps (|P| per epoch): with a device
+    // much faster than the host, the time-delay strategy alone would leave the gap memory outside P frozen and the
+    // selection could cycle on a stale set (observed on PoCL); this floor keeps the refresh moving.
+    std::size_t visited = 0, outside_visits = 0;
+    const std::size_t max_visits = mz * static_cast<std::size_t>(o.epochs_per_round);
+    const std::size_t min_outside = std::min(mz - ws.size(), ws.size()) * static_cast<std::size_t>(o.epochs_per_round);
+    cpu_deltas.clear();
+    if (solve) v_loc = v;
+    while (visited < max_visits && (outside_visits < min_outside || !done.load(std::memory_order_acquire))) {
+      for (int burst = 0; burst < 16 && visited < max_visits; ++burst, ++visited) {
+        const index_t i = cpu_order[cpu_pos];
+        cpu_pos = (cpu_pos + 1) % mz;
+        if (in_ws[i]) continue;
+        ++outside_visits;
+        ++rec.cpu_updates;
+        if (!solve) {
+          z[i] = form.gap(i, alpha[i], form.u(i, v.data()));
+          continue;
+        }
+        z[i] = form.gap(i, alpha[i], form.u(i, v_loc.data()));
+        const double a_new = form.coordinate_step(i, alpha[i], v_loc.data(), sigma);
+        const double delta = a_new - alpha[i];
+        if (delta == 0) continue;
+        alpha[i] = a_new;
+        cpu_deltas.emplace_back(i, delta);
+        const double sd = sigma * delta;
+        for (offset_t k = A.offsets[i]; k < A.offsets[i + 1]; ++k) v_loc[A.indices[k]] += sd * double(A.values[k]);
+      }
+    }
+    accel_thread.join();
+    if (err) std::rethrow_exception(err);
+    if (!er.numerics_ok)
+      throw TrainingError(fmt::format("numerical failure at DuHL round {}: the device saw a NaN or infinity", round));
+    rec.accel_seconds = er.seconds;
+
+    // Merge (gamma = 1): alpha from both units; v += A dalpha in double, from alpha (never the device's float v).
+    alpha_new.resize(ws.size());
+    accel.get_alpha(alpha_new);
+    auto axpy = [&](index_t i, double delta) {
+      for (offset_t k = A.offsets[i]; k < A.offsets[i + 1]; ++k) v[A.indices[k]] += delta * double(A.values[k]);
+    };
+    for (std::size_t p = 0; p < ws.size(); ++p) {
+      const double delta = alpha_new[p] - alpha[ws[p]];
+      if (delta == 0) continue;
+      alpha[ws[p]] = alpha_new[p];
+      axpy(ws[p], delta);
+    }
+    for (const auto& [i, delta] : cpu_deltas) axpy(i, delta);
+    // Fresh gaps of P from the merged v, in double on the host (O(nnz_P)): the device's float32 gaps
+    // (Backend::coordinate_gaps) are too noisy for selection when the Lipschitzing bound B multiplies the rounding
+    // of s_j (Lasso on PoCL stalled on that noise).
+    for (index_t i : ws) z[i] = form.gap(i, alpha[i], form.u(i, v.data()));
+
+    if (round % exact_every == 0 || round == max_rounds) {
+      const auto tc = Clock::now();
+      v = shared_vector(form, alpha);
+      const Certificate c = form.certificate(alpha, v);
+      cert_seconds += since(tc);
+      check_finite(c, round);
+      const EpochRecord r = record(round, c);
+      rec.exact = true;
+      rec.primal = c.primal;
+      rec.dual = c.dual;
+      rec.gap = c.gap;
+      rec.rel_gap = r.rel_gap;
+      if (r.rel_gap <= so.tol) {
+        res.converged = true;
+        stop = true;
+      }
+    }
+    if (so.should_stop && so.should_stop()) {
+      res.interrupted = true;
+      stop = true;
+    }
+    rec.seconds = since(t0) - cert_seconds;
+    res.rounds.push_back(rec);
+    if (o.on_round) o.on_round(rec);
+  }
+  v = shared_vector(form, alpha);
+  res.certificate = form.certificate(alpha, v);
+  check_finite(res.certificate, round);
+  res.converged = relative_gap(res.certificate) <= so.tol;
+  res.w = form.weights(alpha, v);
+  res.epochs = round;
+  res.seconds = since(t0);
+  return res;
+}
+
+#define HETGLM_DUHL_INST(...)                                                                                      \
+  template DuhlResult solve_duhl(const __VA_ARGS__&, Backend&, const SolverOptions&, const DuhlOptions&);        \
+  template ObjectiveDesc describe_objective(const __VA_ARGS__&, std::vector<double>&);
+HETGLM_FOR_EACH_FORM(HETGLM_DUHL_INST)
+#undef HETGLM_DUHL_INST
+
+}  // namespace hetglm

@@ -1,0 +1,527 @@
+// SPDX-License-Identifier: Apache-2.0
+// Parallel CPU solvers: SySCD and the PASSCoDe baselines (algorithm in parallel_cpu.hpp, docs/parallel-cpu.md).
+#include "hetglm/solvers/parallel_cpu.hpp"
+
+#include <fmt/format.h>
+#include <tbb/blocked_range.h>
+#include <tbb/info.h>
+#include <tbb/parallel_for.h>
+#include <tbb/partitioner.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+#include <optional>
+
+#include "hetglm/error.hpp"
+#include "hetglm/rng.hpp"
+#include "hetglm/solvers/numa.hpp"
+#include "hetglm/solvers/sequential.hpp"
+
+namespace hetglm {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+double relative_gap(const Certificate& c) {
+  const double scale = std::fabs(c.primal);
+  return scale > 0 ? c.gap / scale : c.gap;
+}
+
+bool finite(const Certificate& c) { return std::isfinite(c.primal) && std::isfinite(c.dual); }
+
+void check_finite(const Certificate& c, int epoch) {
+  if (!finite(c))
+    throw TrainingError(fmt::format(
+        "numerical failure at epoch {}: the objective is not finite (primal {}, dual {})", epoch, c.primal, c.dual));
+}
+
+constexpr index_t kReduceGrain = 2048;   // coordinates per leaf of the certificate reduction
+constexpr std::size_t kVecGrain = 4096;  // entries of v per task of the replica merge
+constexpr int kResyncEvery = 10;         // epochs between exact re-synchronizations v = A alpha
+
+/// Partial sums of a certificate.
+struct Sums {
+  double a = 0, b = 0, c = 0;
+  Sums operator+(const Sums& o) const { return {a + o.a, b + o.b, c + o.c}; }
+};
+
+// ThreadSanitizer cannot see the synchronization inside the uninstrumented libtbb, so under -fsanitize=thread
+// every parallel region makes its fork/join edges visible: an acq_rel read-modify-write of one atomic before the
+// tasks are spawned and after they are joined, and at the start and end of every task (a release sequence: each
+// RMW acquires everything released before it). Compiled out otherwise.
+#if defined(__SANITIZE_THREAD__)
+std::atomic<std::uint64_t> g_fork_join{0};
+inline void fork_join_edge() { g_fork_join.fetch_add(1, std::memory_order_acq_rel); }
+#else
+inline void fork_join_edge() {}
+#endif
+
+/// Runs body(c) for every chunk c in [0, n_chunks) in the current arena (work stealing allowed: each chunk's
+/// result must depend on c only).
+template <class Body>
+void parallel_chunks(std::int64_t n_chunks, const Body& body) {
+  if (n_chunks <= 0) return;
+  if (n_chunks == 1) {
+    body(std::int64_t{0});
+    return;
+  }
+  fork_join_edge();
+  tbb::parallel_for(std::int64_t{0}, n_chunks, [&](std::int64_t c) {
+    fork_join_edge();
+    body(c);
+    fork_join_edge();
+  });
+  fork_join_edge();
+}
+
+/// Sums body(lo, hi) over fixed chunks of kReduceGrain coordinates of [0, n), computed in parallel and added in
+/// chunk order by the caller: the result never depends on the thread count or the schedule.
+template <class Body>
+Sums reduce(index_t n, const Body& body) {
+  if (n <= 0) return {};
+  const std::int64_t chunks = (std::int64_t(n) + kReduceGrain - 1) / kReduceGrain;
+  std::vector<Sums> part(static_cast<std::size_t>(chunks));
+  parallel_chunks(chunks, [&](std::int64_t c) {
+    const index_t lo = static_cast<index_t>(c * kReduceGrain);
+    part[c] = body(lo, static_cast<index_t>(std::min<std::int64_t>(lo + std::int64_t(kReduceGrain), n)));
+  });
+  Sums total;
+  for (const Sums& p : part) total = total + p;
+  return total;
+}
+
+/// Runs body(lo, hi) over ranges of at most kVecGrain entries of [0, n), in parallel.
+template <class Body>
+void for_ranges(std::size_t n, const Body& body) {
+  const std::int64_t chunks = static_cast<std::int64_t>((n + kVecGrain - 1) / kVecGrain);
+  parallel_chunks(chunks, [&](std::int64_t c) {
+    const std::size_t lo = static_cast<std::size_t>(c) * kVecGrain;
+    body(lo, std::min(n, lo + kVecGrain));
+  });
+}
+
+/// Runs f(t) for t in [0, n) in the current arena, one task per t. deterministic: a static partition (which OS
+/// thread runs which t is still up to TBB; results must depend on t only).
+template <class F>
+void run_tasks(int n, bool deterministic, const F& f) {
+  if (n == 1) {
+    f(0);
+    return;
+  }
+  fork_join_edge();
+  if (deterministic) {
+    tbb::parallel_for(
+        tbb::blocked_range<int>(0, n, 1),
+        [&](const tbb::blocked_range<int>& r) {
+          fork_join_edge();
+          for (int t = r.begin(); t < r.end(); ++t) f(t);
+          fork_join_edge();
+        },
+        tbb::static_partitioner());
+  } else {
+    tbb::parallel_for(0, n, [&](int t) {
+      fork_join_edge();
+      f(t);
+      fork_join_edge();
+    });
+  }
+  fork_join_edge();
+}
+
+/// Row boundaries cutting [0, A.n_rows) into `parts` chunks of about equal nonzeros (and rows when nnz = 0).
+std::vector<index_t> balanced_rows(const CsrMatrix& A, int parts) {
+  std::vector<index_t> b(static_cast<std::size_t>(parts) + 1, 0);
+  const offset_t nnz = A.nnz();
+  for (int p = 1; p < parts; ++p) {
+    if (nnz == 0) {
+      b[p] = static_cast<index_t>(static_cast<std::int64_t>(A.n_rows) * p / parts);
+      continue;
+    }
+    const offset_t target = nnz * p / parts;
+    const auto it = std::lower_bound(A.offsets.begin(), A.offsets.end(), target);
+    b[p] = std::max(b[p - 1], static_cast<index_t>(std::min<std::ptrdiff_t>(it - A.offsets.begin(), A.n_rows)));
+  }
+  b[parts] = A.n_rows;
+  return b;
+}
+
+/// Software prefetch of the nonzeros (up to 1 KiB of values and of indices) and alpha entries of rows [lo, hi).
+inline void prefetch_bucket(const CsrMatrix& A, const double* alpha, index_t lo, index_t hi) {
+  const offset_t k0 = A.offsets[lo];
+  const offset_t k1 = A.offsets[hi];
+  const std::size_t bytes = std::min<std::size_t>(static_cast<std::size_t>(k1 - k0) * sizeof(float), 1024);
+  const char* pv = reinterpret_cast<const char*>(A.values.data() + k0);
+  const char* pi = reinterpret_cast<const char*>(A.indices.data() + k0);
+  for (std::size_t off = 0; off < bytes; off += 64) {
+    __builtin_prefetch(pv + off, 0, 1);
+    __builtin_prefetch(pi + off, 0, 1);
+  }
+  __builtin_prefetch(alpha + lo, 1, 1);
+}
+
+template <class Form>
+SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T) {
+  const auto t0 = Clock::now();
+  const CsrMatrix& A = *form.A;
+  const index_t m = form.n_coords();
+  const std::size_t d = static_cast<std::size_t>(form.dim());
+  const bool det = o.deterministic;
+  const bool syscd = o.solver == SolverKind::syscd;
+  const bool wild = o.solver == SolverKind::passcode_wild;
+  const index_t* idx = A.indices.data();
+  const float* val = A.values.data();
+
+  // Buckets of B consecutive coordinates (automatic: 8 = one cache line of alpha, fewer when there would be
+  // less than 4 buckets per thread).
+  const index_t B = o.bucket_size > 0 ? static_cast<index_t>(o.bucket_size)
+                                      : std::clamp<index_t>(m / (4 * static_cast<index_t>(T)), 1, 8);
+  const index_t nb = m / B + (m % B != 0);
+  auto bucket_end = [&](index_t b) { return static_cast<index_t>(std::min<std::int64_t>(std::int64_t(b + 1) * B, m)); };
+
+  // NUMA: K (real or virtual) nodes; node k owns buckets [nb_lo[k], nb_lo[k+1]) and threads [t_lo[k], t_lo[k+1]).
+  const int phys = numa::node_count();
+  int K = syscd ? (o.numa_nodes > 0 ? o.numa_nodes : phys) : 1;
+  K = std::max(1, static_cast<int>(std::min<std::int64_t>({K, T, nb})));
+  const bool pin = syscd && phys > 1;  // real nodes: node k runs on physical node k % phys
+  std::vector<index_t> nb_lo(static_cast<std::size_t>(K) + 1), t_lo(static_cast<std::size_t>(K) + 1);
+  for (int k = 0; k <= K; ++k) {
+    nb_lo[k] = static_cast<index_t>(std::int64_t(nb) * k / K);
+    t_lo[k] = static_cast<index_t>(std::int64_t(T) * k / K);
+  }
+  std::vector<int> node_of(static_cast<std::size_t>(T));
+  for (int k = 0; k < K; ++k)
+    for (int t = t_lo[k]; t < t_lo[k + 1]; ++t) node_of[t] = k;
+  const double sigma = syscd ? static_cast<double>(T) : 1.0;  // CoCoA+ sigma' = number of replicas (gamma = 1)
+
+  SolveResult res;
+  res.alpha.assign(static_cast<std::size_t>(m), 0.0);
+  double* alpha = res.alpha.data();
+  std::vector<double> v(d, 0.0);
+
+  if (pin) {  // node-local data: move each node's rows and alpha slice to its memory (best effort)
+    for (int k = 0; k < K; ++k) {
+      const index_t r0 = nb_lo[k] * B, r1 = nb_lo[k + 1] == nb ? m : nb_lo[k + 1] * B;
+      const offset_t k0 = A.offsets[r0], k1 = A.offsets[r1];
+      numa::migrate_to_node(val + k0, static_cast<std::size_t>(k1 - k0) * sizeof(float), k % phys);
+      numa::migrate_to_node(idx + k0, static_cast<std::size_t>(k1 - k0) * sizeof(index_t), k % phys);
+      numa::migrate_to_node(alpha + r0, static_cast<std::size_t>(r1 - r0) * sizeof(double), k % phys);
+    }
+  }
+  // One buffer of dim() doubles per logical thread: its replica of v (syscd) or its gather scratch (PASSCoDe);
+  // node-level replicas for the two-level reduction. Placed on the node (first touch by the node's threads
+  // when the nodes are virtual).
+  std::vector<numa::NodeBuffer> rep(static_cast<std::size_t>(T));
+  for (int t = 0; t < T; ++t) rep[t] = numa::NodeBuffer(d, pin ? node_of[t] % phys : -1);
+  std::vector<numa::NodeBuffer> node_rep(K > 1 ? static_cast<std::size_t>(K) : 0);
+  for (std::size_t k = 0; k < node_rep.size(); ++k) node_rep[k] = numa::NodeBuffer(d, pin ? int(k) % phys : -1);
+
+  std::vector<std::vector<index_t>> perm(static_cast<std::size_t>(K));
+  for (int k = 0; k < K; ++k) {
+    perm[k].resize(static_cast<std::size_t>(nb_lo[k + 1] - nb_lo[k]));
+    std::iota(perm[k].begin(), perm[k].end(), nb_lo[k]);
+  }
+  // Thread t's list is perm[node][list_lo[t], list_lo[t+1] - ...): a contiguous cut of the node's permutation.
+  std::vector<std::int64_t> list_lo(static_cast<std::size_t>(T)), list_hi(static_cast<std::size_t>(T));
+  for (int k = 0; k < K; ++k) {
+    const std::int64_t L = static_cast<std::int64_t>(perm[k].size()), Tk = t_lo[k + 1] - t_lo[k];
+    for (std::int64_t j = 0; j < Tk; ++j) {
+      list_lo[t_lo[k] + j] = L * j / Tk;
+      list_hi[t_lo[k] + j] = L * (j + 1) / Tk;
+    }
+  }
+  std::vector<std::atomic<std::int64_t>> cursor(static_cast<std::size_t>(T));  // work stealing (non-deterministic)
+  SplitMix64 rng(o.seed);
+
+  // One coordinate step of SySCD on replica vt (sigma'-scaled local update, CoCoA+).
+  auto step_syscd = [&](index_t i, double* vt) {
+    const double a_new = form.coordinate_step(i, alpha[i], vt, sigma);
+    const double delta = a_new - alpha[i];
+    if (delta == 0) return;
+    alpha[i] = a_new;
+    const double sd = sigma * delta;
+    for (offset_t k = A.offsets[i]; k < A.offsets[i + 1]; ++k) vt[idx[k]] += sd * double(val[k]);
+  };
+  // One coordinate step of PASSCoDe on the shared v: gather v's entries of row i with relaxed atomic loads into
+  // the thread's scratch (Form::u reads v only at row i's indices), step, then add atomically (fetch_add) or
+  // wildly (load + store, an update may be lost).
+  auto step_passcode = [&](index_t i, double* scratch) {
+    const offset_t k0 = A.offsets[i], k1 = A.offsets[i + 1];
+    for (offset_t k = k0; k < k1; ++k)
+      scratch[idx[k]] = std::atomic_ref<double>(v[idx[k]]).load(std::memory_order_relaxed);
+    const double a_new = form.coordinate_step(i, alpha[i], scratch, 1.0);
+    const double delta = a_new - alpha[i];
+    if (delta == 0) return;
+    alpha[i] = a_new;
+    for (offset_t k = k0; k < k1; ++k) {
+      std::atomic_ref<double> r(v[idx[k]]);
+      const double inc = delta * double(val[k]);
+      if (wild) r.store(r.load(std::memory_order_relaxed) + inc, std::memory_order_relaxed);
+      else r.fetch_add(inc, std::memory_order_relaxed);
+    }
+  };
+  auto run_bucket = [&](index_t b, double* buf) {
+    const index_t hi = bucket_end(b);
+    if (syscd) {
+      for (index_t i = b * B; i < hi; ++i) step_syscd(i, buf);
+    } else {
+      for (index_t i = b * B; i < hi; ++i) step_passcode(i, buf);
+    }
+  };
+
+  // The epoch's coordinate steps: thread t works through its list (deterministic), then, non-deterministically,
+  // steals what is left of the lists of its node's other threads.
+  auto epoch_pass = [&] {
+    run_tasks(T, det, [&](int t) {
+      const int k = node_of[t];
+      std::optional<numa::ScopedThreadBind> bind;
+      if (pin) bind.emplace(k % phys);
+      double* buf = rep[t].data();
+      if (syscd && d > 0) std::memcpy(buf, v.data(), d * sizeof(double));
+      const std::vector<index_t>& pk = perm[k];
+      if (det) {
+        for (std::int64_t p = list_lo[t]; p < list_hi[t]; ++p) {
+          if (p + 1 < list_hi[t]) prefetch_bucket(A, alpha, pk[p + 1] * B, bucket_end(pk[p + 1]));
+          run_bucket(pk[p], buf);
+        }
+        return;
+      }
+      const int Tk = t_lo[k + 1] - t_lo[k];
+      for (int s = 0; s < Tk; ++s) {
+        const int owner = t_lo[k] + (t - t_lo[k] + s) % Tk;
+        const std::int64_t hi = list_hi[owner];
+        for (;;) {
+          const std::int64_t p = cursor[owner].fetch_add(1, std::memory_order_relaxed);
+          if (p >= hi) break;
+          if (p + 1 < hi) prefetch_bucket(A, alpha, pk[p + 1] * B, bucket_end(pk[p + 1]));
+          run_bucket(pk[p], buf);
+        }
+      }
+    });
+  };
+
+  // v += sum_t (v_t - v) / sigma', in parallel over ranges of v; two levels when K > 1. The order of every sum is
+  // fixed (thread id, then node id), so the merge is deterministic whatever the schedule.
+  auto merge = [&] {
+    if (d == 0) return;
+    if (K == 1) {
+      for_ranges(d, [&](std::size_t lo, std::size_t hi) {
+        for (std::size_t j = lo; j < hi; ++j) {
+          double s = 0;
+          for (int t = 0; t < T; ++t) s += rep[t].data()[j] - v[j];
+          v[j] += s / sigma;
+        }
+      });
+      return;
+    }
+    const std::int64_t nvc = static_cast<std::int64_t>((d + kVecGrain - 1) / kVecGrain);
+    parallel_chunks(K * nvc, [&](std::int64_t c) {  // level 1: each node's threads into its node replica
+      const int k = static_cast<int>(c / nvc);
+      std::optional<numa::ScopedThreadBind> bind;
+      if (pin) bind.emplace(k % phys);
+      double* nr = node_rep[k].data();
+      const std::size_t lo = static_cast<std::size_t>(c % nvc) * kVecGrain, hi = std::min(d, lo + kVecGrain);
+      for (std::size_t j = lo; j < hi; ++j) {
+        double s = 0;
+        for (int t = t_lo[k]; t < t_lo[k + 1]; ++t) s += rep[t].data()[j] - v[j];
+        nr[j] = s;
+      }
+    });
+    for_ranges(d, [&](std::size_t lo, std::size_t hi) {  // level 2: the node replicas into v
+      for (std::size_t j = lo; j < hi; ++j) {
+        double s = 0;
+        for (int k = 0; k < K; ++k) s += node_rep[k].data()[j];
+        v[j] += s / sigma;
+      }
+    });
+  };
+
+  auto record = [&](int epoch, const Certificate& c) {
+    EpochRecord r{epoch, since(t0), c.primal, c.dual, c.gap, relative_gap(c)};
+    res.history.push_back(r);
+    if (o.on_epoch) o.on_epoch(r);
+    return r;
+  };
+  auto resync = [&] {
+    v = parallel_shared_vector(form, res.alpha, T);
+    return parallel_certificate(form, res.alpha, v);
+  };
+
+  int epoch = 0;
+  bool exact = true;  // v == A alpha (re-synchronized) and `cert` certifies it
+  Certificate cert{};
+  while (epoch < o.max_epochs) {
+    // A fresh random permutation of each node's buckets; contiguous cuts of it are the threads' lists.
+    for (int k = 0; k < K; ++k) shuffle(std::span<index_t>(perm[k]), rng);
+    for (int t = 0; t < T; ++t) cursor[t].store(list_lo[t], std::memory_order_relaxed);
+    epoch_pass();
+    if (syscd) merge();
+    ++epoch;
+    cert = parallel_certificate(form, res.alpha, v);
+    exact = false;
+    const bool stop = o.should_stop && o.should_stop();
+    if (wild || !finite(cert) || relative_gap(cert) <= o.tol || epoch % kResyncEvery == 0 ||
+        epoch == o.max_epochs || stop) {
+      cert = resync();
+      exact = true;
+    }
+    check_finite(cert, epoch);
+    const EpochRecord r = record(epoch, cert);
+    if (r.rel_gap <= o.tol) {
+      res.converged = true;
+      break;
+    }
+    if (stop) {
+      res.interrupted = true;
+      break;
+    }
+  }
+  if (!exact || epoch == 0) cert = resync();
+  res.certificate = cert;
+  check_finite(res.certificate, epoch);
+  res.converged = relative_gap(res.certificate) <= o.tol;
+  res.w = form.weights(res.alpha, v);
+  res.epochs = epoch;
+  res.seconds = since(t0);
+  return res;
+}
+
+}  // namespace
+
+template <class Form>
+Certificate parallel_certificate(const Form& f, std::span<const double> alpha, std::span<const double> v) {
+  using LossP = typename Form::LossP;
+  const double* vp = v.data();
+  Certificate cert;
+  if constexpr (Form::formulation == Formulation::dual) {
+    const Sums sv = reduce(static_cast<index_t>(v.size()), [&](index_t lo, index_t hi) {
+      Sums s;
+      for (index_t k = lo; k < hi; ++k) s.a += vp[k] * vp[k];
+      return s;
+    });
+    const Sums sc = reduce(f.n_coords(), [&](index_t lo, index_t hi) {
+      Sums s;
+      for (index_t i = lo; i < hi; ++i) {
+        const double z = f.u(i, vp);
+        s.a += LossP::value(f.y[i], z, f.c[i]);
+        s.b += LossP::conjugate(f.y[i], alpha[i], f.c[i]);
+        s.c += LossP::dual_gap(f.y[i], alpha[i], z, f.c[i]);
+      }
+      return s;
+    });
+    const double reg = 0.5 * f.lambda * sv.a * f.inv_lambda_n * f.inv_lambda_n;  // lambda/2 ||w||^2
+    cert.primal = sc.a * f.inv_n + reg;
+    cert.dual = -sc.b * f.inv_n - reg;
+    cert.gap = cert.primal - cert.dual;
+    cert.gap_sum = sc.c * f.inv_n;
+  } else {
+    using PenP = typename Form::PenP;
+    const Sums sk = reduce(f.dim(), [&](index_t lo, index_t hi) {
+      Sums s;
+      for (index_t k = lo; k < hi; ++k) {
+        s.a += LossP::value(f.y[k], vp[k], f.c[k]);
+        s.b += LossP::conjugate(f.y[k], -LossP::derivative(f.y[k], vp[k], f.c[k]), f.c[k]);
+      }
+      return s;
+    });
+    const Sums sj = reduce(f.n_coords(), [&](index_t lo, index_t hi) {
+      Sums s;
+      for (index_t j = lo; j < hi; ++j) {
+        const double sg = f.u(j, vp);
+        s.a += PenP::value(alpha[j], f.lambda, f.eta);
+        s.b += PenP::conjugate(sg, f.lambda, f.eta, f.bound);
+        s.c += PenP::gap(alpha[j], sg, f.lambda, f.eta, f.bound);
+      }
+      return s;
+    });
+    cert.primal = sk.a * f.inv_n + sj.a;
+    cert.dual = -sk.b * f.inv_n - sj.b;
+    cert.gap = cert.primal - cert.dual;
+    cert.gap_sum = sj.c;
+  }
+  return cert;
+}
+
+template <class Form>
+std::vector<double> parallel_shared_vector(const Form& form, std::span<const double> alpha, int n_parts) {
+  const CsrMatrix& A = *form.A;
+  const int P = std::max(1, static_cast<int>(std::min<std::int64_t>(n_parts, A.n_rows)));
+  if (P == 1) return shared_vector(form, alpha);
+  const std::size_t d = static_cast<std::size_t>(form.dim());
+  const std::vector<index_t> rows = balanced_rows(A, P);
+  std::vector<std::vector<double>> part(static_cast<std::size_t>(P));
+  run_tasks(P, true, [&](int p) {
+    std::vector<double>& acc = part[p];
+    acc.assign(d, 0.0);  // first touch by the thread that scatters into it
+    for (index_t i = rows[p]; i < rows[p + 1]; ++i) {
+      if (alpha[i] == 0) continue;
+      for (offset_t k = A.offsets[i]; k < A.offsets[i + 1]; ++k) acc[A.indices[k]] += alpha[i] * double(A.values[k]);
+    }
+  });
+  std::vector<double> v(d, 0.0);
+  if (d == 0) return v;
+  for_ranges(d, [&](std::size_t lo, std::size_t hi) {
+    for (std::size_t j = lo; j < hi; ++j) {
+      double s = 0;
+      for (int p = 0; p < P; ++p) s += part[p][j];
+      v[j] = s;
+    }
+  });
+  return v;
+}
+
+template <class Form>
+SolveResult solve_parallel_cpu(const Form& form, const SolverOptions& o) {
+  if (o.n_threads < 0) throw InvalidArgument(fmt::format("--threads: must be >= 0 (0 = all cores), got {}", o.n_threads));
+  if (o.numa_nodes < 0)
+    throw InvalidArgument(fmt::format("--numa-nodes: must be >= 0 (0 = the machine's topology), got {}", o.numa_nodes));
+  if (o.bucket_size < 0)
+    throw InvalidArgument(fmt::format("bucket size: must be >= 0 (0 = automatic), got {}", o.bucket_size));
+  if (o.solver == SolverKind::sequential) return solve_sequential(form, o);
+  if (o.deterministic && o.solver != SolverKind::syscd)
+    throw InvalidArgument(fmt::format(
+        "--deterministic: solver '{}' updates one shared vector from racing threads, so it cannot be deterministic; "
+        "use --solver syscd or sequential",
+        solver_kind_name(o.solver)));
+  const int T = o.n_threads > 0 ? o.n_threads : std::max(1, tbb::this_task_arena::max_concurrency());
+  const int want = std::max(1, std::min(T, tbb::info::default_concurrency()));
+  if (tbb::this_task_arena::max_concurrency() == want) return run_parallel(form, o, T);  // the caller's arena
+  tbb::task_arena arena(want);
+  return arena.execute([&] { return run_parallel(form, o, T); });
+}
+
+SolverKind parse_solver_kind(std::string_view name) {
+  if (name == "sequential") return SolverKind::sequential;
+  if (name == "syscd") return SolverKind::syscd;
+  if (name == "passcode-atomic") return SolverKind::passcode_atomic;
+  if (name == "passcode-wild") return SolverKind::passcode_wild;
+  throw InvalidArgument(fmt::format(
+      "--solver: unknown solver '{}' (expected sequential, syscd, passcode-atomic or passcode-wild)", name));
+}
+
+std::string_view solver_kind_name(SolverKind kind) {
+  switch (kind) {
+    case SolverKind::sequential: return "sequential";
+    case SolverKind::syscd: return "syscd";
+    case SolverKind::passcode_atomic: return "passcode-atomic";
+    case SolverKind::passcode_wild: return "passcode-wild";
+  }
+  return "unknown";
+}
+
+#define HETGLM_INSTANTIATE_PARALLEL(...)                                                                           \
+  template SolveResult solve_parallel_cpu(const __VA_ARGS__&, const SolverOptions&);                             \
+  template Certificate parallel_certificate(const __VA_ARGS__&, std::span<const double>, std::span<const double>); \
+  template std::vector<double> parallel_shared_vector(const __VA_ARGS__&, std::span<const double>, int);
+
+// One instantiation per form; the list lives in forms.hpp (HETGLM_FOR_EACH_FORM), as for solve_sequential.
+HETGLM_FOR_EACH_FORM(HETGLM_INSTANTIATE_PARALLEL)
+#undef HETGLM_INSTANTIATE_PARALLEL
+
+}  // namespace hetglm

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: Apache-2.0
+// Backend conformance: one test body runs against every backend available here (cpu double, cpu float, opencl when
+// compiled in and present) and compares its epochs, sigma' handling, working-set swaps and gaps with the reference
+// epoch (conformance.hpp). Also the registry: device strings, budgets, and the exact error messages.
+#include <cmath>
+#include <cstdlib>
+#include <sys/wait.h>
+
+#include "hetglm/io.hpp"
+
+#include "conformance.hpp"
+#include "hetglm/solvers/duhl.hpp"
+
+namespace hetglm::testing {
+namespace {
+
+struct ModelCase {
+  const char* model;
+  const char* file;
+  index_t rows;
+  double lambda;
+};
+const ModelCase kModels[] = {
+    {"logistic", "w7a", 400, 1e-3},     {"svm", "mushrooms", 300, 1e-3}, {"squared-hinge", "a9a", 400, 1e-3},
+    {"ridge", "housing_scale", 506, 1e-2}, {"lasso", "housing_scale", 506, 0.05}, {"elastic-net", "housing_scale", 506, 0.05},
+};
+
+class Conformance : public ::testing::TestWithParam<BackendCase> {};
+
+double rel_err(double a, double b) { return std::fabs(a - b) / std::max(1.0, std::fabs(b)); }
+
+TEST_P(Conformance, EpochsMatchTheReferenceEpoch) {
+  const BackendCase& bc = GetParam();
+  const double tol = bc.float32 ? 2e-4 : 1e-11;
+  for (const ModelCase& mc : kModels) {
+    SCOPED_TRACE(mc.model);
+    auto prob = make_problem(mc.model, mc.file, mc.rows, mc.lambda);
+    with_form(*prob, [&](const auto& form) {
+      const CsrMatrix& A = *form.A;
+      const index_t m = form.n_coords();
+      auto be = make_backend(bc.device, bc.options);
+      EXPECT_EQ(device_name(be->device()), bc.device);
+      std::vector<double> curv;
+      const ObjectiveDesc desc = describe_objective(form, curv);
+      be->bind(desc);
+      // Working set 1: every other coordinate; working set 2 overlaps it by half.
+      std::vector<index_t> ws1, ws2;
+      for (index_t i = 0; i < m; i += 2) ws1.push_back(i);
+      for (index_t i = m / 2; i < m; ++i) ws2.push_back(i);
+      std::vector<double> alpha(static_cast<std::size_t>(m), 0.0), v(static_cast<std::size_t>(form.dim()), 0.0);
+      std::vector<double> aws(ws1.size(), 0.0);
+      const LoadReport r1 = be->load_working_set(ws1, A, aws);
+      EXPECT_EQ(r1.columns_copied, ws1.size());
+      be->set_shared_vector(v);
+      // One plain epoch (sigma' = 1), then one CoCoA+ epoch (sigma' = 2).
+      be->run_epochs(1, 42, 1.0);
+      reference_epoch(form, ws1, alpha, v, 42, 0, 1.0);
+      const EpochReport er = be->run_epochs(1, 43, 2.0);
+      EXPECT_TRUE(er.numerics_ok);
+      EXPECT_EQ(er.updates, ws1.size());
+      reference_epoch(form, ws1, alpha, v, 43, 0, 2.0);
+      std::vector<double> got(ws1.size()), gv(v.size());
+      be->get_alpha(got);
+      be->get_shared_vector(gv);
+      double amax = 0, vmax = 0;
+      for (double a : alpha) amax = std::max(amax, std::fabs(a));
+      for (double x : v) vmax = std::max(vmax, std::fabs(x));
+      for (std::size_t p = 0; p < ws1.size(); ++p)
+        ASSERT_LE(std::fabs(got[p] - alpha[ws1[p]]), tol * std::max(1.0, amax)) << "alpha at position " << p;
+      for (std::size_t k = 0; k < v.size(); ++k) ASSERT_LE(std::fabs(gv[k] - v[k]), tol * std::max(1.0, vmax)) << "v[" << k << "]";
+      // Fresh gaps of the working set against the device's v equal the host's (same v).
+      std::vector<double> gaps(ws1.size());
+      if (be->coordinate_gaps(gaps)) {
+        for (std::size_t p = 0; p < ws1.size(); ++p) {
+          const index_t i = ws1[p];
+          const double ref = form.gap(i, alpha[i], form.u(i, v.data()));
+          // float32: the Lipschitzed L1 gap multiplies the rounding of s_j by the bound B.
+          ASSERT_LE(std::fabs(gaps[p] - ref),
+                    (bc.float32 ? 1e-3 : 1e-10) * std::max(1e-3, std::fabs(ref)) + (bc.float32 ? 1e-5 * (1 + desc.bound) : 0))
+              << "gap at position " << p;
+        }
+      }
+      // Swap: only the columns not already resident travel; alpha and v continue from the host's values.
+      aws.assign(ws2.size(), 0.0);
+      for (std::size_t p = 0; p < ws2.size(); ++p) aws[p] = alpha[ws2[p]];
+      std::size_t fresh = 0;
+      for (index_t i : ws2) fresh += (i % 2 != 0);
+      const LoadReport r2 = be->load_working_set(ws2, A, aws);
+      EXPECT_EQ(r2.columns_copied, fresh);
+      be->set_shared_vector(v);
+      be->run_epochs(2, 7, 1.0);
+      reference_epoch(form, ws2, alpha, v, 7, 0, 1.0);
+      reference_epoch(form, ws2, alpha, v, 7, 1, 1.0);
+      got.assign(ws2.size(), 0.0);
+      be->get_alpha(got);
+      for (std::size_t p = 0; p < ws2.size(); ++p)
+        ASSERT_LE(std::fabs(got[p] - alpha[ws2[p]]), 10 * tol * std::max(1.0, amax)) << "after swap, position " << p;
+      // Budget: a working set larger than the budget is refused.
+      (void)rel_err;
+    });
+  }
+}
+
+TEST_P(Conformance, RefusesAWorkingSetOverItsBudget) {
+  BackendCase bc = GetParam();
+  auto prob = make_problem("ridge", "housing_scale", 506, 1e-2);
+  with_form(*prob, [&](const auto& form) {
+    bc.options.memory_budget = column_bytes(*form.A, 0) * 2;
+    auto be = make_backend(bc.device, bc.options);
+    std::vector<double> curv;
+    be->bind(describe_objective(form, curv));
+    std::vector<index_t> ws{0, 1, 2};
+    std::vector<double> a(3, 0.0);
+    const std::size_t need = column_bytes(*form.A, 0) + column_bytes(*form.A, 1) + column_bytes(*form.A, 2);
+    try {
+      be->load_working_set(ws, *form.A, a);
+      FAIL() << "expected InvalidArgument";
+    } catch (const InvalidArgument& e) {
+      EXPECT_EQ(std::string(e.what()), "working set of " + std::to_string(need) +
+                                           " bytes exceeds the accelerator budget of " +
+                                           std::to_string(bc.options.memory_budget) + " bytes");
+    }
+  });
+}
+
+INSTANTIATE_TEST_SUITE_P(AvailableBackends, Conformance, ::testing::ValuesIn(backend_cases()),
+                         [](const auto& info) {
+                           std::string n = info.param.name;
+                           for (char& ch : n) if (ch == '-') ch = '_';
+                           return n;
+                         });
+
+TEST(Registry, DeviceStringsAndErrors) {
+  EXPECT_EQ(parse_device("cpu"), Device::cpu);
+  EXPECT_EQ(parse_device("fpga-sim"), Device::fpga_sim);
+  try {
+    parse_device("tpu");
+    FAIL();
+  } catch (const InvalidArgument& e) {
+    EXPECT_STREQ(e.what(), "--device: unknown device 'tpu' (expected cpu, opencl, cuda, fpga, fpga-sim or auto)");
+  }
+  try {
+    make_backend("cuda");
+    FAIL();
+  } catch (const UnsupportedDevice& e) {
+    EXPECT_STREQ(e.what(), "device 'cuda' is not compiled in: reconfigure with -DHETGLM_ENABLE_CUDA=ON");
+  }
+  try {
+    make_backend("fpga");
+    FAIL();
+  } catch (const UnsupportedDevice& e) {
+    EXPECT_STREQ(e.what(), "device 'fpga' is not compiled in: reconfigure with -DHETGLM_ENABLE_XRT=ON");
+  }
+  // auto never picks PoCL's CPU device: here (no GPU, no FPGA) it is the cpu backend.
+  std::string why;
+  EXPECT_EQ(resolve_device("auto", &why), Device::cpu);
+  EXPECT_EQ(why, "auto: chose cpu (no CUDA, FPGA or non-CPU OpenCL device is present)");
+  EXPECT_EQ(available_devices().front(), Device::cpu);
+}
+
+TEST(Registry, MemorySizes) {
+  EXPECT_EQ(parse_memory_size("1000", 0), 1000u);
+  EXPECT_EQ(parse_memory_size("64M", 0), 64000000u);
+  EXPECT_EQ(parse_memory_size("2G", 0), 2000000000u);
+  EXPECT_EQ(parse_memory_size("3K", 0), 3000u);
+  EXPECT_EQ(parse_memory_size("1Ki", 0), 1024u);
+  EXPECT_EQ(parse_memory_size("2Mi", 0), 2u * 1024 * 1024);
+  EXPECT_EQ(parse_memory_size("1Gi", 0), 1024u * 1024 * 1024);
+  EXPECT_EQ(parse_memory_size("25%", 1000), 250u);
+  EXPECT_EQ(parse_memory_size("100%", 1234), 1234u);
+  for (const char* bad : {"", "abc", "12X", "-5M", "0"}) {
+    try {
+      parse_memory_size(bad, 100);
+      FAIL() << bad;
+    } catch (const InvalidArgument& e) {
+      EXPECT_EQ(std::string(e.what()), std::string("--accel-memory: cannot parse '") + bad +
+                                           "' (expected bytes with an optional K M G Ki Mi Gi suffix, or a "
+                                           "percentage such as 25%)");
+    }
+  }
+}
+
+/// Runs the CLI with `args` (stdout discarded); returns the exit code and stderr.
+std::pair<int, std::string> run_cli(const std::string& args, const std::string& env = "") {
+  const std::string err = ::testing::TempDir() + "hetglm_backends_cli.err";
+  const std::string cmd = env + " " + HETGLM_CLI + " " + args + " >/dev/null 2>" + err;
+  const int st = std::system(cmd.c_str());
+  std::string text = read_file(err);
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, text};
+}
+
+TEST(Cli, BadDeviceConfigurationExitsWith2AndAClearMessage) {
+  const std::string data = std::string(HETGLM_DATA_DIR) + "/housing_scale";
+  const std::string model = ::testing::TempDir() + "hetglm_backends_cli.model";
+  const std::string base = "train -q --model ridge --formulation primal " + data + " " + model + " ";
+  auto r = run_cli(base + "--device tpu");
+  EXPECT_EQ(r.first, 2);
+  EXPECT_EQ(r.second, "error: --device: unknown device 'tpu' (expected cpu, opencl, cuda, fpga, fpga-sim or auto)");
+  r = run_cli(base + "--device cuda");
+  EXPECT_EQ(r.first, 2);
+  EXPECT_EQ(r.second, "error: device 'cuda' is not compiled in: reconfigure with -DHETGLM_ENABLE_CUDA=ON");
+  // housing: 506 samples, ridge trains in the primal: a feature column is 506 * 8 + 32 = 4080 bytes.
+  r = run_cli(base + "--device cpu --accel-memory 1K");
+  EXPECT_EQ(r.first, 2);
+  EXPECT_EQ(r.second,
+            "error: --accel-memory: a budget of 1000 bytes is smaller than the largest column (4080 bytes); give at "
+            "least 4080 bytes");
+  r = run_cli(base + "--device cpu --accel-memory 12Q");
+  EXPECT_EQ(r.first, 2);
+  EXPECT_EQ(r.second, "error: --accel-memory: cannot parse '12Q' (expected bytes with an optional K M G Ki Mi Gi "
+                      "suffix, or a percentage such as 25%)");
+  r = run_cli(base + "--device cpu --accel-memory 25% --cpu-role solve --link-bandwidth 16");
+  EXPECT_EQ(r.first, 0) << r.second;
+#if defined(HETGLM_WITH_OPENCL)
+  if (detail::opencl_device_count(false) > 0) {
+    r = run_cli(base + "--device opencl --accel-memory 25%", "HETGLM_OPENCL_OPTIONS=-DHETGLM_TEST_BUILD_FAILURE");
+    EXPECT_EQ(r.first, 2);
+    EXPECT_NE(r.second.find("error: OpenCL program build failed on '"), std::string::npos) << r.second;
+    EXPECT_NE(r.second.find("build failure requested by -DHETGLM_TEST_BUILD_FAILURE"), std::string::npos) << r.second;
+  }
+#endif
+}
+
+#if defined(HETGLM_WITH_OPENCL)
+TEST(OpenCl, BuildFailureIsAClearDeviceError) {
+  if (detail::opencl_device_count(false) == 0) GTEST_SKIP() << "no OpenCL device";
+  BackendOptions o;
+  o.opencl_build_options = "-DHETGLM_TEST_BUILD_FAILURE";
+  try {
+    make_backend("opencl", o);
+    FAIL() << "expected DeviceError";
+  } catch (const DeviceError& e) {
+    const std::string msg = e.what();
+    EXPECT_EQ(msg.rfind("OpenCL program build failed on '", 0), 0u) << msg;
+    EXPECT_NE(msg.find("build failure requested by -DHETGLM_TEST_BUILD_FAILURE"), std::string::npos) << msg;
+  }
+}
+#endif
+
+}  // namespace
+}  // namespace hetglm::testing
