@@ -142,7 +142,7 @@ void BM_ParallelGapPass(benchmark::State& st) {
   const std::vector<double> v = shared_vector(form, std::span<const double>(alpha));
   tbb::task_arena arena(static_cast<int>(st.range(0)));
   for (auto _ : st)
-    arena.execute([&] { benchmark::DoNotOptimize(parallel_certificate(form, alpha, v, false)); });
+    arena.execute([&] { benchmark::DoNotOptimize(parallel_certificate(form, alpha, v)); });
   st.SetItemsProcessed(st.iterations() * static_cast<int64_t>(alpha.size()));
 }
 BENCHMARK(BM_ParallelGapPass)->Arg(1)->Arg(2)->Arg(4)->Unit(benchmark::kMillisecond);

@@ -25,7 +25,7 @@ from sklearn.datasets import load_svmlight_file as sk_load
 import hetglm
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-REPS = 7
+REPS = 11
 
 
 def machine():

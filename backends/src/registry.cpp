@@ -4,6 +4,10 @@
 
 #include <fmt/format.h>
 
+#if defined(HETGLM_WITH_CUDA)
+#include "hetglm/backends/cuda_backend.hpp"
+#endif
+
 #include <cctype>
 #include <cmath>
 
@@ -24,6 +28,15 @@ std::vector<Device> compiled_devices() {
 #if defined(HETGLM_WITH_OPENCL)
   d.push_back(Device::opencl);
 #endif
+#if defined(HETGLM_WITH_CUDA)
+  d.push_back(Device::cuda);
+#endif
+#if defined(HETGLM_WITH_XRT)
+  d.push_back(Device::fpga);
+#endif
+#if defined(HETGLM_WITH_FPGA_SIM)
+  d.push_back(Device::fpga_sim);
+#endif
   return d;
 }
 
@@ -32,12 +45,27 @@ std::vector<Device> available_devices() {
 #if defined(HETGLM_WITH_OPENCL)
   if (detail::opencl_device_count(false) > 0) d.push_back(Device::opencl);
 #endif
+#if defined(HETGLM_WITH_CUDA)
+  if (cuda::probe().count > 0) d.push_back(Device::cuda);
+#endif
+#if defined(HETGLM_WITH_XRT)
+  if (detail::fpga_board_count() > 0) d.push_back(Device::fpga);
+#endif
+#if defined(HETGLM_WITH_FPGA_SIM)
+  d.push_back(Device::fpga_sim);  // the simulated FPGA is always present (never chosen by auto)
+#endif
   return d;
 }
 
 Device resolve_device(const std::string& name, std::string* why) {
   if (name != "auto") return parse_device(name);
   // conventions.md: cuda, then fpga, then opencl on a non-CPU OpenCL device, then cpu.
+#if defined(HETGLM_WITH_CUDA)
+  if (cuda::probe().count > 0) {
+    if (why) *why = "auto: chose cuda (a CUDA device is present)";
+    return Device::cuda;
+  }
+#endif
 #if defined(HETGLM_WITH_OPENCL)
   if (detail::opencl_device_count(true) > 0) {
     if (why) *why = "auto: chose opencl (a non-CPU OpenCL device is present; no CUDA or FPGA device)";
@@ -65,10 +93,24 @@ std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOpti
 #else
       not_compiled(d, "HETGLM_ENABLE_OPENCL");
 #endif
-    case Device::cuda: not_compiled(d, "HETGLM_ENABLE_CUDA");
-    case Device::fpga: not_compiled(d, "HETGLM_ENABLE_XRT");
+    case Device::cuda:
+#if defined(HETGLM_WITH_CUDA)
+      return cuda::make_cuda_backend(options);
+#else
+      not_compiled(d, "HETGLM_ENABLE_CUDA");
+#endif
+    case Device::fpga:
+#if defined(HETGLM_WITH_XRT)
+      return detail::make_fpga_backend(d, options);
+#else
+      not_compiled(d, "HETGLM_ENABLE_XRT");
+#endif
     default:
+#if defined(HETGLM_WITH_FPGA_SIM)
+      return detail::make_fpga_backend(d, options);
+#else
       throw UnsupportedDevice("device 'fpga-sim' is not compiled in: it needs the HLS kernel library of this build");
+#endif
   }
 }
 

@@ -10,6 +10,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <cerrno>
+#include <limits>
+#include <cstring>
+#include <charconv>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -74,6 +78,39 @@ void warn_extra_features(const LinearModel& model, const Dataset& data, const st
                file, data.X.n_cols, model.nr_feature);
 }
 
+/// Refuse an output path that names the same file as an input or another output (it would be overwritten).
+/// Each entry is (role, path); empty paths are skipped.
+using Files = std::vector<std::pair<std::string, std::string>>;
+void check_outputs(const Files& inputs, const Files& outputs) {
+  namespace fs = std::filesystem;
+  auto same = [](const std::string& a, const std::string& b) {
+    std::error_code e1, e2;
+    if (a == b) return true;
+    if (fs::exists(a, e1) && fs::exists(b, e2)) return fs::equivalent(a, b, e1);
+    return fs::weakly_canonical(a, e1) == fs::weakly_canonical(b, e2);
+  };
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const auto& [role, path] = outputs[i];
+    if (path.empty()) continue;
+    Files others = inputs;
+    others.insert(others.end(), outputs.begin() + static_cast<std::ptrdiff_t>(i) + 1, outputs.end());
+    for (const auto& [orole, opath] : others)
+      if (!opath.empty() && same(path, opath))
+        throw hetglm::InvalidArgument(
+            fmt::format("{} '{}' is the same file as {} '{}': refusing to overwrite it", role, path, orole, opath));
+  }
+}
+
+/// --seed: a decimal integer in [0, 2^64 - 1] (CLI11 would wrap a negative or too large value silently).
+std::uint64_t parse_seed(const std::string& text) {
+  std::uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size())
+    throw hetglm::InvalidArgument(
+        fmt::format("--seed: expected an integer in [0, 18446744073709551615], got {}", hetglm::quote_token(text)));
+  return v;
+}
+
 std::string default_model_path(const std::string& train_file) {
   return std::filesystem::path(train_file).filename().string() + ".model";
 }
@@ -93,7 +130,9 @@ struct TrainArgs {
   std::int64_t n_features = -1;
   bool zero_based = false, quiet = false;
   int threads = 0;
+  bool n_features_given = false;
   std::string solver = "syscd";
+  std::string seed = "1";
 };
 
 int run_train(TrainArgs& a) {
@@ -105,7 +144,18 @@ int run_train(TrainArgs& a) {
   a.opt.solver = hetglm::parse_solver_kind(a.solver);
   if (a.threads < 0) throw hetglm::InvalidArgument(fmt::format("--threads: must be >= 0 (0 = all cores), got {}", a.threads));
   a.opt.n_threads = a.threads;
+  a.opt.seed = parse_seed(a.seed);
+  if (a.n_features < -1 || (a.n_features < 0 && a.n_features_given))
+    throw hetglm::InvalidArgument(fmt::format("--n-features: must be >= 0, got {}", a.n_features));
+  if (!(std::fabs(a.opt.bias) <= std::numeric_limits<float>::max()))
+    throw hetglm::InvalidArgument(
+        fmt::format("-B: the bias feature is stored as float32 and must be at most {:g} in magnitude, got {}",
+                    double(std::numeric_limits<float>::max()), a.opt.bias));
   if (a.model_file.empty()) a.model_file = default_model_path(a.train_file);
+  // Outputs must not overwrite an input or each other.
+  check_outputs({{"TRAIN", a.train_file}, {"--test", a.test_file}},
+                {{"MODEL", a.model_file}, {"--report-json", a.report_file}});
+  std::signal(SIGINT, on_sigint);  // from here on, Ctrl-C ends with exit code 130 and writes nothing
 
   hetglm::LibsvmOptions ro;
   ro.zero_based = a.zero_based;
@@ -114,6 +164,10 @@ int run_train(TrainArgs& a) {
   auto t0 = std::chrono::steady_clock::now();
   const Dataset data = hetglm::read_libsvm(a.train_file, ro);
   const double load_seconds = seconds_since(t0);
+  if (g_interrupted.load()) {
+    fmt::print(stderr, "interrupted while loading '{}'; nothing written\n", a.train_file);
+    return kExitInterrupted;
+  }
   std::optional<Dataset> test;
   if (!a.test_file.empty()) {
     hetglm::LibsvmOptions to = ro;
@@ -124,7 +178,6 @@ int run_train(TrainArgs& a) {
     fmt::print("loaded '{}': {} samples, {} features, {} nonzeros in {:.3f}s\n", a.train_file, data.X.n_rows,
                data.X.n_cols, data.X.nnz(), load_seconds);
 
-  std::signal(SIGINT, on_sigint);
   a.opt.should_stop = [] { return g_interrupted.load(); };
   bool multi_column = false;
   if (!a.quiet) {
@@ -196,7 +249,7 @@ int run_train(TrainArgs& a) {
     G += c.certificate.gap;
     max_epochs_used = std::max(max_epochs_used, c.epochs);
     json cj = {{"primal", c.certificate.primal}, {"dual", c.certificate.dual}, {"gap", c.certificate.gap},
-               {"rel_gap", c.certificate.gap / std::fabs(c.certificate.primal)}, {"epochs", c.epochs},
+               {"rel_gap", c.certificate.primal != 0 ? c.certificate.gap / std::fabs(c.certificate.primal) : c.certificate.gap}, {"epochs", c.epochs},
                {"seconds", c.seconds}, {"converged", c.converged}, {"history", history_json(c.history)}};
     if (res.spec.classifier) cj["label"] = c.label;
     if (!c.rounds.empty()) {  // DuHL per-round records (duhl.hpp)
@@ -231,19 +284,16 @@ int run_train(TrainArgs& a) {
                  a.opt.max_epochs, who, c.certificate.gap / std::fabs(c.certificate.primal), a.opt.tol);
     }
   }
+  // The report first: if it cannot be written, the previous model stays untouched. Paths that are not UTF-8
+  // are written with U+FFFD in the JSON.
   try {
+    if (!a.report_file.empty())
+      hetglm::write_file_atomic(a.report_file,
+                                report.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
     hetglm::save_model(a.model_file, res.model);
   } catch (const hetglm::Error& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return kExitTraining;
-  }
-  if (!a.report_file.empty()) {
-    try {
-      hetglm::write_file_atomic(a.report_file, report.dump(2) + "\n");
-    } catch (const hetglm::Error& e) {
-      fmt::print(stderr, "error: {}\n", e.what());
-      return kExitTraining;
-    }
   }
   if (!a.quiet) {
     fmt::print("model '{}' ({} {}, lambda {:.6g}): primal {:.10e}  dual {:.10e}  gap {:.3e}  rel gap {:.3e}  epochs {}  "
@@ -266,6 +316,7 @@ struct PredictArgs {
 };
 
 int run_predict(PredictArgs& a) {
+  check_outputs({{"MODEL", a.model_file}, {"DATA", a.data_file}}, {{"OUTPUT", a.output_file}});
   const LinearModel model = hetglm::load_model(a.model_file);
   if (a.probability && model.model != "logistic")
     throw hetglm::InvalidArgument(fmt::format(
@@ -291,13 +342,20 @@ int run_predict(PredictArgs& a) {
   } else {
     for (double p : pred) out += fmt::format("{:.17g}\n", p);
   }
-  if (a.output_file.empty()) {
-    std::fwrite(out.data(), 1, out.size(), stdout);
-  } else {
-    hetglm::write_file_atomic(a.output_file, out);
+  // A failed output is exit code 1, as in train (2 is for bad usage and bad input).
+  try {
+    if (a.output_file.empty()) {
+      if (std::fwrite(out.data(), 1, out.size(), stdout) != out.size() || std::fflush(stdout) != 0)
+        throw hetglm::IoError(fmt::format("cannot write the predictions to standard output: {}", std::strerror(errno)));
+    } else {
+      hetglm::write_file_atomic(a.output_file, out);
+    }
+  } catch (const hetglm::IoError& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return kExitTraining;
   }
   const json m = metrics(model, data);
-  if (!a.quiet || a.output_file.empty()) {
+  if (!a.quiet) {
     std::FILE* sink = a.output_file.empty() ? stderr : stdout;
     if (m.contains("accuracy"))
       fmt::print(sink, "Accuracy = {:.4f}% ({}/{})\n", 100.0 * m["accuracy"].get<double>(),
@@ -328,11 +386,12 @@ int hetglm_cli_main(int argc, char** argv) {
   train->add_option("--l1-ratio", ta.opt.l1_ratio, "elastic-net mixing in [0, 1]")->capture_default_str();
   train->add_option("--tol", ta.opt.tol, "stop when the duality gap <= tol * |primal|")->capture_default_str();
   train->add_option("--max-epochs", ta.opt.max_epochs, "epoch limit (reaching it is a warning)")->capture_default_str();
-  train->add_option("--seed", ta.opt.seed, "seed of the coordinate order")->capture_default_str();
+  train->add_option("--seed", ta.seed, "seed of the coordinate order, an integer in [0, 2^64-1]")->capture_default_str();
   train->add_option("-B", ta.opt.bias, "bias: >= 0 appends a constant feature of this value (LIBLINEAR -B)")
       ->capture_default_str();
   train->add_option("--formulation", ta.opt.formulation, "auto | dual | primal")->capture_default_str();
-  train->add_option("--n-features", ta.n_features, "number of features; a larger index in TRAIN is an error");
+  train->add_option("--n-features", ta.n_features, "number of features; a larger index in TRAIN is an error")
+      ->each([&ta](const std::string&) { ta.n_features_given = true; });
   train->add_flag("--zero-based", ta.zero_based, "feature indices start at 0 (scikit-learn's dump_svmlight_file)");
   train->add_option("--test", ta.test_file, "evaluate on this libsvm file after training");
   train->add_option("--report-json", ta.report_file, "write a JSON report (certificate, metrics, history)");
@@ -350,6 +409,7 @@ int hetglm_cli_main(int argc, char** argv) {
       ->capture_default_str();
   train->add_option("--link-bandwidth", ta.opt.link_bandwidth, "cpu stand-in: emulated host-device link in GB/s (0 = none)")
       ->capture_default_str();
+  train->add_option("--xclbin", ta.opt.xclbin, "--device fpga: the FPGA binary built from hls/ with Vitis (docs/fpga.md)");
   train->add_option("--duhl-epochs", ta.opt.duhl_epochs, "DuHL: accelerator epochs per round")->capture_default_str();
   train->add_option("--solver", ta.solver, "sequential | syscd | passcode-atomic | passcode-wild")->capture_default_str();
   train->add_option("--numa-nodes", ta.opt.numa_nodes, "syscd: NUMA nodes (0 = the machine's; K = K virtual nodes)")

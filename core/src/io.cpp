@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include "hetglm/error.hpp"
@@ -53,16 +54,28 @@ std::string read_file(const std::string& path) {
   return buf;
 }
 
-void write_file_atomic(const std::string& path, std::string_view contents) {
+void write_file_atomic(const std::string& path_given, std::string_view contents) {
+  // Write through a symbolic link to the file it names, and never replace a device, pipe or socket (the rename
+  // would swap a regular file in for, e.g., /dev/null).
+  std::string path = path_given;
+  struct stat st {};
+  if (::lstat(path_given.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+    if (char* real = ::realpath(path_given.c_str(), nullptr)) {
+      path = real;
+      std::free(real);
+    }
+  }
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    throw IoError(fmt::format("cannot write '{}': not a regular file", path_given));
   std::string tmpl = path + ".tmp.XXXXXX";
   const int fd = ::mkostemp(tmpl.data(), O_CLOEXEC);
-  if (fd < 0) throw IoError(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+  if (fd < 0) throw IoError(fmt::format("cannot write '{}': {}", path_given, std::strerror(errno)));
   const std::string tmp = tmpl;
   bool open = true;
   auto fail = [&](int err) {
     if (open) ::close(fd);
     ::unlink(tmp.c_str());
-    throw IoError(fmt::format("cannot write '{}': {}", path, std::strerror(err)));
+    throw IoError(fmt::format("cannot write '{}': {}", path_given, std::strerror(err)));
   };
   if (::fchmod(fd, 0644) != 0) fail(errno);
   const char* p = contents.data();

@@ -41,31 +41,7 @@ namespace {
 constexpr std::uint64_t kMaxIndex = 2147483646;
 constexpr std::size_t kMinChunkBytes = 16 * 1024;  ///< smaller inputs are not split further
 constexpr std::size_t kMaxChunks = 4096;
-constexpr std::size_t kShownTokenBytes = 40;  ///< longer tokens are cut in messages ("...")
 
-
-/// A token as shown in messages: quoted, at most kShownTokenBytes bytes, non-printable bytes and the
-/// backslash escaped (\xHH, \\) so a message stays one readable line whatever the input holds.
-std::string show(std::string_view t) {
-  std::string out = "'";
-  const std::size_t n = std::min(t.size(), kShownTokenBytes);
-  for (std::size_t i = 0; i < n; ++i) {
-    const auto c = static_cast<unsigned char>(t[i]);
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c >= 0x20 && c < 0x7f) {
-      out += static_cast<char>(c);
-    } else {
-      static constexpr char hex[] = "0123456789abcdef";
-      out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-  }
-  if (t.size() > n) out += "...";
-  out += '\'';
-  return out;
-}
 
 inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
@@ -233,7 +209,7 @@ class ChunkParser {
       const auto c = static_cast<unsigned char>(*p_);
       if (c == ' ' || c == '\t' || c == '#') break;
       if (c < 0x20 || c == 0x7f) {
-        fail(p_, "control character " + show(std::string_view(p_, 1)));
+        fail(p_, "control character " + quote_token(std::string_view(p_, 1)));
         return -1;
       }
     }
@@ -250,13 +226,13 @@ class ChunkParser {
     if (r <= 0) return r == 0;  // blank or comment-only line, or a control byte
 
     // Label.
-    if (tok.find(':') != std::string_view::npos) return fail(tok.data(), "missing label before " + show(tok));
+    if (tok.find(':') != std::string_view::npos) return fail(tok.data(), "missing label before " + quote_token(tok));
     double label = 0;
     switch (parse_real(tok, label)) {
       case Num::ok: break;
-      case Num::invalid: return fail(tok.data(), "invalid label " + show(tok));
-      case Num::non_finite: return fail(tok.data(), "non-finite label " + show(tok));
-      case Num::out_of_range: return fail(tok.data(), "label " + show(tok) + " out of range");
+      case Num::invalid: return fail(tok.data(), "invalid label " + quote_token(tok));
+      case Num::non_finite: return fail(tok.data(), "non-finite label " + quote_token(tok));
+      case Num::out_of_range: return fail(tok.data(), "label " + quote_token(tok) + " out of range");
     }
 
     // Features.
@@ -269,40 +245,40 @@ class ChunkParser {
       const bool was_first = first;
       first = false;
       if (tok.size() >= 4 && tok.substr(0, 4) == "qid:") {
-        if (!was_first) return fail(tok.data(), "misplaced qid " + show(tok) + " (must follow the label)");
+        if (!was_first) return fail(tok.data(), "misplaced qid " + quote_token(tok) + " (must follow the label)");
         const std::string_view q = tok.substr(4);
         std::int64_t qid = 0;
         const auto [qp, qec] = std::from_chars(q.data(), q.data() + q.size(), qid);
         if (q.empty() || qec != std::errc() || qp != q.data() + q.size())
-          return fail(tok.data(), "invalid qid " + show(tok));
+          return fail(tok.data(), "invalid qid " + quote_token(tok));
         continue;
       }
       const std::size_t colon = tok.find(':');
-      if (colon == std::string_view::npos) return fail(tok.data(), "missing ':' in feature " + show(tok));
-      if (colon == 0) return fail(tok.data(), "missing feature index in " + show(tok));
-      if (colon + 1 == tok.size()) return fail(tok.data(), "missing feature value in " + show(tok));
+      if (colon == std::string_view::npos) return fail(tok.data(), "missing ':' in feature " + quote_token(tok));
+      if (colon == 0) return fail(tok.data(), "missing feature index in " + quote_token(tok));
+      if (colon + 1 == tok.size()) return fail(tok.data(), "missing feature value in " + quote_token(tok));
       const std::string_view is = tok.substr(0, colon);
       const std::string_view vs = tok.substr(colon + 1);
       std::uint64_t raw = 0;
       switch (parse_index(is, raw)) {
         case Idx::ok: break;
-        case Idx::invalid: return fail(is.data(), "invalid feature index " + show(is));
-        case Idx::negative: return fail(is.data(), "negative feature index " + show(is));
+        case Idx::invalid: return fail(is.data(), "invalid feature index " + quote_token(is));
+        case Idx::negative: return fail(is.data(), "negative feature index " + quote_token(is));
         case Idx::too_large:
-          return fail(is.data(), fmt::format("feature index {} out of range (max {})", show(is), kMaxIndex));
+          return fail(is.data(), fmt::format("feature index {} out of range (max {})", quote_token(is), kMaxIndex));
       }
       if (raw == 0 && !options_.zero_based)
-        return fail(is.data(), "feature index " + show(is) + " in 1-based mode");
+        return fail(is.data(), "feature index " + quote_token(is) + " in 1-based mode");
       const auto j = static_cast<std::int64_t>(options_.zero_based ? raw : raw - 1);
       if (options_.n_features >= 0 && j >= options_.n_features)
         return fail(is.data(),
-                    fmt::format("feature index {} out of range (n_features {})", show(is), options_.n_features));
+                    fmt::format("feature index {} out of range (n_features {})", quote_token(is), options_.n_features));
       float v = 0;
       switch (parse_real(vs, v)) {
         case Num::ok: break;
-        case Num::invalid: return fail(vs.data(), "invalid feature value " + show(vs));
-        case Num::non_finite: return fail(vs.data(), "non-finite feature value " + show(vs));
-        case Num::out_of_range: return fail(vs.data(), "feature value " + show(vs) + " out of float range");
+        case Num::invalid: return fail(vs.data(), "invalid feature value " + quote_token(vs));
+        case Num::non_finite: return fail(vs.data(), "non-finite feature value " + quote_token(vs));
+        case Num::out_of_range: return fail(vs.data(), "feature value " + quote_token(vs) + " out of float range");
       }
       out_.indices.push_back(static_cast<index_t>(j));
       out_.values.push_back(v);
@@ -331,7 +307,7 @@ class ChunkParser {
       if (idx[perm_[k]] == idx[perm_[k - 1]] && (!dup || columns_[perm_[k]] < dup)) dup = columns_[perm_[k]];
     if (dup) {
       const char* colon = static_cast<const char*>(std::memchr(dup, ':', static_cast<std::size_t>(le_ - dup)));
-      return fail(dup, "duplicate feature index " + show(std::string_view(dup, static_cast<std::size_t>(colon - dup))));
+      return fail(dup, "duplicate feature index " + quote_token(std::string_view(dup, static_cast<std::size_t>(colon - dup))));
     }
     sorted_idx_.resize(n);
     sorted_val_.resize(n);

@@ -139,13 +139,6 @@ class Lines {
   std::int64_t number_ = 0;
 };
 
-/// Quote a token for a message; very long tokens (binary garbage) are cut.
-std::string quote(std::string_view tok) {
-  constexpr std::size_t kMax = 40;
-  if (tok.size() <= kMax) return fmt::format("'{}'", tok);
-  return fmt::format("'{}...'", tok.substr(0, kMax));
-}
-
 std::optional<double> to_double(std::string_view s) {
   double v = 0;
   const char* end = s.data() + s.size();
@@ -181,6 +174,10 @@ class Parser {
     parse_header();
     check_header();
     parse_weights();
+    // The writer ends every line with a newline: a file that does not was cut, possibly inside its last number.
+    if (!text_.empty() && text_.back() != '\n')
+      fail(static_cast<std::int64_t>(std::count(text_.begin(), text_.end(), '\n')) + 1, 0,
+           "truncated file: the last line does not end with a newline");
     return std::move(m_);
   }
 
@@ -199,13 +196,13 @@ class Parser {
       fail(1, 0, fmt::format("expected 'format {}' as the first line, found an empty line", kFormatVersion));
     if (key.text != kKeyNames[kFormat])
       fail(1, key.column,
-           fmt::format("expected 'format {}' as the first line, found {}", kFormatVersion, quote(key.text)));
+           fmt::format("expected 'format {}' as the first line, found {}", kFormatVersion, quote_token(key.text)));
     if (!toks.next(value)) fail(1, 0, "missing value for 'format'");
     if (value.text != kFormatVersion)
       fail(1, value.column,
-           fmt::format("unsupported format version {} (expected '{}')", quote(value.text), kFormatVersion));
+           fmt::format("unsupported format version {} (expected '{}')", quote_token(value.text), kFormatVersion));
     if (toks.next(extra))
-      fail(1, extra.column, fmt::format("unexpected {} after the value of 'format'", quote(extra.text)));
+      fail(1, extra.column, fmt::format("unexpected {} after the value of 'format'", quote_token(extra.text)));
     seen_[kFormat] = 1;
   }
 
@@ -220,15 +217,15 @@ class Parser {
       if (!toks.next(key)) fail(ln, 0, "blank line in the header");
       if (key.text == "w") {
         Token extra;
-        if (toks.next(extra)) fail(ln, extra.column, fmt::format("unexpected {} after 'w'", quote(extra.text)));
+        if (toks.next(extra)) fail(ln, extra.column, fmt::format("unexpected {} after 'w'", quote_token(extra.text)));
         w_line_ = ln;
         return;
       }
       const auto it = std::find(kKeyNames.begin(), kKeyNames.end(), key.text);
-      if (it == kKeyNames.end()) fail(ln, key.column, fmt::format("unknown key {}", quote(key.text)));
+      if (it == kKeyNames.end()) fail(ln, key.column, fmt::format("unknown key {}", quote_token(key.text)));
       const int k = static_cast<int>(it - kKeyNames.begin());
       if (seen_[k] != 0)
-        fail(ln, key.column, fmt::format("duplicate key {} (first given on line {})", quote(key.text), seen_[k]));
+        fail(ln, key.column, fmt::format("duplicate key {} (first given on line {})", quote_token(key.text), seen_[k]));
       seen_[k] = ln;
       key_column_[k] = key.column;
       if (is_list_key(k))
@@ -243,13 +240,18 @@ class Parser {
     Token v, extra;
     if (!toks.next(v)) fail(ln, 0, fmt::format("missing value for '{}'", key));
     if (toks.next(extra))
-      fail(ln, extra.column, fmt::format("unexpected {} after the value of '{}'", quote(extra.text), key));
+      fail(ln, extra.column, fmt::format("unexpected {} after the value of '{}'", quote_token(extra.text), key));
     value_column_[k] = v.column;
     auto bad = [&](std::string_view expected) {
-      fail(ln, v.column, fmt::format("{}: expected {}, found {}", key, expected, quote(v.text)));
+      fail(ln, v.column, fmt::format("{}: expected {}, found {}", key, expected, quote_token(v.text)));
     };
     switch (k) {
       case kSolverType:
+        // A name such as L2R_LR: upper-case letters, digits and '_' (anything else could not round-trip).
+        if (v.text.size() > 64 || !std::all_of(v.text.begin(), v.text.end(), [](char ch) {
+              return (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
+            }))
+          bad("a name of at most 64 upper-case letters, digits and '_'");
         m_.solver_type = std::string(v.text);
         break;
       case kNrClass: {
@@ -287,19 +289,19 @@ class Parser {
           fail(ln, v.column,
                fmt::format("model: unknown model {} (expected logistic, svm, squared-hinge, ridge, lasso or "
                            "elastic-net)",
-                           quote(v.text)));
+                           quote_token(v.text)));
         m_.model = std::string(v.text);
         break;
       case kPenalty:
         if (v.text != "l2" && v.text != "l1" && v.text != "elastic-net")
           fail(ln, v.column,
-               fmt::format("penalty: unknown penalty {} (expected l2, l1 or elastic-net)", quote(v.text)));
+               fmt::format("penalty: unknown penalty {} (expected l2, l1 or elastic-net)", quote_token(v.text)));
         m_.penalty = std::string(v.text);
         break;
       case kFormulation:
         if (v.text != "dual" && v.text != "primal")
           fail(ln, v.column,
-               fmt::format("formulation: unknown formulation {} (expected dual or primal)", quote(v.text)));
+               fmt::format("formulation: unknown formulation {} (expected dual or primal)", quote_token(v.text)));
         m_.formulation = std::string(v.text);
         break;
       default:  // kFormat is handled as a duplicate before reaching here
@@ -314,9 +316,9 @@ class Parser {
     Token v;
     while (toks.next(v)) {
       const auto x = to_double(v.text);
-      if (!x) fail(ln, v.column, fmt::format("{}: expected a finite number, found {}", key, quote(v.text)));
+      if (!x) fail(ln, v.column, fmt::format("{}: expected a finite number, found {}", key, quote_token(v.text)));
       if (k == kLabel && !distinct.insert(*x).second)
-        fail(ln, v.column, fmt::format("label: duplicate label {}", quote(v.text)));
+        fail(ln, v.column, fmt::format("label: duplicate label {}", quote_token(v.text)));
       out.push_back(*x);
     }
     if (out.empty()) fail(ln, 0, fmt::format("missing value for '{}'", key));
@@ -347,6 +349,10 @@ class Parser {
              fmt::format("{}: expected {} (one per weight column), found {}", kKeyNames[k], plural(nc, "value"),
                          v.size()));
     }
+    // A duality gap is P - D >= 0; rounding can make it a few ulps negative, never more.
+    for (std::size_t c = 0; c < m_.gap.size(); ++c)
+      if (m_.gap[c] < -1e-12 * std::max(1.0, std::fabs(m_.primal[c])))
+        fail(seen_[kGap], 0, fmt::format("gap: a duality gap cannot be negative, found {:.17g}", m_.gap[c]));
   }
 
   void parse_weights() {
@@ -373,7 +379,7 @@ class Parser {
           if (!x)
             fail(ln, v.column,
                  fmt::format("weight line {} of {}: expected a finite number, found {}", row + 1, rows,
-                             quote(v.text)));
+                             quote_token(v.text)));
           m_.w.push_back(*x);
         } else if (extra_column == 0) {
           extra_column = v.column;
@@ -390,7 +396,7 @@ class Parser {
       Token v;
       if (toks.next(v))
         fail(lines_.number(), v.column,
-             fmt::format("unexpected {} after the last weight line (expected {})", quote(v.text),
+             fmt::format("unexpected {} after the last weight line (expected {})", quote_token(v.text),
                          plural(rows, "weight line")));
     }
   }

@@ -102,6 +102,7 @@ DuhlResult solve_duhl(const Form& form, Backend& accel, const SolverOptions& so,
     mincol = std::min(mincol, bytes[i]);
   }
   const std::size_t budget = std::min(accel.memory_budget(), total);
+  const std::size_t meancol = mz > 0 ? total / mz : 1;
   res.budget_bytes = budget;
   res.data_bytes = total;
   if (accel.memory_budget() < maxcol)
@@ -156,18 +157,25 @@ DuhlResult solve_duhl(const Form& form, Backend& accel, const SolverOptions& so,
       }
       stream_pos %= mz;
     } else {
-      std::size_t top = mz;
       if (o.selection == Selection::random) {
         shuffle(std::span<index_t>(cand), rng);
+        for (std::size_t k = 0; k < mz && budget - used >= mincol; ++k) try_add(cand[k]);
       } else {
-        // Top-k by stale gap (nth_element, O(m)), k = an upper bound of the coordinates the budget can hold; ties
-        // broken by index so a run is reproducible.
+        // Greedy fill by stale gap, in blocks: nth_element + sort of the next block only (O(m) expected per round;
+        // sorting everything the budget could hold in the worst case, many near-empty columns, was O(m log m)).
+        // The first block is sized from the mean column size; ties broken by index so a run is reproducible.
         auto by_gap = [&](index_t a, index_t b) { return z[a] > z[b] || (z[a] == z[b] && a < b); };
-        top = std::min(mz, budget / std::max<std::size_t>(mincol, 1) + 1);
-        if (top < mz) std::nth_element(cand.begin(), cand.begin() + static_cast<std::ptrdiff_t>(top), cand.end(), by_gap);
-        std::sort(cand.begin(), cand.begin() + static_cast<std::ptrdiff_t>(top), by_gap);
+        std::size_t lo = 0;
+        std::size_t hi = std::min(mz, std::max<std::size_t>(64, 2 * budget / std::max<std::size_t>(meancol, 1) + 1));
+        while (lo < mz && budget - used >= mincol) {
+          auto first = cand.begin() + static_cast<std::ptrdiff_t>(lo), last = cand.begin() + static_cast<std::ptrdiff_t>(hi);
+          if (hi < mz) std::nth_element(first, last, cand.end(), by_gap);
+          std::sort(first, last, by_gap);
+          for (std::size_t k = lo; k < hi && budget - used >= mincol; ++k) try_add(cand[k]);
+          lo = hi;
+          hi = std::min(mz, 2 * hi);
+        }
       }
-      for (std::size_t k = 0; k < top && budget - used >= mincol; ++k) try_add(cand[k]);
     }
   };
 

@@ -17,6 +17,7 @@
 #include <cstring>
 #include <numeric>
 #include <optional>
+#include <thread>
 
 #include "hetglm/error.hpp"
 #include "hetglm/rng.hpp"
@@ -52,17 +53,42 @@ struct Sums {
   Sums operator+(const Sums& o) const { return {a + o.a, b + o.b, c + o.c}; }
 };
 
-// ThreadSanitizer cannot see the synchronization inside the uninstrumented libtbb, so under -fsanitize=thread
-// every parallel region makes its fork/join edges visible: an acq_rel read-modify-write of one atomic before the
-// tasks are spawned and after they are joined, and at the start and end of every task (a release sequence: each
-// RMW acquires everything released before it). Compiled out otherwise.
+// Executors. Every parallel region of the solvers goes through parallel_chunks and run_tasks, so the solver logic
+// is the same whichever threads run it. Normally they are oneTBB parallel_for loops in the caller's arena. Under
+// ThreadSanitizer (-fsanitize=thread) they are plain std::thread fork/join: Debian's libtbb is not instrumented, so
+// TSan cannot see oneTBB's internal synchronization and reports races inside its own bookkeeping; std::thread's
+// create/join edges are visible to TSan, so every report left is about the solver's own memory accesses.
 #if defined(__SANITIZE_THREAD__)
-std::atomic<std::uint64_t> g_fork_join{0};
-inline void fork_join_edge() { g_fork_join.fetch_add(1, std::memory_order_acq_rel); }
-#else
-inline void fork_join_edge() {}
+#define HETGLM_STD_THREADS 1
 #endif
 
+#if defined(HETGLM_STD_THREADS)
+int executor_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+/// Runs body(c) for every chunk c in [0, n_chunks); threads take chunks from a shared counter.
+template <class Body>
+void parallel_chunks(std::int64_t n_chunks, const Body& body) {
+  if (n_chunks <= 0) return;
+  const int T = static_cast<int>(std::min<std::int64_t>(n_chunks, executor_threads()));
+  std::atomic<std::int64_t> next{0};
+  auto worker = [&] {
+    for (std::int64_t c; (c = next.fetch_add(1)) < n_chunks;) body(c);
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < T; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& th : pool) th.join();
+}
+
+/// Runs f(t) for t in [0, n), one thread per t (results must depend on t only).
+template <class F>
+void run_tasks(int n, bool /*deterministic*/, const F& f) {
+  std::vector<std::thread> pool;
+  for (int t = 1; t < n; ++t) pool.emplace_back([&f, t] { f(t); });
+  if (n > 0) f(0);
+  for (auto& th : pool) th.join();
+}
+#else
 /// Runs body(c) for every chunk c in [0, n_chunks) in the current arena (work stealing allowed: each chunk's
 /// result must depend on c only).
 template <class Body>
@@ -72,14 +98,29 @@ void parallel_chunks(std::int64_t n_chunks, const Body& body) {
     body(std::int64_t{0});
     return;
   }
-  fork_join_edge();
-  tbb::parallel_for(std::int64_t{0}, n_chunks, [&](std::int64_t c) {
-    fork_join_edge();
-    body(c);
-    fork_join_edge();
-  });
-  fork_join_edge();
+  tbb::parallel_for(std::int64_t{0}, n_chunks, [&](std::int64_t c) { body(c); });
 }
+
+/// Runs f(t) for t in [0, n) in the current arena, one task per t. deterministic: a static partition (which OS
+/// thread runs which t is still up to TBB; results must depend on t only).
+template <class F>
+void run_tasks(int n, bool deterministic, const F& f) {
+  if (n == 1) {
+    f(0);
+    return;
+  }
+  if (deterministic) {
+    tbb::parallel_for(
+        tbb::blocked_range<int>(0, n, 1),
+        [&](const tbb::blocked_range<int>& r) {
+          for (int t = r.begin(); t < r.end(); ++t) f(t);
+        },
+        tbb::static_partitioner());
+  } else {
+    tbb::parallel_for(0, n, [&](int t) { f(t); });
+  }
+}
+#endif
 
 /// Sums body(lo, hi) over fixed chunks of kReduceGrain coordinates of [0, n), computed in parallel and added in
 /// chunk order by the caller: the result never depends on the thread count or the schedule.
@@ -105,34 +146,6 @@ void for_ranges(std::size_t n, const Body& body) {
     const std::size_t lo = static_cast<std::size_t>(c) * kVecGrain;
     body(lo, std::min(n, lo + kVecGrain));
   });
-}
-
-/// Runs f(t) for t in [0, n) in the current arena, one task per t. deterministic: a static partition (which OS
-/// thread runs which t is still up to TBB; results must depend on t only).
-template <class F>
-void run_tasks(int n, bool deterministic, const F& f) {
-  if (n == 1) {
-    f(0);
-    return;
-  }
-  fork_join_edge();
-  if (deterministic) {
-    tbb::parallel_for(
-        tbb::blocked_range<int>(0, n, 1),
-        [&](const tbb::blocked_range<int>& r) {
-          fork_join_edge();
-          for (int t = r.begin(); t < r.end(); ++t) f(t);
-          fork_join_edge();
-        },
-        tbb::static_partitioner());
-  } else {
-    tbb::parallel_for(0, n, [&](int t) {
-      fork_join_edge();
-      f(t);
-      fork_join_edge();
-    });
-  }
-  fork_join_edge();
 }
 
 /// Row boundaries cutting [0, A.n_rows) into `parts` chunks of about equal nonzeros (and rows when nnz = 0).
@@ -489,6 +502,9 @@ SolveResult solve_parallel_cpu(const Form& form, const SolverOptions& o) {
         "--deterministic: solver '{}' updates one shared vector from racing threads, so it cannot be deterministic; "
         "use --solver syscd or sequential",
         solver_kind_name(o.solver)));
+#if defined(HETGLM_STD_THREADS)
+  return run_parallel(form, o, o.n_threads > 0 ? o.n_threads : executor_threads());
+#endif
   const int T = o.n_threads > 0 ? o.n_threads : std::max(1, tbb::this_task_arena::max_concurrency());
   const int want = std::max(1, std::min(T, tbb::info::default_concurrency()));
   if (tbb::this_task_arena::max_concurrency() == want) return run_parallel(form, o, T);  // the caller's arena

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <thread>
+#include <fstream>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -18,13 +20,20 @@ namespace hetglm {
 
 double resolve_lambda(const TrainOptions& o, const ModelSpec& spec, std::int64_t n) {
   if (o.C && o.lambda) throw InvalidArgument("-c and --lambda are mutually exclusive: give one of them");
+  // lambda must leave 1/(lambda n) finite (the SDCA scaling w = v/(lambda n)) and lambda itself finite.
+  auto usable = [n](double lam) { return std::isfinite(lam) && lam > 0 && std::isfinite(1.0 / (lam * double(n))); };
   if (o.C) {
     if (!(std::isfinite(*o.C) && *o.C > 0)) throw InvalidArgument(fmt::format("-c: C must be a positive number, got {}", *o.C));
-    return 1.0 / (*o.C * static_cast<double>(n));
+    const double lam = 1.0 / (*o.C * static_cast<double>(n));
+    if (!usable(lam))
+      throw InvalidArgument(fmt::format("-c: C = {} makes lambda = 1/(C n) = {} out of double range", *o.C, lam));
+    return lam;
   }
   if (o.lambda) {
     if (!(std::isfinite(*o.lambda) && *o.lambda > 0))
       throw InvalidArgument(fmt::format("--lambda: lambda must be a positive number, got {}", *o.lambda));
+    if (!usable(*o.lambda))
+      throw InvalidArgument(fmt::format("--lambda: lambda = {} is too small: 1/(lambda n) overflows", *o.lambda));
     return *o.lambda;
   }
   if (spec.classifier || spec.name == "ridge") return 1.0 / static_cast<double>(n);
@@ -186,6 +195,41 @@ auto with_form(const ModelSpec& spec, Formulation f, F&& fn) {
 
 }  // namespace
 
+namespace {
+/// Bytes of memory this machine can still give (MemAvailable), or 0 if unknown.
+double available_memory_bytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  double kb = 0;
+  std::string unit;
+  while (in >> key >> kb >> unit)
+    if (key == "MemAvailable:") return kb * 1024.0;
+  return 0;
+}
+
+/// Estimate the memory training needs before allocating any of it, and refuse a problem that cannot fit
+/// (a libsvm index near 2^31 asks for dense vectors of 17 GB each). Counted: the matrix copy with the bias column,
+/// its transpose (both formulations may need it), alpha, v and one replica of v per thread, and the model.
+void check_memory(const CsrMatrix& X, const TrainOptions& o, const ModelSpec& spec, const std::vector<double>& y) {
+  const double n = X.n_rows, d = double(X.n_cols) + (o.bias >= 0 ? 1 : 0), nnz = double(X.nnz()) + (o.bias >= 0 ? n : 0);
+  std::size_t classes = 1;
+  if (spec.classifier) {
+    std::set<double> u(y.begin(), y.end());
+    classes = u.size() > 2 ? u.size() : 1;
+  }
+  const double threads = o.n_threads > 0 ? o.n_threads : std::thread::hardware_concurrency();
+  const double matrix = nnz * (sizeof(float) + sizeof(index_t)) + (n + d + 2) * sizeof(offset_t);
+  const double vectors = (n + d) * sizeof(double) * (3 + threads) + d * sizeof(double) * classes;
+  const double need = 2 * matrix + vectors;
+  const double avail = available_memory_bytes();
+  if (avail > 0 && need > avail)
+    throw InvalidArgument(fmt::format(
+        "training needs about {:.1f} GB of memory ({} samples, {} features, {} nonzeros, {} weight columns), more "
+        "than the {:.1f} GB available",
+        need / 1e9, X.n_rows, static_cast<std::int64_t>(d), static_cast<std::int64_t>(nnz), classes, avail / 1e9));
+}
+}  // namespace
+
 TrainResult train(const Dataset& data, const TrainOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   TrainResult res;
@@ -199,6 +243,9 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
   for (std::size_t i = 0; i < data.y.size(); ++i)
     if (!std::isfinite(data.y[i])) throw InvalidArgument(fmt::format("{}: label of sample {} is not finite", src, i + 1));
   if (!(o.tol > 0 && std::isfinite(o.tol))) throw InvalidArgument(fmt::format("--tol: must be a positive number, got {}", o.tol));
+  if (o.tol < 1e-15)
+    throw InvalidArgument(fmt::format(
+        "--tol: must be at least 1e-15 (a duality gap in double precision is not certain below that), got {}", o.tol));
   if (o.max_epochs < 1) throw InvalidArgument(fmt::format("--max-epochs: must be at least 1, got {}", o.max_epochs));
   if (!(o.l1_ratio >= 0 && o.l1_ratio <= 1)) throw InvalidArgument(fmt::format("--l1-ratio: must be in [0, 1], got {}", o.l1_ratio));
   if (!std::isfinite(o.bias)) throw InvalidArgument("-B: bias must be a finite number");
@@ -212,6 +259,7 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
   const double lambda = resolve_lambda(o, spec, X0.n_rows);
   res.lambda = lambda;
   const double eta = spec.penalty == Penalty::l2 ? 0.0 : spec.penalty == Penalty::l1 ? 1.0 : o.l1_ratio;
+  check_memory(X0, o, spec, data.y);
   const CsrMatrix X = with_bias_column(X0, o.bias);
   const FormulationChoice choice = resolve_formulation(o, spec, X, c, lambda);
   const Formulation form_kind = choice.formulation;
@@ -262,6 +310,7 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
     const CsrMatrix& coords = form_kind == Formulation::primal ? Xt : X;
     if (!o.accel_memory.empty()) bo.memory_budget = parse_memory_size(o.accel_memory, data_bytes(coords));
     bo.link_bandwidth_gbps = o.link_bandwidth;
+    bo.xclbin = o.xclbin;
     duhl_options.cpu_role = parse_cpu_role(o.cpu_role);
     duhl_options.selection = parse_selection(o.duhl_selection);
     duhl_options.epochs_per_round = o.duhl_epochs;

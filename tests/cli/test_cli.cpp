@@ -208,3 +208,86 @@ TEST_F(Cli, ModelFileIsDeterministic) {
   ASSERT_EQ(run("train -q --seed 7 " + data("heart_scale") + " b").code, 0);
   EXPECT_EQ(slurp(dir / "a"), slurp(dir / "b"));
 }
+
+// Regressions from trying to break the CLI (bad outputs, overlapping paths, silent option wrap-around).
+TEST_F(Cli, OutputsNeverReplaceInputsDevicesOrEachOther) {
+  write("tr.svm", "+1 1:0.5\n-1 2:1\n+1 1:1 2:0.25\n");
+  auto first_line = [](const std::string& s) { return s.substr(0, s.find('\n') + 1); };
+  CliRun r = run("train -q tr.svm tr.svm");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(first_line(r.err), "error: MODEL 'tr.svm' is the same file as TRAIN 'tr.svm': refusing to overwrite it\n");
+  r = run("train -q --report-json m --test tr.svm tr.svm m");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(first_line(r.err), "error: MODEL 'm' is the same file as --report-json 'm': refusing to overwrite it\n");
+  EXPECT_FALSE(fs::exists(dir / "m"));
+  ASSERT_EQ(run("train -q tr.svm m").code, 0);
+  r = run("predict m tr.svm m");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(first_line(r.err), "error: OUTPUT 'm' is the same file as MODEL 'm': refusing to overwrite it\n");
+  // A FIFO (or device) is never replaced by a regular file; a symbolic link is written through.
+  ASSERT_EQ(std::system(("mkfifo '" + (dir / "ff").string() + "'").c_str()), 0);
+  r = run("train -q tr.svm ff");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "error: cannot write 'ff': not a regular file\n");
+  EXPECT_TRUE(fs::is_fifo(dir / "ff"));
+  write("target.txt", "old\n");
+  fs::create_symlink("target.txt", dir / "link.model");
+  ASSERT_EQ(run("train -q tr.svm link.model").code, 0);
+  EXPECT_TRUE(fs::is_symlink(dir / "link.model"));
+  EXPECT_EQ(slurp(dir / "target.txt").substr(0, 16), "format hetglm-1\n");
+  // An unwritable report leaves the previous model untouched.
+  const std::string before = slurp(dir / "m");
+  r = run("train -q --seed 5 --report-json nodir/r.json tr.svm m");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "error: cannot write 'nodir/r.json': No such file or directory\n");
+  EXPECT_EQ(slurp(dir / "m"), before);
+  // Predictions that cannot be written to standard output fail instead of vanishing.
+  const std::string cmd = "cd '" + dir.string() + "' && '" + HETGLM_CLI + "' predict m tr.svm >/dev/full 2>err.txt";
+  const int status = std::system(cmd.c_str());
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  EXPECT_EQ(slurp(dir / "err.txt").rfind("error: cannot write the predictions to standard output: ", 0), 0u);
+}
+
+TEST_F(Cli, OptionValuesOutOfRangeAreErrorsNotWrapArounds) {
+  write("tr.svm", "+1 1:0.5\n-1 2:1\n+1 1:1 2:0.25\n");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--seed -1", "error: --seed: expected an integer in [0, 18446744073709551615], got '-1'\n"},
+      {"--seed 18446744073709551616",
+       "error: --seed: expected an integer in [0, 18446744073709551615], got '18446744073709551616'\n"},
+      {"--n-features -5", "error: --n-features: must be >= 0, got -5\n"},
+      {"-B 1e39", "error: -B: the bias feature is stored as float32 and must be at most 3.40282e+38 in magnitude, got 1e+39\n"},
+      {"-c 1e-320", "error: -c: C = 1e-320 makes lambda = 1/(C n) = inf out of double range\n"},
+      {"--lambda 1e-320", "error: --lambda: lambda = 1e-320 is too small: 1/(lambda n) overflows\n"},
+      {"--tol 1e-320",
+       "error: --tol: must be at least 1e-15 (a duality gap in double precision is not certain below that), got 1e-320\n"},
+  };
+  for (const auto& [opt, err] : cases) {
+    SCOPED_TRACE(opt);
+    const CliRun r = run("train -q " + opt + " tr.svm m");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.err, err);
+    EXPECT_FALSE(fs::exists(dir / "m"));
+  }
+}
+
+TEST_F(Cli, HugeFeatureIndexIsRefusedBeforeAllocating) {
+  write("huge.svm", "+1 2147483646:1\n-1 1:1\n");
+  const CliRun r = run("train -q huge.svm m");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err.rfind("error: training needs about ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("(2 samples, 2147483646 features, 2 nonzeros, 1 weight columns), more than the "),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(dir / "m"));
+}
+
+TEST_F(Cli, ModelCutInsideItsLastNumberIsRejected) {
+  write("tr.svm", "+1 1:0.5\n-1 2:1\n+1 1:1 2:0.25\n");
+  ASSERT_EQ(run("train -q tr.svm m").code, 0);
+  std::string model = slurp(dir / "m");
+  model.resize(model.size() - 3);  // drop the newline and the last two digits
+  write("cut.model", model);
+  const CliRun r = run("predict cut.model tr.svm");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find(": truncated file: the last line does not end with a newline\n"), std::string::npos) << r.err;
+}

@@ -186,7 +186,9 @@ class _BaseClassifier(LinearClassifierMixin, _HetGLMBase):
         if self.class_weight is None:
             cw = np.ones(len(self.classes_))
         else:  # as scikit-learn's liblinear path: 'balanced' counts weighted samples
-            cw = compute_class_weight(self.class_weight, classes=self.classes_, y=y, sample_weight=sw)
+            with np.errstate(divide="ignore", invalid="ignore"):  # a class whose weights are all 0
+                cw = compute_class_weight(self.class_weight, classes=self.classes_, y=y, sample_weight=sw)
+            cw = np.nan_to_num(cw, nan=0.0, posinf=0.0)
         c = sw * cw[y_enc]
         keep = c > 0
         if not keep.all():

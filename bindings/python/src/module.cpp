@@ -3,7 +3,7 @@
 // (train() with TrainOptions, the model file, the libsvm reader/writer) and converts numpy / scipy.sparse
 // inputs to hetglm::CsrMatrix in one C++ pass. The scikit-learn estimators live in hetglm/_estimators.py.
 //
-// Errors: InvalidArgument and ParseError -> ValueError, IoError -> OSError (FileNotFoundError when the
+// Errors: InvalidArgument, ParseError and UnsupportedDevice -> ValueError, IoError -> OSError (FileNotFoundError when the
 // file does not exist), TrainingError and any other hetglm::Error -> RuntimeError, each with the engine's
 // message. train() releases the GIL and polls PyErr_CheckSignals once per epoch, so Ctrl-C raises
 // KeyboardInterrupt.
@@ -27,6 +27,7 @@
 #include <tbb/parallel_for.h>
 
 #include "common.hpp"
+#include "hetglm/backend.hpp"
 #include "hetglm/config.hpp"
 #include "hetglm/error.hpp"
 #include "hetglm/libsvm.hpp"
@@ -277,6 +278,8 @@ NB_MODULE(_hetglm, m) {
     } catch (const InvalidArgument& e) {
       PyErr_SetString(PyExc_ValueError, e.what());
     } catch (const ParseError& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const UnsupportedDevice& e) {  // a device not compiled in or not present: the user's choice
       PyErr_SetString(PyExc_ValueError, e.what());
     } catch (const IoError& e) {
       const std::string msg = e.what();

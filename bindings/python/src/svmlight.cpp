@@ -18,6 +18,7 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cstdint>
 #include <cstring>
@@ -97,11 +98,18 @@ inline bool parse_int(std::string_view t, std::int64_t& out) {
   return b != e && ec == std::errc() && p == e;
 }
 
+/// Whitespace as bytes.split() sees it (space, \t, \n, \r, \v, \f).
+constexpr auto kSpace = [] {
+  std::array<bool, 256> t{};
+  for (unsigned char c : {' ', '\t', '\n', '\r', '\v', '\f'}) t[c] = true;
+  return t;
+}();
+
 void parse_piece(Piece& pc) {
   const char* p = pc.begin;
   const auto bytes = static_cast<std::size_t>(pc.end - pc.begin);
-  pc.idx.reserve(bytes / 6);  // a feature takes at least 4 bytes ("1:1 "); typical files 6-20
-  pc.val.reserve(bytes / 6);
+  pc.idx.reserve(bytes / 4);  // a feature takes at least 4 bytes ("1:1 "), so this never reallocates
+  pc.val.reserve(bytes / 4);
   std::vector<std::pair<std::int64_t, double>> row;
   while (p < pc.end) {
     const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(pc.end - p)));
@@ -109,10 +117,10 @@ void parse_piece(Piece& pc) {
     const char* hash = static_cast<const char*>(std::memchr(p, '#', static_cast<std::size_t>(le - p)));
     if (hash) le = hash;
     auto next = [&](std::string_view& tok) {
-      while (p < le && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\v' || *p == '\f')) ++p;
+      while (p < le && kSpace[static_cast<unsigned char>(*p)]) ++p;
       if (p >= le) return false;
       const char* s = p;
-      while (p < le && !(*p == ' ' || *p == '\t' || *p == '\r' || *p == '\v' || *p == '\f')) ++p;
+      while (p < le && !kSpace[static_cast<unsigned char>(*p)]) ++p;
       tok = std::string_view(s, static_cast<std::size_t>(p - s));
       return true;
     };

@@ -75,6 +75,9 @@ def test_input_errors(cancer):
         hetglm.Lasso().fit(Xd[:, 0], y)
     with pytest.raises(ValueError, match=r"unknown device 'tpu' \(expected one of cpu, auto"):
         hetglm.LogisticRegression(device="tpu").fit(Xd, y)
+    if "cuda" not in hetglm.backends:
+        with pytest.raises(ValueError, match="device 'cuda' is not compiled in"):
+            hetglm.LogisticRegression(device="cuda").fit(Xd, y)
     with pytest.raises(ValueError, match="X has 5 features, but LogisticRegression is expecting 10 features"):
         hetglm.LogisticRegression().fit(Xd, y).predict(Xd[:, :5])
     with pytest.raises(ValueError, match="C must be a positive number"):
@@ -164,7 +167,10 @@ def test_models_move_between_python_and_cli(tmp_path, data_dir):
     subprocess.run([cli, "predict", "-q", str(tmp_path / "py.model"), str(data_dir / "dna.scale.t"), str(out)],
                    check=True, capture_output=True)
     np.testing.assert_array_equal(np.loadtxt(out), est.predict(Xt))
-    subprocess.run([cli, "train", "-q", "--tol", "1e-6", "-B", "1", str(data_dir / "dna.scale"),
+    # The Python default (n_jobs=None) is the sequential reference solver; ask the CLI for the same one.
+    helptext = subprocess.run([cli, "train", "--help"], capture_output=True, text=True).stdout
+    solver = ["--solver", "sequential"] if "--solver" in helptext else []
+    subprocess.run([cli, "train", "-q", "--tol", "1e-6", "-B", "1", *solver, str(data_dir / "dna.scale"),
                     str(tmp_path / "cli.model")], check=True, capture_output=True)
     back = hetglm.load_model(tmp_path / "cli.model")
     np.testing.assert_allclose(back.coef_, est.coef_, rtol=1e-9, atol=1e-12)
@@ -194,3 +200,13 @@ def test_plot_training_history(cancer, housing):
     np.testing.assert_allclose(ax.get_lines()[0].get_ydata(), [h["gap"] for h in est.training_history_])
     with pytest.raises(ValueError, match="no training history"):
         hetglm.plot_training_history(hetglm.Ridge())
+
+
+def test_n_jobs_runs_the_parallel_solver_to_the_same_optimum(cancer, housing):
+    for est, (X, y) in [(hetglm.LogisticRegression(tol=1e-10), cancer), (hetglm.Ridge(tol=1e-10), housing)]:
+        seq = est.fit(X, y)
+        p_seq, coef_seq = seq.primal_objective_, seq.coef_.copy()
+        par = type(est)(tol=1e-10, n_jobs=2).fit(X, y)
+        assert par.primal_objective_ == pytest.approx(p_seq, rel=1e-6)
+        assert np.linalg.norm(par.coef_ - coef_seq) <= 1e-3 * np.linalg.norm(coef_seq)
+        assert par.duality_gap_ <= 1e-10 * abs(par.primal_objective_) * (1 + 1e-9)

@@ -134,3 +134,21 @@ def test_sample_weights_match_sklearn(data_dir):
         t.fit(Xh.toarray(), yh, sample_weight=wh)
         assert rel(o.coef_, t.coef_) <= 1e-4
         assert o.intercept_ == pytest.approx(t.intercept_, rel=1e-4)
+
+
+def test_l1_and_elastic_net_logistic_match_sklearn(data_dir):
+    X, y = load(data_dir, "breast-cancer_scale")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        # L1: liblinear regularizes its intercept feature like ours
+        ours = hetglm.LogisticRegression(penalty="l1", C=1.0, **TIGHT).fit(X, y)
+        theirs = sklm.LogisticRegression(penalty="l1", C=1.0, solver="liblinear", tol=1e-12,
+                                         max_iter=100000).fit(X, y)
+        assert rel(*both_coefs(ours, theirs)) <= 1e-4
+        assert ours.score(X, y) == theirs.score(X, y)
+        # elastic net: saga leaves its intercept unregularized, so compare without one
+        ours = hetglm.LogisticRegression(penalty="elasticnet", l1_ratio=0.5, fit_intercept=False, **TIGHT).fit(X, y)
+        theirs = sklm.LogisticRegression(penalty="elasticnet", l1_ratio=0.5, fit_intercept=False, solver="saga",
+                                         tol=1e-10, max_iter=100000).fit(X, y)
+    assert rel(ours.coef_, theirs.coef_) <= 1e-4
+    assert ours.score(X, y) == theirs.score(X, y)

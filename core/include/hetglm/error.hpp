@@ -5,8 +5,33 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace hetglm {
+
+/// A token as shown in messages: quoted, at most 40 bytes ("..." after), non-printable bytes and the backslash
+/// escaped (\xHH, \\) so a message stays one readable line whatever the input holds.
+inline std::string quote_token(std::string_view t) {
+  constexpr std::size_t kShown = 40;
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out = "'";
+  const std::size_t n = t.size() < kShown ? t.size() : kShown;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto c = static_cast<unsigned char>(t[i]);
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  if (t.size() > n) out += "...";
+  out += '\'';
+  return out;
+}
 
 /// Base class of every error hetglm throws.
 class Error : public std::runtime_error {

@@ -33,6 +33,8 @@ struct BackendOptions {
   /// opencl: extra clBuildProgram options (appended; the environment variable HETGLM_OPENCL_OPTIONS is
   /// appended too). Used by tests to provoke a build failure.
   std::string opencl_build_options;
+  /// fpga: the xclbin to program the card with (`--xclbin FILE`; the kernel built from hls/, docs/fpga.md).
+  std::string xclbin;
 };
 
 /// Parse a device string. Throws InvalidArgument
@@ -64,6 +66,10 @@ std::size_t parse_memory_size(const std::string& text, std::size_t total_bytes);
 namespace detail {
 // Factories of the compiled-in backends (defined in their own translation units).
 std::unique_ptr<Backend> make_cpu_backend(const BackendOptions& options);
+/// fpga (XRT device; needs options.xclbin) and fpga-sim (the HLS kernel as C++): fpga/src/fpga_backend.cpp.
+std::unique_ptr<Backend> make_fpga_backend(Device kind, const BackendOptions& options);
+/// FPGA boards XRT sees (0 without HETGLM_ENABLE_XRT or without a board): fpga/src/xrt_device.cpp.
+unsigned fpga_board_count();
 #if defined(HETGLM_WITH_OPENCL)
 std::unique_ptr<Backend> make_opencl_backend(const BackendOptions& options);
 /// Number of OpenCL devices; `non_cpu` counts only those that are not CL_DEVICE_TYPE_CPU.

@@ -37,6 +37,7 @@ struct TrainOptions {
   std::string cpu_role = "gaps";      ///< gaps (DuHL as published) | solve (CPU also trains outside the working set)
   std::string duhl_selection = "duhl";  ///< duhl | random | streaming (baselines)
   double link_bandwidth = 0;          ///< cpu stand-in: emulated link in GB/s (0 = none)
+  std::string xclbin;                 ///< device fpga: the xclbin file (docs/fpga.md)
   int duhl_epochs = 1;                ///< accelerator epochs per DuHL round
   int exact_gap_every = 0;            ///< DuHL rounds between exact certificates (0 = about once per data pass)
   /// CPU solver (parallel_cpu.hpp). The library default is the sequential reference; the CLI defaults to syscd.

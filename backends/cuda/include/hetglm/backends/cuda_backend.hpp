@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+// The CUDA backend (HETGLM_ENABLE_CUDA): TPA-SCD epochs on a GPU behind the Backend interface (backend.hpp).
+// Pure C++: no CUDA header is needed to use it. docs/cuda.md describes the design.
+//   - data, alpha and v in float32 on the device; gaps in double (glm_math.h _d functions in a kernel);
+//   - working-set swaps: only columns that are not resident travel, from pinned host memory on a copy stream,
+//     overlapped with the first epoch on the already-resident columns (async mode);
+//   - memory budget: BackendOptions::memory_budget (--accel-memory) if given, else 80% of cudaMemGetInfo's free
+//     memory at construction (CudaOptions::budget_fraction), and never more than that.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "hetglm/backend.hpp"
+#include "hetglm/backends/registry.hpp"
+
+namespace hetglm::cuda {
+
+struct CudaOptions {
+  /// false (default): TPA-SCD, one block per coordinate of the epoch's permutation, asynchronous across blocks.
+  /// true: the same block code run by one block over the permutation in order = the exact sequential epoch
+  /// (conformance tests).
+  bool sequential = false;
+  /// Threads per block; 0 = from the working set's mean nonzeros per column (32..512).
+  int threads_per_block = 0;
+  /// Fraction of the free device memory used as the default budget.
+  double budget_fraction = 0.8;
+  /// CUDA device ordinal.
+  int device = 0;
+};
+
+/// Whether a GPU can be used; never throws. count 0 with the reason when cudaGetDeviceCount fails (no driver,
+/// insufficient driver: error 35) or finds none.
+struct DeviceProbe {
+  int count = 0;
+  std::string reason;  ///< e.g. "cudaGetDeviceCount: cudaErrorInsufficientDriver (CUDA driver version is ...)"
+};
+DeviceProbe probe();
+
+/// Throws UnsupportedDevice "device 'cuda': no CUDA device is present (<reason>)" without a GPU, DeviceError
+/// when a CUDA call fails.
+std::unique_ptr<Backend> make_cuda_backend(const BackendOptions& options, const CudaOptions& cuda = {});
+
+}  // namespace hetglm::cuda

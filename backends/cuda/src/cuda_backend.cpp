@@ -1,0 +1,535 @@
+// SPDX-License-Identifier: Apache-2.0
+// The CUDA backend (cuda_backend.hpp, docs/cuda.md): device buffers, streams, working-set swaps and the TPA-SCD
+// epochs of tpa_scd.cuh. Compiled by the host compiler (C++20, like the rest of the library) against the CUDA
+// runtime API; the kernels and their launchers are compiled by nvcc (tpa_scd.cu, C++17). Every CUDA call and
+// launch goes through HETGLM_CUDA_CHECK.
+#include "hetglm/backends/cuda_backend.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <unordered_map>
+#include <vector>
+
+#include "cuda_check.hpp"
+#include "tpa_scd.hpp"
+
+namespace hetglm::cuda {
+
+DeviceProbe probe() {
+  DeviceProbe p;
+  int n = 0;
+  const cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    p.reason = "cudaGetDeviceCount: " + detail::cuda_error_text(e);
+    return p;
+  }
+  if (n <= 0) {
+    p.reason = "cudaGetDeviceCount found no device";
+    return p;
+  }
+  p.count = n;
+  return p;
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+/// Device memory that only grows (contents are dropped when it grows).
+template <class T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer() { if (p_) (void)cudaFree(p_); }
+  void reserve(std::size_t n) {
+    if (n <= n_) return;
+    if (p_) HETGLM_CUDA_CHECK(cudaFree(p_));
+    p_ = nullptr;
+    n_ = 0;
+    HETGLM_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&p_), n * sizeof(T)));
+    n_ = n;
+  }
+  T* get() const { return p_; }
+  std::size_t size() const { return n_; }
+
+ private:
+  T* p_ = nullptr;
+  std::size_t n_ = 0;
+};
+
+/// Page-locked host memory (cudaHostAlloc) for asynchronous copies; grows like DeviceBuffer.
+template <class T>
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  ~PinnedBuffer() { if (p_) (void)cudaFreeHost(p_); }
+  void reserve(std::size_t n) {
+    if (n <= n_) return;
+    const std::size_t grown = std::max(n, n_ + n_ / 2);
+    if (p_) HETGLM_CUDA_CHECK(cudaFreeHost(p_));
+    p_ = nullptr;
+    n_ = 0;
+    HETGLM_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&p_), grown * sizeof(T), cudaHostAllocDefault));
+    n_ = grown;
+  }
+  T* get() const { return p_; }
+  T& operator[](std::size_t i) { return p_[i]; }
+
+ private:
+  T* p_ = nullptr;
+  std::size_t n_ = 0;
+};
+
+/// First-fit allocator of nonzero ranges in the device arena, coalescing freed ranges.
+class RangeAllocator {
+ public:
+  void reset(std::int64_t capacity) {
+    free_.clear();
+    if (capacity > 0) free_[0] = capacity;
+  }
+  /// Offset of a free range of `len`, or -1.
+  std::int64_t allocate(std::int64_t len) {
+    if (len == 0) return 0;
+    for (auto it = free_.begin(); it != free_.end(); ++it) {
+      if (it->second < len) continue;
+      const std::int64_t off = it->first, rest = it->second - len;
+      free_.erase(it);
+      if (rest > 0) free_[off + len] = rest;
+      return off;
+    }
+    return -1;
+  }
+  void release(std::int64_t off, std::int64_t len) {
+    if (len == 0) return;
+    auto [it, ok] = free_.emplace(off, len);
+    (void)ok;
+    auto next = std::next(it);
+    if (next != free_.end() && it->first + it->second == next->first) {
+      it->second += next->second;
+      free_.erase(next);
+    }
+    if (it != free_.begin()) {
+      auto prev = std::prev(it);
+      if (prev->first + prev->second == it->first) {
+        prev->second += it->second;
+        free_.erase(it);
+      }
+    }
+  }
+
+ private:
+  std::map<std::int64_t, std::int64_t> free_;
+};
+
+std::vector<float> to_float(const double* p, std::size_t n, float fill) {
+  std::vector<float> out(n, fill);
+  if (p)
+    for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<float>(p[i]);
+  return out;
+}
+
+class CudaBackend final : public Backend {
+ public:
+  CudaBackend(const BackendOptions& o, const CudaOptions& c) : copt_(c) {
+    HETGLM_CUDA_CHECK(cudaSetDevice(c.device));
+    cudaDeviceProp prop{};
+    HETGLM_CUDA_CHECK(cudaGetDeviceProperties(&prop, c.device));
+    name_ = prop.name;
+    cc_ = std::to_string(prop.major) + std::to_string(prop.minor);
+    std::size_t free_b = 0, total_b = 0;
+    HETGLM_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    const double frac = (c.budget_fraction > 0 && c.budget_fraction <= 1) ? c.budget_fraction : 0.8;
+    const auto device_limit = static_cast<std::size_t>(frac * double(free_b));
+    budget_ = o.memory_budget ? std::min(o.memory_budget, device_limit) : device_limit;
+    HETGLM_CUDA_CHECK(cudaStreamCreateWithFlags(&compute_, cudaStreamNonBlocking));
+    HETGLM_CUDA_CHECK(cudaStreamCreateWithFlags(&copy_, cudaStreamNonBlocking));
+    HETGLM_CUDA_CHECK(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming));
+    nonfinite_.reserve(1);
+    gap_sum_.reserve(1);
+  }
+  ~CudaBackend() override {
+    if (compute_) { (void)cudaStreamSynchronize(compute_); (void)cudaStreamDestroy(compute_); }
+    if (copy_) { (void)cudaStreamSynchronize(copy_); (void)cudaStreamDestroy(copy_); }
+    if (ready_) (void)cudaEventDestroy(ready_);
+  }
+
+  Device device() const noexcept override { return Device::cuda; }
+  std::string description() const override {
+    return "CUDA " + name_ + " (sm_" + cc_ + ", float32, TPA-SCD " + (copt_.sequential ? "sequential" : "async") +
+           ", budget " + std::to_string(budget_) + " bytes)";
+  }
+  std::size_t memory_budget() const noexcept override { return budget_; }
+
+  void bind(const ObjectiveDesc& d) override {
+    sync_all();
+    d_ = d;
+    d_.coord_labels = d_.coord_weights = d_.coord_curvature = d_.row_labels = d_.row_weights = nullptr;
+    const auto nc = static_cast<std::size_t>(d.n_coords), dim = static_cast<std::size_t>(d.dim);
+    upload(labels_, to_float(d.coord_labels, nc, 0.0f));
+    upload(weights_, to_float(d.coord_weights, nc, 1.0f));
+    upload(curv_, to_float(d.coord_curvature, nc, 0.0f));
+    if (d.formulation == HETGLM_FORM_PRIMAL) {
+      upload(row_labels_, to_float(d.row_labels, dim, 0.0f));
+      upload(row_weights_, to_float(d.row_weights, dim, 1.0f));
+    }
+    v_.reserve(std::max<std::size_t>(dim, 1));
+    HETGLM_CUDA_CHECK(cudaMemsetAsync(v_.get(), 0, dim * sizeof(float), compute_));
+    const std::size_t m = std::max<std::size_t>(nc, 1);
+    col_off_.reserve(m);
+    col_len_.reserve(m);
+    col_coord_.reserve(m);
+    alpha_.reserve(m);
+    gaps_.reserve(m);
+    resident_.clear();
+    arena_ready_ = false;
+    ws_.clear();
+    ws_old_.clear();
+    pending_copy_ = false;
+    HETGLM_CUDA_CHECK(cudaStreamSynchronize(compute_));
+  }
+
+  LoadReport load_working_set(std::span<const index_t> coords, const CsrMatrix& A,
+                              std::span<const double> alpha_ws) override {
+    const auto t0 = Clock::now();
+    if (alpha_ws.size() != coords.size())
+      throw InvalidArgument("load_working_set: alpha_ws has " + std::to_string(alpha_ws.size()) + " values for " +
+                            std::to_string(coords.size()) + " coordinates");
+    std::size_t need = 0;
+    for (index_t i : coords) {
+      if (i < 0 || i >= A.n_rows || i >= d_.n_coords)
+        throw InvalidArgument("load_working_set: coordinate " + std::to_string(i) + " is out of range");
+      need += column_bytes(A, i);
+    }
+    if (need > budget_)
+      throw InvalidArgument("working set of " + std::to_string(need) + " bytes exceeds the accelerator budget of " +
+                            std::to_string(budget_) + " bytes");
+    sync_all();  // staging buffers are reused; nothing of the previous round is in flight
+    pending_copy_ = false;
+    if (!arena_ready_) {
+      const auto cap = static_cast<std::int64_t>(
+          std::min<std::size_t>(static_cast<std::size_t>(A.nnz()), budget_ / kBytesPerNonzero));
+      idx_.reserve(static_cast<std::size_t>(std::max<std::int64_t>(cap, 1)));
+      val_.reserve(static_cast<std::size_t>(std::max<std::int64_t>(cap, 1)));
+      arena_cap_ = cap;
+      alloc_.reset(cap);
+      arena_ready_ = true;
+    }
+    // Keep the columns that stay, free those that leave.
+    std::unordered_map<index_t, Range> next;
+    next.reserve(coords.size() * 2);
+    ws_old_.assign(coords.size(), 0);
+    for (std::size_t p = 0; p < coords.size(); ++p) {
+      auto it = resident_.find(coords[p]);
+      if (it == resident_.end()) continue;
+      next.emplace(coords[p], it->second);
+      resident_.erase(it);
+      ws_old_[p] = 1;
+    }
+    for (const auto& [i, r] : resident_) alloc_.release(r.off, r.len);
+    resident_ = std::move(next);
+    // Place the new columns: one contiguous block if possible (one copy), else column by column, else
+    // defragment by uploading the whole working set again.
+    std::vector<std::size_t> fresh;
+    std::int64_t fresh_nnz = 0;
+    for (std::size_t p = 0; p < coords.size(); ++p)
+      if (!ws_old_[p]) {
+        fresh.push_back(p);
+        fresh_nnz += A.offsets[coords[p] + 1] - A.offsets[coords[p]];
+      }
+    std::vector<std::int64_t> dst(fresh.size());
+    bool contiguous = true;
+    std::int64_t block = alloc_.allocate(fresh_nnz);
+    if (block >= 0) {
+      std::int64_t o = block;
+      for (std::size_t f = 0; f < fresh.size(); ++f) {
+        dst[f] = o;
+        o += A.offsets[coords[fresh[f]] + 1] - A.offsets[coords[fresh[f]]];
+      }
+    } else {
+      contiguous = false;
+      bool ok = true;
+      for (std::size_t f = 0; f < fresh.size() && ok; ++f) {
+        const index_t i = coords[fresh[f]];
+        dst[f] = alloc_.allocate(A.offsets[i + 1] - A.offsets[i]);
+        ok = dst[f] >= 0;
+        if (ok) resident_[i] = {dst[f], A.offsets[i + 1] - A.offsets[i]};
+      }
+      if (!ok) {  // fragmented: start from an empty arena, everything travels in one block
+        resident_.clear();
+        alloc_.reset(arena_cap_);
+        std::fill(ws_old_.begin(), ws_old_.end(), 0);
+        fresh.clear();
+        fresh_nnz = 0;
+        for (std::size_t p = 0; p < coords.size(); ++p) {
+          fresh.push_back(p);
+          fresh_nnz += A.offsets[coords[p] + 1] - A.offsets[coords[p]];
+        }
+        dst.assign(fresh.size(), 0);
+        block = alloc_.allocate(fresh_nnz);
+        std::int64_t o = block;
+        for (std::size_t f = 0; f < fresh.size(); ++f) {
+          dst[f] = o;
+          o += A.offsets[coords[fresh[f]] + 1] - A.offsets[coords[fresh[f]]];
+        }
+        contiguous = true;
+      }
+    }
+    LoadReport rep;
+    // Stage the new columns in pinned memory and send them on the copy stream.
+    stage_idx_.reserve(static_cast<std::size_t>(std::max<std::int64_t>(fresh_nnz, 1)));
+    stage_val_.reserve(static_cast<std::size_t>(std::max<std::int64_t>(fresh_nnz, 1)));
+    std::int64_t s = 0;
+    for (std::size_t f = 0; f < fresh.size(); ++f) {
+      const index_t i = coords[fresh[f]];
+      const std::int64_t b = A.offsets[i], len = A.offsets[i + 1] - b;
+      std::memcpy(stage_idx_.get() + s, A.indices.data() + b, static_cast<std::size_t>(len) * sizeof(std::int32_t));
+      std::memcpy(stage_val_.get() + s, A.values.data() + b, static_cast<std::size_t>(len) * sizeof(float));
+      resident_[i] = {dst[f], len};
+      if (!contiguous && len > 0) {
+        HETGLM_CUDA_CHECK(cudaMemcpyAsync(idx_.get() + dst[f], stage_idx_.get() + s, std::size_t(len) * 4,
+                                          cudaMemcpyHostToDevice, copy_));
+        HETGLM_CUDA_CHECK(cudaMemcpyAsync(val_.get() + dst[f], stage_val_.get() + s, std::size_t(len) * 4,
+                                          cudaMemcpyHostToDevice, copy_));
+      }
+      s += len;
+      ++rep.columns_copied;
+      rep.bytes_copied += column_bytes(A, i);
+    }
+    if (contiguous && fresh_nnz > 0) {
+      HETGLM_CUDA_CHECK(cudaMemcpyAsync(idx_.get() + block, stage_idx_.get(), std::size_t(fresh_nnz) * 4,
+                                        cudaMemcpyHostToDevice, copy_));
+      HETGLM_CUDA_CHECK(cudaMemcpyAsync(val_.get() + block, stage_val_.get(), std::size_t(fresh_nnz) * 4,
+                                        cudaMemcpyHostToDevice, copy_));
+    }
+    if (!fresh.empty()) {
+      HETGLM_CUDA_CHECK(cudaEventRecord(ready_, copy_));
+      pending_copy_ = true;
+    }
+    // Per-position metadata and alpha (small) on the compute stream.
+    const std::size_t m = coords.size();
+    ws_.assign(coords.begin(), coords.end());
+    meta_off_.reserve(std::max<std::size_t>(m, 1));
+    meta_i32_.reserve(std::max<std::size_t>(2 * m, 1));
+    stage_f_.reserve(std::max<std::size_t>(m, 1));
+    std::int64_t nnz = 0;
+    for (std::size_t p = 0; p < m; ++p) {
+      const Range& r = resident_.at(coords[p]);
+      meta_off_[p] = r.off;
+      meta_i32_[p] = static_cast<std::int32_t>(r.len);
+      meta_i32_[m + p] = coords[p];
+      stage_f_[p] = static_cast<float>(alpha_ws[p]);
+      nnz += r.len;
+    }
+    if (m > 0) {
+      HETGLM_CUDA_CHECK(cudaMemcpyAsync(col_off_.get(), meta_off_.get(), m * 8, cudaMemcpyHostToDevice, compute_));
+      HETGLM_CUDA_CHECK(cudaMemcpyAsync(col_len_.get(), meta_i32_.get(), m * 4, cudaMemcpyHostToDevice, compute_));
+      HETGLM_CUDA_CHECK(cudaMemcpyAsync(col_coord_.get(), meta_i32_.get() + m, m * 4, cudaMemcpyHostToDevice, compute_));
+      HETGLM_CUDA_CHECK(cudaMemcpyAsync(alpha_.get(), stage_f_.get(), m * 4, cudaMemcpyHostToDevice, compute_));
+      HETGLM_CUDA_CHECK(cudaStreamSynchronize(compute_));
+    }
+    rep.bytes_copied += m * sizeof(float);
+    const double mean = m ? double(nnz) / double(m) : 0.0;
+    threads_ = copt_.threads_per_block;
+    if (threads_ <= 0) {
+      threads_ = 32;
+      while (threads_ < 512 && double(threads_) < mean) threads_ *= 2;
+    }
+    rep.seconds = seconds_since(t0);  // the column copies may still be in flight (overlapped with run_epochs)
+    return rep;
+  }
+
+  void set_shared_vector(std::span<const double> v) override {
+    const auto dim = static_cast<std::size_t>(d_.dim);
+    if (v.size() < dim) throw InvalidArgument("set_shared_vector: " + std::to_string(v.size()) + " values for " + std::to_string(dim));
+    HETGLM_CUDA_CHECK(cudaStreamSynchronize(compute_));
+    stage_v_.reserve(std::max<std::size_t>(dim, 1));
+    for (std::size_t k = 0; k < dim; ++k) stage_v_[k] = static_cast<float>(v[k]);
+    HETGLM_CUDA_CHECK(cudaMemcpyAsync(v_.get(), stage_v_.get(), dim * 4, cudaMemcpyHostToDevice, compute_));
+    HETGLM_CUDA_CHECK(cudaStreamSynchronize(compute_));
+  }
+
+  EpochReport run_epochs(int epochs, std::uint64_t seed, double sigma) override {
+    const auto t0 = Clock::now();
+    EpochReport rep;
+    const std::size_t m = ws_.size();
+    if (epochs <= 0) return rep;
+    if (m == 0) {
+      rep.epochs = epochs;
+      return rep;
+    }
+    // Host permutations (backend.hpp epoch_order, the reference order), one copy for all the epochs.
+    stage_order_.reserve(m * static_cast<std::size_t>(epochs));
+    std::size_t n_old = m;
+    for (int e = 0; e < epochs; ++e) {
+      std::vector<std::int32_t> ord = epoch_order(m, seed, e);
+      if (e == 0 && pending_copy_ && !copt_.sequential) {
+        // Overlap: visit the already-resident positions first while the new columns are still travelling.
+        auto mid = std::stable_partition(ord.begin(), ord.end(), [&](std::int32_t p) { return ws_old_[std::size_t(p)] != 0; });
+        n_old = static_cast<std::size_t>(mid - ord.begin());
+      }
+      std::memcpy(stage_order_.get() + std::size_t(e) * m, ord.data(), m * sizeof(std::int32_t));
+    }
+    order_.reserve(m * static_cast<std::size_t>(epochs));
+    HETGLM_CUDA_CHECK(cudaMemcpyAsync(order_.get(), stage_order_.get(), m * std::size_t(epochs) * 4,
+                                      cudaMemcpyHostToDevice, compute_));
+    HETGLM_CUDA_CHECK(cudaMemsetAsync(nonfinite_.get(), 0, sizeof(int), compute_));
+    const detail::KernelArgs a = args(sigma);
+    auto launch = [&](const std::int32_t* ord, std::size_t count) {
+      if (copt_.sequential)
+        HETGLM_CUDA_CHECK(detail::launch_epoch_sequential(a, ord, static_cast<int>(count), threads_, compute_));
+      else
+        HETGLM_CUDA_CHECK(detail::launch_epoch_async(a, ord, static_cast<int>(count), threads_, compute_));
+    };
+    for (int e = 0; e < epochs; ++e) {
+      const std::int32_t* ord = order_.get() + std::size_t(e) * m;
+      if (e == 0 && pending_copy_) {
+        if (!copt_.sequential && n_old > 0) launch(ord, n_old);
+        else n_old = 0;
+        HETGLM_CUDA_CHECK(cudaStreamWaitEvent(compute_, ready_, 0));
+        pending_copy_ = false;
+        launch(ord + n_old, m - n_old);
+      } else {
+        launch(ord, m);
+      }
+      ++rep.epochs;
+    }
+    int bad = 0;
+    HETGLM_CUDA_CHECK(cudaMemcpyAsync(&bad, nonfinite_.get(), sizeof(int), cudaMemcpyDeviceToHost, compute_));
+    HETGLM_CUDA_CHECK(cudaStreamSynchronize(compute_));
+    rep.numerics_ok = bad == 0;
+    rep.updates = m * static_cast<std::size_t>(epochs);
+    rep.seconds = seconds_since(t0);
+    return rep;
+  }
+
+  void get_alpha(std::span<double> out) const override {
+    const std::size_t m = std::min(ws_.size(), out.size());
+    if (m == 0) return;
+    stage_f_.reserve(m);
+    HETGLM_CUDA_CHECK(cudaMemcpyAsync(stage_f_.get(), alpha_.get(), m * 4, cudaMemcpyDeviceToHost, compute_));
+    HETGLM_CUDA_CHECK(cudaStreamSynchronize(compute_));
+    for (std::size_t p = 0; p < m; ++p) out[p] = stage_f_[p];
+  }
+
+  void get_shared_vector(std::span<double> out) const override {
+    const std::size_t dim = std::min(static_cast<std::size_t>(d_.dim), out.size());
+    if (dim == 0) return;
+    stage_v_.reserve(dim);
+    HETGLM_CUDA_CHECK(cudaMemcpyAsync(stage_v_.get(), v_.get(), dim * 4, cudaMemcpyDeviceToHost, compute_));
+    HETGLM_CUDA_CHECK(cudaStreamSynchronize(compute_));
+    for (std::size_t k = 0; k < dim; ++k) out[k] = stage_v_[k];
+  }
+
+  bool coordinate_gaps(std::span<double> out) const override {
+    const std::size_t m = std::min(ws_.size(), out.size());
+    if (m == 0) return true;
+    if (pending_copy_) HETGLM_CUDA_CHECK(cudaStreamWaitEvent(compute_, ready_, 0));
+    HETGLM_CUDA_CHECK(cudaMemsetAsync(gap_sum_.get(), 0, sizeof(double), compute_));
+    HETGLM_CUDA_CHECK(detail::launch_gaps(args(1.0), static_cast<int>(m), threads_, gaps_.get(), gap_sum_.get(), compute_));
+    stage_d_.reserve(m);
+    HETGLM_CUDA_CHECK(cudaMemcpyAsync(stage_d_.get(), gaps_.get(), m * 8, cudaMemcpyDeviceToHost, compute_));
+    HETGLM_CUDA_CHECK(cudaStreamSynchronize(compute_));
+    for (std::size_t p = 0; p < m; ++p) out[p] = stage_d_[p];
+    return true;
+  }
+
+ private:
+  struct Range {
+    std::int64_t off = 0, len = 0;
+  };
+
+  void sync_all() const {
+    HETGLM_CUDA_CHECK(cudaStreamSynchronize(copy_));
+    HETGLM_CUDA_CHECK(cudaStreamSynchronize(compute_));
+  }
+
+  void upload(DeviceBuffer<float>& buf, const std::vector<float>& host) {
+    buf.reserve(std::max<std::size_t>(host.size(), 1));
+    if (!host.empty())
+      HETGLM_CUDA_CHECK(cudaMemcpy(buf.get(), host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice));
+  }
+
+  detail::KernelArgs args(double sigma) const {
+    detail::KernelArgs a;
+    a.formulation = d_.formulation;
+    a.loss = d_.loss;
+    a.penalty = d_.penalty;
+    a.sigma_d = sigma;
+    a.inv_ln_d = 1.0 / (d_.lambda * double(d_.n));
+    a.inv_n_d = 1.0 / double(d_.n);
+    a.lambda_d = d_.lambda;
+    a.eta_d = d_.eta;
+    a.bound_d = d_.bound;
+    a.sigma = float(a.sigma_d);
+    a.inv_ln = float(a.inv_ln_d);
+    a.inv_n = float(a.inv_n_d);
+    a.lambda = float(a.lambda_d);
+    a.eta = float(a.eta_d);
+    a.bound = float(a.bound_d);
+    a.col_off = col_off_.get();
+    a.col_len = col_len_.get();
+    a.col_coord = col_coord_.get();
+    a.alpha = alpha_.get();
+    a.idx = idx_.get();
+    a.val = val_.get();
+    a.v = v_.get();
+    a.labels = labels_.get();
+    a.weights = weights_.get();
+    a.curvature = curv_.get();
+    a.row_labels = row_labels_.get();
+    a.row_weights = row_weights_.get();
+    a.nonfinite = nonfinite_.get();
+    return a;
+  }
+
+  CudaOptions copt_;
+  std::string name_, cc_;
+  std::size_t budget_ = 0;
+  cudaStream_t compute_ = nullptr, copy_ = nullptr;
+  cudaEvent_t ready_ = nullptr;
+  mutable bool pending_copy_ = false;
+  int threads_ = 32;
+  ObjectiveDesc d_;
+  // Device state.
+  DeviceBuffer<float> v_, labels_, weights_, curv_, row_labels_, row_weights_, alpha_, val_;
+  DeviceBuffer<std::int64_t> col_off_;
+  DeviceBuffer<std::int32_t> col_len_, col_coord_, order_, idx_;
+  DeviceBuffer<int> nonfinite_;
+  DeviceBuffer<double> gaps_, gap_sum_;
+  // Host bookkeeping and pinned staging.
+  bool arena_ready_ = false;
+  std::int64_t arena_cap_ = 0;
+  RangeAllocator alloc_;
+  std::unordered_map<index_t, Range> resident_;
+  std::vector<index_t> ws_;
+  std::vector<char> ws_old_;
+  PinnedBuffer<std::int32_t> stage_idx_, meta_i32_, stage_order_;
+  PinnedBuffer<float> stage_val_;
+  PinnedBuffer<std::int64_t> meta_off_;
+  mutable PinnedBuffer<float> stage_f_, stage_v_;
+  mutable PinnedBuffer<double> stage_d_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cuda_backend(const BackendOptions& options, const CudaOptions& cuda) {
+  const DeviceProbe p = probe();
+  if (p.count == 0) throw UnsupportedDevice("device 'cuda': no CUDA device is present (" + p.reason + ")");
+  if (cuda.device < 0 || cuda.device >= p.count)
+    throw UnsupportedDevice("device 'cuda': no CUDA device " + std::to_string(cuda.device) + " (" +
+                            std::to_string(p.count) + " present)");
+  return std::make_unique<CudaBackend>(options, cuda);
+}
+
+}  // namespace hetglm::cuda

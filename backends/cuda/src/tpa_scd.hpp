@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+// Host-side interface of the TPA-SCD kernels (tpa_scd.cuh, compiled by nvcc in tpa_scd.cu). Plain C++17 with no
+// CUDA headers, so cuda_backend.cpp (g++, C++20) can call it. Every launcher returns the cudaError_t of the launch
+// (cudaGetLastError() right after it, as an int) for HETGLM_CUDA_CHECK at the call site.
+#pragma once
+#include <cstdint>
+
+namespace hetglm::cuda::detail {
+
+/// Everything one coordinate step needs; passed to the kernels by value. Device pointers.
+struct KernelArgs {
+  int formulation = 0;  ///< HETGLM_FORM_DUAL | HETGLM_FORM_PRIMAL
+  int loss = 0;         ///< HETGLM_LOSS_*
+  int penalty = 0;      ///< HETGLM_PENALTY_* (primal)
+  // float32 scalars of the step (the device arithmetic) and double ones of the certificate.
+  float sigma = 1, inv_ln = 0, inv_n = 0, lambda = 0, eta = 0, bound = 0;
+  double sigma_d = 1, inv_ln_d = 0, inv_n_d = 0, lambda_d = 0, eta_d = 0, bound_d = 0;
+  // Working set, by position p: the column's range in the arena, its coordinate id, alpha.
+  const std::int64_t* col_off = nullptr;
+  const std::int32_t* col_len = nullptr;
+  const std::int32_t* col_coord = nullptr;
+  float* alpha = nullptr;
+  // Arena of resident nonzeros (CSR rows of the coordinate matrix: dual X, primal X^T).
+  const std::int32_t* idx = nullptr;
+  const float* val = nullptr;
+  // Shared vector (size dim) and per-coordinate / per-entry data.
+  float* v = nullptr;
+  const float* labels = nullptr;      ///< per coordinate (dual y_i)
+  const float* weights = nullptr;     ///< per coordinate (dual c_i)
+  const float* curvature = nullptr;   ///< per coordinate (q_i or H_j)
+  const float* row_labels = nullptr;  ///< per entry of v (primal y_k)
+  const float* row_weights = nullptr; ///< per entry of v (primal c_k)
+  int* nonfinite = nullptr;           ///< set to 1 when a step gives NaN/inf
+};
+
+/// TPA-SCD epoch: one thread block per position order[0..count), asynchronous across blocks (atomicAdd on v).
+int launch_epoch_async(const KernelArgs& a, const std::int32_t* order, int count, int threads, void* stream);
+/// The same block code run by ONE block over order[0..count) in sequence: the exact sequential epoch
+/// (deterministic up to the float reduction order), used by the conformance tests.
+int launch_epoch_sequential(const KernelArgs& a, const std::int32_t* order, int count, int threads, void* stream);
+/// Gaps of positions 0..count): gaps[p] in double (scaled so they sum to the total gap), and their sum added to
+/// *gap_sum (double atomics).
+int launch_gaps(const KernelArgs& a, int count, int threads, double* gaps, double* gap_sum, void* stream);
+
+}  // namespace hetglm::cuda::detail

@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: Apache-2.0
+// The FPGA Backend (backend.hpp) on top of an fpga::Device: `fpga` = XrtDevice with an xclbin, `fpga-sim` =
+// SimDevice running the HLS kernel as C++. Both go through the same buffer packing and argument ABI
+// (kernel_abi.hpp), so the sim tests the host control path that the card runs.
+//
+// Device state: a column pool (values, indices) holding the resident columns as contiguous ranges; per working-set
+// position col_ptr {offset, nnz}, coord {y, c, curvature, 0} and alpha; v; per row {y, c} (primal); the visiting
+// order; status. A swap appends only the columns that are not resident (one contiguous write); when the pool is
+// full it is compacted (resident columns re-sent from the host matrix: counted in bytes_copied, not in
+// columns_copied). Everything on the device is float32 (conventions.md); the host re-synchronizes v in double.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <unordered_map>
+
+#include "hetglm/backends/registry.hpp"
+#include "hetglm/fpga/device.hpp"
+
+namespace hetglm {
+namespace {
+
+static_assert(fpga::abi::kFormDual == HETGLM_FORM_DUAL && fpga::abi::kFormPrimal == HETGLM_FORM_PRIMAL,
+              "kernel_abi.hpp formulation ids must equal backend.hpp's");
+
+using Clock = std::chrono::steady_clock;
+namespace abi = fpga::abi;
+
+class FpgaBackend final : public Backend {
+ public:
+  FpgaBackend(Device kind, std::unique_ptr<fpga::Device> dev, std::size_t budget)
+      : kind_(kind), dev_(std::move(dev)) {
+    budget_ = budget ? std::min(budget, dev_->memory_bytes()) : dev_->memory_bytes();
+    status_ = dev_->alloc(abi::kStatusWords * sizeof(int), abi::kArgStatus);
+  }
+
+  Device device() const noexcept override { return kind_; }
+  std::string description() const override {
+    return fmt::format("{} (float32, budget {} bytes)", dev_->description(), budget_);
+  }
+  std::size_t memory_budget() const noexcept override { return budget_; }
+
+  void bind(const ObjectiveDesc& d) override {
+    if (d.dim > abi::kMaxDim)
+      throw InvalidArgument(fmt::format(
+          "device '{}': the shared vector has {} entries, more than the {} the FPGA kernel holds on chip (v tiling "
+          "is not implemented yet: docs/fpga.md)",
+          device_name(kind_), d.dim, abi::kMaxDim));
+    d_ = d;
+    const auto nc = static_cast<std::size_t>(d.n_coords), dim = static_cast<std::size_t>(d.dim);
+    coord_.assign(nc * abi::kCoordWords, 0.0f);
+    for (std::size_t i = 0; i < nc; ++i) {
+      coord_[abi::kCoordWords * i] = d.coord_labels ? float(d.coord_labels[i]) : 0.0f;
+      coord_[abi::kCoordWords * i + 1] = d.coord_weights ? float(d.coord_weights[i]) : 1.0f;
+      coord_[abi::kCoordWords * i + 2] = d.coord_curvature ? float(d.coord_curvature[i]) : 0.0f;
+    }
+    std::vector<float> row(std::max<std::size_t>(dim, 1) * abi::kRowWords, 0.0f);
+    if (d.formulation == HETGLM_FORM_PRIMAL)
+      for (std::size_t k = 0; k < dim; ++k) {
+        row[abi::kRowWords * k] = d.row_labels ? float(d.row_labels[k]) : 0.0f;
+        row[abi::kRowWords * k + 1] = d.row_weights ? float(d.row_weights[k]) : 1.0f;
+      }
+    ensure(v_, v_cap_, std::max<std::size_t>(dim, 1) * sizeof(float), abi::kArgV);
+    ensure(row_, row_cap_, row.size() * sizeof(float), abi::kArgRow);
+    dev_->write(row_, row.data(), row.size() * sizeof(float));
+    std::vector<float> zero(dim, 0.0f);
+    dev_->write(v_, zero.data(), zero.size() * sizeof(float));
+    resident_.clear();
+    ws_.clear();
+    pool_end_ = 0;
+    if (pool_val_ < 0) {
+      pool_cap_ = 1024;
+      realloc_pool();
+    }
+    bound_ = true;
+  }
+
+  LoadReport load_working_set(std::span<const index_t> coords, const CsrMatrix& A,
+                              std::span<const double> alpha_ws) override {
+    const auto t0 = Clock::now();
+    check_bound();
+    std::size_t need = 0;
+    for (index_t i : coords) need += column_bytes(A, i);
+    if (need > budget_)
+      throw InvalidArgument(fmt::format("working set of {} bytes exceeds the accelerator budget of {} bytes", need, budget_));
+    if (coords.size() > static_cast<std::size_t>(abi::kMaxCoords))
+      throw InvalidArgument(fmt::format("device '{}': a working set of {} coordinates is more than the {} the FPGA "
+                                        "kernel holds on chip; give a smaller --accel-memory",
+                                        device_name(kind_), coords.size(), abi::kMaxCoords));
+    LoadReport rep;
+    // Keep the resident columns of the new set where they are; the rest leave the pool.
+    std::unordered_map<index_t, Slot> next;
+    next.reserve(coords.size());
+    std::vector<index_t> fresh;
+    std::size_t kept_nnz = 0, fresh_nnz = 0;
+    for (index_t i : coords) {
+      const auto len = static_cast<std::int64_t>(A.offsets[i + 1] - A.offsets[i]);
+      auto it = resident_.find(i);
+      if (it != resident_.end()) {
+        next.emplace(i, it->second);
+        kept_nnz += static_cast<std::size_t>(len);
+      } else {
+        fresh.push_back(i);
+        fresh_nnz += static_cast<std::size_t>(len);
+      }
+    }
+    std::size_t start = pool_end_;
+    if (pool_end_ + fresh_nnz > pool_cap_) {
+      // Compact: the kept columns move to the front (re-sent from the host), the fresh ones follow.
+      const std::size_t total = kept_nnz + fresh_nnz;
+      if (total > pool_cap_) {
+        pool_cap_ = std::max<std::size_t>(2 * total, 1024);
+        realloc_pool();
+      }
+      std::vector<index_t> kept;
+      for (index_t i : coords)
+        if (next.count(i)) kept.push_back(i);
+      std::size_t off = 0;
+      rep.bytes_copied += append(kept, A, 0, next, off);
+      start = off;
+    }
+    std::size_t end = start;
+    rep.bytes_copied += append(fresh, A, start, next, end);
+    pool_end_ = end;
+    rep.columns_copied = fresh.size();
+    resident_ = std::move(next);
+    ws_.assign(coords.begin(), coords.end());
+    // Per-position arrays.
+    const std::size_t ws = ws_.size();
+    std::vector<int> ptr(std::max<std::size_t>(ws, 1) * abi::kColPtrWords, 0);
+    std::vector<float> coord(std::max<std::size_t>(ws, 1) * abi::kCoordWords, 0.0f);
+    std::vector<float> alpha(std::max<std::size_t>(ws, 1), 0.0f);
+    for (std::size_t p = 0; p < ws; ++p) {
+      const Slot& s = resident_.at(ws_[p]);
+      ptr[2 * p] = static_cast<int>(s.offset);
+      ptr[2 * p + 1] = static_cast<int>(s.len);
+      std::copy_n(&coord_[abi::kCoordWords * static_cast<std::size_t>(ws_[p])], abi::kCoordWords, &coord[abi::kCoordWords * p]);
+      alpha[p] = p < alpha_ws.size() ? float(alpha_ws[p]) : 0.0f;
+    }
+    ensure(col_ptr_, col_ptr_cap_, ptr.size() * sizeof(int), abi::kArgColPtr);
+    ensure(coord_buf_, coord_cap_, coord.size() * sizeof(float), abi::kArgCoord);
+    ensure(alpha_, alpha_cap_, alpha.size() * sizeof(float), abi::kArgAlpha);
+    dev_->write(col_ptr_, ptr.data(), ptr.size() * sizeof(int));
+    dev_->write(coord_buf_, coord.data(), coord.size() * sizeof(float));
+    dev_->write(alpha_, alpha.data(), alpha.size() * sizeof(float));
+    rep.bytes_copied += ws * (abi::kColPtrWords + abi::kCoordWords + 1) * 4;
+    rep.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    return rep;
+  }
+
+  void set_shared_vector(std::span<const double> v) override {
+    check_bound();
+    std::vector<float> f(static_cast<std::size_t>(d_.dim), 0.0f);
+    for (std::size_t k = 0; k < f.size() && k < v.size(); ++k) f[k] = float(v[k]);
+    dev_->write(v_, f.data(), f.size() * sizeof(float));
+  }
+
+  EpochReport run_epochs(int epochs, std::uint64_t seed, double sigma) override {
+    const auto t0 = Clock::now();
+    check_bound();
+    EpochReport rep;
+    const std::size_t ws = ws_.size();
+    if (epochs <= 0 || ws == 0) return rep;
+    std::vector<int> order(std::max<std::size_t>(ws * static_cast<std::size_t>(epochs), 1));
+    for (int e = 0; e < epochs; ++e) {
+      const std::vector<std::int32_t> o = epoch_order(ws, seed, e);
+      std::copy(o.begin(), o.end(), order.begin() + static_cast<std::ptrdiff_t>(ws * static_cast<std::size_t>(e)));
+    }
+    ensure(order_, order_cap_, order.size() * sizeof(int), abi::kArgOrder);
+    dev_->write(order_, order.data(), order.size() * sizeof(int));
+    fpga::RunArgs a;
+    a.buffers[abi::kArgColVal] = pool_val_;
+    a.buffers[abi::kArgColIdx] = pool_idx_;
+    a.buffers[abi::kArgColPtr] = col_ptr_;
+    a.buffers[abi::kArgCoord] = coord_buf_;
+    a.buffers[abi::kArgAlpha] = alpha_;
+    a.buffers[abi::kArgV] = v_;
+    a.buffers[abi::kArgRow] = row_;
+    a.buffers[abi::kArgOrder] = order_;
+    a.buffers[abi::kArgStatus] = status_;
+    const bool dual = d_.formulation == HETGLM_FORM_DUAL;
+    a.scalars.ws = static_cast<int>(ws);
+    a.scalars.dim = d_.dim;
+    a.scalars.epochs = epochs;
+    a.scalars.formulation = d_.formulation;
+    a.scalars.loss = d_.loss;
+    a.scalars.penalty = d_.penalty;
+    a.scalars.scale = dual ? float(1.0 / (d_.lambda * double(d_.n))) : float(1.0 / double(d_.n));
+    a.scalars.sigma = float(sigma);
+    a.scalars.lambda = float(d_.lambda);
+    a.scalars.eta = float(d_.eta);
+    a.scalars.bound = float(d_.bound);
+    dev_->run(a);
+    dev_->wait();
+    int status[abi::kStatusWords] = {0, 0, 0, 0};
+    dev_->read(status_, status, sizeof status);
+    if (status[abi::kStatusError] != abi::kErrNone)
+      throw DeviceError(fmt::format("device '{}': kernel " HETGLM_FPGA_KERNEL_NAME " refused the call (error code {}: "
+                                    "working set {} coordinates, dim {})",
+                                    device_name(kind_), status[abi::kStatusError], ws, d_.dim));
+    rep.epochs = epochs;
+    rep.updates = static_cast<std::size_t>(status[abi::kStatusUpdates]);
+    rep.numerics_ok = status[abi::kStatusNonFinite] == 0;
+    rep.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    return rep;
+  }
+
+  void get_alpha(std::span<double> out) const override {
+    std::vector<float> f(std::max<std::size_t>(ws_.size(), 1));
+    if (!ws_.empty()) dev_->read(alpha_, f.data(), ws_.size() * sizeof(float));
+    for (std::size_t p = 0; p < ws_.size() && p < out.size(); ++p) out[p] = f[p];
+  }
+  void get_shared_vector(std::span<double> out) const override {
+    std::vector<float> f(static_cast<std::size_t>(d_.dim));
+    dev_->read(v_, f.data(), f.size() * sizeof(float));
+    for (std::size_t k = 0; k < f.size() && k < out.size(); ++k) out[k] = f[k];
+  }
+
+ private:
+  struct Slot {
+    std::size_t offset = 0, len = 0;
+  };
+
+  void check_bound() const {
+    if (!bound_) throw InvalidArgument(fmt::format("device '{}': bind() an objective first", device_name(kind_)));
+  }
+  /// (Re)allocate buffer `b` for argument `arg` to hold at least `bytes` (grows geometrically).
+  void ensure(fpga::BufferId& b, std::size_t& cap, std::size_t bytes, int arg) {
+    if (b >= 0 && cap >= bytes) return;
+    if (b >= 0) dev_->free(b);
+    cap = std::max(bytes, cap * 2);
+    b = dev_->alloc(cap, arg);
+  }
+  void realloc_pool() {
+    if (pool_val_ >= 0) dev_->free(pool_val_);
+    if (pool_idx_ >= 0) dev_->free(pool_idx_);
+    pool_val_ = dev_->alloc(pool_cap_ * sizeof(float), abi::kArgColVal);
+    pool_idx_ = dev_->alloc(pool_cap_ * sizeof(int), abi::kArgColIdx);
+  }
+  /// Write `cols` contiguously from pool offset `start` (one write per array); record their slots; `end` receives
+  /// the end offset. Returns the bytes sent.
+  std::size_t append(const std::vector<index_t>& cols, const CsrMatrix& A, std::size_t start,
+                     std::unordered_map<index_t, Slot>& slots, std::size_t& end) {
+    std::vector<float> val;
+    std::vector<int> idx;
+    std::size_t off = start;
+    for (index_t i : cols) {
+      const offset_t b = A.offsets[i], e = A.offsets[i + 1];
+      val.insert(val.end(), A.values.begin() + b, A.values.begin() + e);
+      idx.insert(idx.end(), A.indices.begin() + b, A.indices.begin() + e);
+      slots[i] = Slot{off, static_cast<std::size_t>(e - b)};
+      off += static_cast<std::size_t>(e - b);
+    }
+    end = off;
+    if (val.empty()) return 0;
+    dev_->write(pool_val_, val.data(), val.size() * sizeof(float), start * sizeof(float));
+    dev_->write(pool_idx_, idx.data(), idx.size() * sizeof(int), start * sizeof(int));
+    return val.size() * kBytesPerNonzero;
+  }
+
+  Device kind_;
+  std::unique_ptr<fpga::Device> dev_;
+  std::size_t budget_ = 0;
+  ObjectiveDesc d_;
+  bool bound_ = false;
+  std::vector<float> coord_;  ///< per coordinate {y, c, curvature, 0}, host copy
+  std::unordered_map<index_t, Slot> resident_;
+  std::vector<index_t> ws_;
+  std::size_t pool_end_ = 0, pool_cap_ = 0;
+  fpga::BufferId pool_val_ = -1, pool_idx_ = -1, col_ptr_ = -1, coord_buf_ = -1, alpha_ = -1, v_ = -1, row_ = -1,
+                 order_ = -1, status_ = -1;
+  std::size_t col_ptr_cap_ = 0, coord_cap_ = 0, alpha_cap_ = 0, v_cap_ = 0, row_cap_ = 0, order_cap_ = 0;
+};
+
+}  // namespace
+
+namespace detail {
+std::unique_ptr<Backend> make_fpga_backend(Device kind, const BackendOptions& o) {
+  if (kind == Device::fpga_sim) return std::make_unique<FpgaBackend>(kind, fpga::make_sim_device(), o.memory_budget);
+  if (o.xclbin.empty())
+    throw InvalidArgument(
+        "device 'fpga' needs an xclbin: pass --xclbin FILE (the kernel built from hls/ with Vitis, docs/fpga.md)");
+  return std::make_unique<FpgaBackend>(kind, fpga::make_xrt_device(o.xclbin), o.memory_budget);
+}
+}  // namespace detail
+
+}  // namespace hetglm
