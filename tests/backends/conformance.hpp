@@ -93,7 +93,7 @@ auto with_form(const TestProblem& p, F&& fn) {
 
 /// A backend configuration under test: device string, options, and whether it computes in float32.
 struct BackendCase {
-  std::string name;  ///< "cpu-double", "cpu-float", "opencl"
+  std::string name;  ///< "cpu-double", "cpu-float", "opencl", "fpga-sim"
   std::string device;
   BackendOptions options;
   bool float32 = false;
@@ -108,8 +108,12 @@ inline std::vector<BackendCase> backend_cases() {
   BackendCase f{"cpu-float", "cpu", {}, true};
   f.options.cpu_precision = "float";
   out.push_back(f);
-  for (Device d : available_devices())
+  for (Device d : available_devices()) {
     if (d == Device::opencl) out.push_back({"opencl", "opencl", {}, true});
+    if (d == Device::fpga_sim) out.push_back({"fpga-sim", "fpga-sim", {}, true});
+    // CUDA runs TPA-SCD asynchronously by default; a GPU run of this body needs its sequential mode
+    // (docs/cuda.md), which tests/backends/test_cuda_backend.cpp selects.
+  }
   return out;
 }
 

@@ -39,7 +39,7 @@ double reference_primal(const TestProblem& p) {
 }
 
 struct DuhlCase {
-  std::string backend;  ///< "cpu" (double) or "opencl" (float32)
+  std::string backend;  ///< "cpu" (double), "opencl" or "fpga-sim" (float32)
   std::string model;
 };
 
@@ -50,9 +50,14 @@ TEST_P(DuhlOptimum, ReachesTheSequentialOptimumForEveryBudgetAndRole) {
   const bool f32 = dc.backend != "cpu";
   if (f32) {
     bool present = false;
-    for (Device d : available_devices()) present = present || d == Device::opencl;
-    if (!present) GTEST_SKIP() << "no OpenCL device in this build or on this machine";
+    for (Device d : available_devices()) present = present || dc.backend == device_name(d);
+    if (!present) GTEST_SKIP() << "no " << dc.backend << " device in this build or on this machine";
   }
+  // float32 accelerators: conventions.md's 1e-5; at issue 7's budget of 25% the simulated FPGA kernel meets its
+  // stricter 1e-6 (docs/fpga.md).
+  auto bar_for = [&](const std::string& budget) {
+    return !f32 ? 1e-6 : (dc.backend == "fpga-sim" && budget == "25%") ? 1e-6 : 1e-5;
+  };
   const ModelCase* mc = nullptr;
   for (const ModelCase& m : kModels)
     if (dc.model == m.model) mc = &m;
@@ -66,7 +71,8 @@ TEST_P(DuhlOptimum, ReachesTheSequentialOptimumForEveryBudgetAndRole) {
         SCOPED_TRACE(std::string(budget) + " " + cpu_role_name(role));
         // Known issue (docs/duhl.md): float32 Lasso with one feature column per round in the published role ends
         // at a relative objective difference of about 2e-5 on PoCL; the other 35 float32 combinations pass 1e-5.
-        if (f32 && dc.model == "lasso" && std::string(budget) == "10%" && role == CpuRole::gaps) continue;
+        if (dc.backend == "opencl" && dc.model == "lasso" && std::string(budget) == "10%" && role == CpuRole::gaps)
+          continue;
         BackendOptions bo;
         bo.memory_budget = parse_memory_size(budget, total);
         auto be = make_backend(dc.backend, bo);
@@ -82,10 +88,11 @@ TEST_P(DuhlOptimum, ReachesTheSequentialOptimumForEveryBudgetAndRole) {
           std::printf("%s %s %s %s: rounds %d rel_gap %.3g diff %.3g converged %d %.3fs\n", dc.backend.c_str(),
                       dc.model.c_str(), budget, cpu_role_name(role), r.epochs,
                       r.certificate.gap / std::fabs(r.certificate.primal), diff, int(r.converged), r.seconds);
-        EXPECT_LE(diff, f32 ? 1e-5 : 1e-6) << "P " << r.certificate.primal << " vs " << P_ref << ", rel gap "
+        EXPECT_LE(diff, bar_for(budget)) << "P " << r.certificate.primal << " vs " << P_ref << ", rel gap "
                                            << r.certificate.gap / std::fabs(r.certificate.primal) << " after "
                                            << r.epochs << " rounds";
-        if (!f32) EXPECT_TRUE(r.converged);
+        // Lipschitzed L1 certificates do not reach the tolerance in float32 (B times the rounding of s_j).
+        if (!f32 || dc.model != "lasso") EXPECT_TRUE(r.converged);
         // The certificate is exact: recomputed from alpha in double.
         const auto v = shared_vector(form, r.alpha);
         EXPECT_NEAR(form.certificate(r.alpha, v).gap, r.certificate.gap, 1e-12 * std::max(1.0, std::fabs(P_ref)));
@@ -110,7 +117,7 @@ TEST_P(DuhlOptimum, ReachesTheSequentialOptimumForEveryBudgetAndRole) {
 
 std::vector<DuhlCase> duhl_cases() {
   std::vector<DuhlCase> out;
-  for (const char* b : {"cpu", "opencl"})
+  for (const char* b : {"cpu", "opencl", "fpga-sim"})
     for (const ModelCase& m : kModels) out.push_back({b, m.model});
   return out;
 }
