@@ -6,7 +6,8 @@ set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config python3 python3-dev python3-venv
       libtbb-dev libfmt-dev nlohmann-json3-dev libcli11-dev libeigen3-dev zlib1g-dev
       libgtest-dev libgmock-dev libbenchmark-dev liblinear-tools
-      ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libhwloc-dev libxrt-dev "$@")
+      ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libhwloc-dev libxrt-dev
+      libopenmpi-dev openmpi-bin "$@")
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -18,7 +18,7 @@ fi
 
 echo "== Release build and tests"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DHETGLM_BUILD_TESTS=ON -DHETGLM_ENABLE_OPENCL=ON \
-  -DHETGLM_ENABLE_XRT=ON $cuda_flags >/dev/null
+  -DHETGLM_ENABLE_XRT=ON -DHETGLM_ENABLE_MPI=ON $cuda_flags >/dev/null
 cmake --build build -j"$jobs"
 ctest --test-dir build --output-on-failure -j"$jobs"
 

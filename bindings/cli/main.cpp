@@ -30,6 +30,7 @@
 #include "hetglm/model.hpp"
 #include "hetglm/solvers/parallel_cpu.hpp"
 #include "hetglm/solvers/train.hpp"
+#include "hetglm/solvers/distributed.hpp"
 
 namespace {
 
@@ -131,8 +132,11 @@ struct TrainArgs {
   bool zero_based = false, quiet = false;
   int threads = 0;
   bool n_features_given = false;
+  bool save_on_interrupt = false;  ///< --save-on-interrupt: after Ctrl-C, write the model with its current certificate
   std::string solver = "syscd";
   std::string seed = "1";
+  bool distributed = false;  ///< --distributed: CoCoA+ over MPI (docs/mpi.md)
+  int local_epochs = 1;      ///< --local-epochs
 };
 
 int run_train(TrainArgs& a) {
@@ -155,7 +159,19 @@ int run_train(TrainArgs& a) {
   // Outputs must not overwrite an input or each other.
   check_outputs({{"TRAIN", a.train_file}, {"--test", a.test_file}},
                 {{"MODEL", a.model_file}, {"--report-json", a.report_file}});
-  std::signal(SIGINT, on_sigint);  // from here on, Ctrl-C ends with exit code 130 and writes nothing
+  if (a.distributed) {  // `mpirun -np K hetglm train --distributed ...` (solvers/src/distributed.cpp, docs/mpi.md)
+#ifdef HETGLM_ENABLE_MPI
+    if (!a.test_file.empty()) throw hetglm::InvalidArgument("--test is not supported with --distributed");
+    hetglm::DistributedArgs d{a.train_file, a.model_file, a.report_file, a.opt, a.zero_based, a.n_features,
+                              a.threads, a.local_epochs, a.quiet};
+    return hetglm::train_distributed_main(d);
+#else
+    throw hetglm::InvalidArgument("--distributed: this hetglm was built without MPI (configure with -DHETGLM_ENABLE_MPI=ON)");
+#endif
+  }
+  // From here on, Ctrl-C ends with exit code 130 after the current epoch and writes nothing, unless
+  // --save-on-interrupt is given (then the model with its honest current certificate and the report are written).
+  std::signal(SIGINT, on_sigint);
 
   hetglm::LibsvmOptions ro;
   ro.zero_based = a.zero_based;
@@ -203,9 +219,17 @@ int run_train(TrainArgs& a) {
   if (res.interrupted) {
     double gap = 0, primal = 0;
     for (const auto& c : res.columns) gap += c.certificate.gap, primal += c.certificate.primal;
-    fmt::print(stderr, "interrupted: stopped after the current epoch with relative gap {:.3e}; no model written\n",
-               primal != 0 ? gap / std::fabs(primal) : gap);
-    return kExitInterrupted;
+    const double rel = primal != 0 ? gap / std::fabs(primal) : gap;
+    // One-vs-rest stops at the interrupted class: the classes after it have no weights, so no model is written.
+    const std::size_t want = res.spec.classifier && res.model.nr_class > 2 ? std::size_t(res.model.nr_class) : 1;
+    if (!a.save_on_interrupt || res.columns.size() < want) {
+      fmt::print(stderr, "interrupted: stopped after the current epoch with relative gap {:.3e}; no model written{}\n",
+                 rel,
+                 a.save_on_interrupt ? fmt::format(" (--save-on-interrupt: only {} of {} one-vs-rest classes trained)",
+                                                   res.columns.size(), want)
+                                     : std::string());
+      return kExitInterrupted;
+    }
   }
 
   json report;
@@ -271,12 +295,13 @@ int run_train(TrainArgs& a) {
   report["rel_gap"] = P != 0 ? G / std::fabs(P) : G;
   report["epochs"] = max_epochs_used;
   report["converged"] = res.converged;
+  report["interrupted"] = res.interrupted;
   report["columns"] = std::move(cols);
   report["train"] = metrics(res.model, data);
   if (test) report["test"] = metrics(res.model, *test);
 
   for (const auto& c : res.columns) {
-    if (!c.converged) {
+    if (!c.converged && !res.interrupted) {
       const std::string who = res.spec.classifier && res.columns.size() > 1 ? fmt::format(" (class {})", c.label) : "";
       fmt::print(stderr,
                  "warning: reached --max-epochs {} before the tolerance{}: relative gap {:.3e} > tol {:.1e}; "
@@ -294,6 +319,13 @@ int run_train(TrainArgs& a) {
   } catch (const hetglm::Error& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return kExitTraining;
+  }
+  if (res.interrupted) {  // --save-on-interrupt: written, but still exit code 130
+    fmt::print(stderr,
+               "interrupted: stopped after the current epoch with relative gap {:.3e}; model '{}' written with this "
+               "certificate (--save-on-interrupt)\n",
+               report["rel_gap"].get<double>(), a.model_file);
+    return kExitInterrupted;
   }
   if (!a.quiet) {
     fmt::print("model '{}' ({} {}, lambda {:.6g}): primal {:.10e}  dual {:.10e}  gap {:.3e}  rel gap {:.3e}  epochs {}  "
@@ -416,7 +448,14 @@ int hetglm_cli_main(int argc, char** argv) {
       ->capture_default_str();
   train->add_flag("--deterministic", ta.opt.deterministic,
                   "syscd: the same --seed and --threads give a byte-identical model file");
+  train->add_flag("--save-on-interrupt", ta.save_on_interrupt,
+                  "on Ctrl-C, still write the model (with its current, unconverged certificate) and the report; "
+                  "exit code 130");
   train->add_flag("-q,--quiet", ta.quiet, "no progress output");
+  train->add_flag("--distributed", ta.distributed,
+                  "CoCoA+ over MPI: run under `mpirun -np K`; each rank reads its byte range of TRAIN (docs/mpi.md)");
+  train->add_option("--local-epochs", ta.local_epochs, "--distributed: local epochs per communication round")
+      ->capture_default_str();
 
   PredictArgs pa;
   auto* pred = app.add_subcommand("predict", "predict with a trained model");

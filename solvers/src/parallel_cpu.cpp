@@ -22,6 +22,7 @@
 #include "hetglm/error.hpp"
 #include "hetglm/rng.hpp"
 #include "hetglm/solvers/numa.hpp"
+#include "hetglm/solvers/numeric_guard.hpp"
 #include "hetglm/solvers/sequential.hpp"
 
 namespace hetglm {
@@ -37,11 +38,6 @@ double relative_gap(const Certificate& c) {
 
 bool finite(const Certificate& c) { return std::isfinite(c.primal) && std::isfinite(c.dual); }
 
-void check_finite(const Certificate& c, int epoch) {
-  if (!finite(c))
-    throw TrainingError(fmt::format(
-        "numerical failure at epoch {}: the objective is not finite (primal {}, dual {})", epoch, c.primal, c.dual));
-}
 
 constexpr index_t kReduceGrain = 2048;   // coordinates per leaf of the certificate reduction
 constexpr std::size_t kVecGrain = 4096;  // entries of v per task of the replica merge
@@ -366,6 +362,10 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T) 
     return parallel_certificate(form, res.alpha, v);
   };
 
+  // A non-finite certificate names the first non-finite alpha_i (w_j in the primal) or v_k (numeric_guard.hpp).
+  const char* alpha_name = Form::formulation == Formulation::dual ? "alpha" : "w";
+  auto check_finite = [&](const Certificate& c, int e) { check_finite_certificate(c, e, res.alpha, v, alpha_name); };
+
   int epoch = 0;
   bool exact = true;  // v == A alpha (re-synchronized) and `cert` certifies it
   Certificate cert{};
@@ -376,8 +376,12 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T) 
     epoch_pass();
     if (syscd) merge();
     ++epoch;
+    if (o.after_epoch) o.after_epoch(epoch, std::span<double>(res.alpha), std::span<double>(v));
     cert = parallel_certificate(form, res.alpha, v);
     exact = false;
+    // Non-finite: name the first non-finite alpha_i or v_k of the epoch's own state (before the re-synchronization
+    // below could hide a non-finite v).
+    if (!finite(cert)) throw_if_nonfinite_state(epoch, res.alpha, v, alpha_name);
     const bool stop = o.should_stop && o.should_stop();
     if (wild || !finite(cert) || relative_gap(cert) <= o.tol || epoch % kResyncEvery == 0 ||
         epoch == o.max_epochs || stop) {
@@ -423,7 +427,9 @@ Certificate parallel_certificate(const Form& f, std::span<const double> alpha, s
       for (index_t i = lo; i < hi; ++i) {
         const double z = f.u(i, vp);
         s.a += LossP::value(f.y[i], z, f.c[i]);
-        s.b += LossP::conjugate(f.y[i], alpha[i], f.c[i]);
+        // + 0 * alpha_i: a non-finite alpha_i makes the dual non-finite (the conjugates clamp their argument, which
+        // would hide a NaN), so the numerical guard sees it; it adds exactly 0 otherwise.
+        s.b += LossP::conjugate(f.y[i], alpha[i], f.c[i]) + 0.0 * alpha[i];
         s.c += LossP::dual_gap(f.y[i], alpha[i], z, f.c[i]);
       }
       return s;

@@ -10,6 +10,7 @@
 
 #include "hetglm/error.hpp"
 #include "hetglm/rng.hpp"
+#include "hetglm/solvers/numeric_guard.hpp"
 
 namespace hetglm {
 
@@ -22,11 +23,6 @@ double relative_gap(const Certificate& c) {
   return scale > 0 ? c.gap / scale : c.gap;
 }
 
-void check_finite(const Certificate& c, int epoch) {
-  if (!std::isfinite(c.primal) || !std::isfinite(c.dual))
-    throw TrainingError(fmt::format(
-        "numerical failure at epoch {}: the objective is not finite (primal {}, dual {})", epoch, c.primal, c.dual));
-}
 }  // namespace
 
 template <class Form>
@@ -41,6 +37,9 @@ SolveResult solve_sequential(const Form& form, const SolverOptions& options) {
   std::iota(order.begin(), order.end(), index_t{0});
   SplitMix64 rng(options.seed);
   double* alpha = res.alpha.data();
+  // A non-finite certificate names the first non-finite alpha_i (w_j in the primal) or v_k (numeric_guard.hpp).
+  const char* alpha_name = Form::formulation == Formulation::dual ? "alpha" : "w";
+  auto check_finite = [&](const Certificate& c, int e) { check_finite_certificate(c, e, res.alpha, v, alpha_name); };
 
   auto record = [&](int epoch, const Certificate& c) {
     EpochRecord r{epoch, since(t0), c.primal, c.dual, c.gap, relative_gap(c)};
@@ -62,6 +61,8 @@ SolveResult solve_sequential(const Form& form, const SolverOptions& options) {
     ++epoch;
     // Re-synchronize v = A alpha in double before certifying: incremental updates drift by rounding, and the
     // Lipschitzed L1 gap multiplies that drift by B. The certificate is then exact for (alpha, v).
+    // Test hook (options.hpp) before the re-synchronization: a non-finite alpha_i then reaches v and the certificate.
+    if (options.after_epoch) options.after_epoch(epoch, std::span<double>(res.alpha), std::span<double>(v));
     v = shared_vector(form, res.alpha);
     const Certificate c = form.certificate(res.alpha, v);
     check_finite(c, epoch);

@@ -328,6 +328,7 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
     so.max_epochs = o.max_epochs;
     so.seed = o.seed;
     so.should_stop = o.should_stop;
+    so.after_epoch = o.after_epoch;
     so.solver = o.solver;
     so.n_threads = o.n_threads;
     so.numa_nodes = o.numa_nodes;

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <vector>
 
 #include "hetglm/solvers/forms.hpp"
@@ -39,6 +40,12 @@ struct SolverOptions {
   int numa_nodes = 0;                ///< 0 = NUMA nodes from the hwloc topology; K > 0 = K (virtual) nodes
   bool deterministic = false;        ///< same seed and n_threads give a bit-identical result
   int bucket_size = 0;               ///< coordinates per SySCD bucket (0 = automatic)
+  /// Test and diagnostic hook (may be empty): called by the sequential and parallel CPU solvers after each
+  /// epoch's coordinate updates (and the replica merge), before the epoch's certificate (sequential: before its
+  /// re-synchronization v = A alpha, which overwrites v), with the epoch number
+  /// (1-based), the coordinate variables alpha (dual: per sample; primal: w) and the shared vector v. The
+  /// robustness tests inject a NaN here (tests/robustness; docs/robustness.md). Not for production use.
+  std::function<void(int epoch, std::span<double> alpha, std::span<double> v)> after_epoch;
 };
 
 struct SolveResult {

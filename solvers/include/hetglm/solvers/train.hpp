@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,8 @@ struct TrainOptions {
   /// Progress: (weight column, its label or NaN for regression, the epoch record).
   std::function<void(int, double, const EpochRecord&)> on_epoch;
   std::function<bool()> should_stop;  ///< polled once per epoch (Ctrl-C)
+  /// Test and diagnostic hook, passed to SolverOptions::after_epoch (sequential and parallel CPU solvers only).
+  std::function<void(int epoch, std::span<double> alpha, std::span<double> v)> after_epoch;
   /// DuHL on an accelerator (duhl.hpp; docs/duhl.md). Used when device != "cpu" or accel_memory is set.
   std::string device = "cpu";         ///< cpu | opencl | cuda | fpga | fpga-sim | auto (registry.hpp)
   std::string accel_memory;           ///< "" = the device's own; bytes with K M G Ki Mi Gi, or "25%" of the data

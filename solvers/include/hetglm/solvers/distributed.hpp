@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+// Distributed training over MPI: CoCoA+ (algorithms.md section 6; docs/mpi.md), `mpirun -np K hetglm train
+// --distributed ...`. Compiled only with -DHETGLM_ENABLE_MPI=ON (then HETGLM_ENABLE_MPI is defined for every
+// target linking hetglm_solvers); this header itself needs no MPI.
+//
+//   * Loading: rank r reads only bytes [b_r, b_{r+1}) of the libsvm file, b_r = r*size/K moved forward to the next
+//     line start; parse errors name the GLOBAL line (newlines before b_r are counted with MPI_Exscan). Row counts,
+//     the number of features (max over ranks) and the labels (union, MPI_Allgatherv) are agreed over MPI.
+//   * Dual models (L2 penalty: logistic, svm, squared-hinge, ridge): partitioned by samples. Primal models (lasso,
+//     elastic-net, --formulation primal): the rows are redistributed by feature blocks (balanced by nonzeros) with
+//     MPI_Alltoallv; the labels are replicated; the bias feature is the last one and belongs to the last rank.
+//   * Each round: H = --local-epochs epochs of sequential SCD on the rank's coordinates against a local copy of v
+//     with sigma' = K (gamma = 1); one MPI_Allreduce (sum) of the change of v (length d dual, n primal); the global
+//     certificate from one MPI_Allreduce of the local sums (plus an error flag); stop on the relative gap.
+//   * A failing rank prints its own message; every rank leaves with the same non-zero code (2 bad input, 1 other);
+//     rank 0 writes the model (and the report) atomically only when every rank succeeded.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "hetglm/solvers/train.hpp"
+
+namespace hetglm {
+
+struct DistributedArgs {
+  std::string train_file, model_file, report_file;
+  TrainOptions opt;              ///< model, penalty, C / lambda, tol, max_epochs (= max rounds), seed, bias, formulation
+  bool zero_based = false;
+  std::int64_t n_features = -1;  ///< >= 0: --n-features
+  int threads = 0;               ///< parser threads per rank (0 = all cores)
+  int local_epochs = 1;          ///< H: local epochs per communication round
+  bool quiet = false;
+};
+
+/// Runs the whole distributed `train` on this rank (MPI_Init .. MPI_Finalize inside) and returns the process exit
+/// code, the same on every rank: 0 success, 1 training or output failure, 2 bad input or options.
+int train_distributed_main(const DistributedArgs& args);
+
+}  // namespace hetglm

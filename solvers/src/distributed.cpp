@@ -1,0 +1,789 @@
+// SPDX-License-Identifier: Apache-2.0
+// Distributed CoCoA+ over MPI (design in distributed.hpp and docs/mpi.md). Only MPI rank 0 writes files.
+#include "hetglm/solvers/distributed.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <mpi.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <numeric>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "hetglm/config.hpp"
+#include "hetglm/error.hpp"
+#include "hetglm/io.hpp"
+#include "hetglm/libsvm.hpp"
+#include "hetglm/model.hpp"
+#include "hetglm/rng.hpp"
+#include "hetglm/solvers/forms.hpp"
+#include "hetglm/solvers/objective.hpp"
+
+namespace hetglm {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using json = nlohmann::json;
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+constexpr int kExitTraining = 1;
+constexpr int kExitUsage = 2;
+
+struct Comm {
+  int rank = 0, size = 1;
+};
+
+/// Exit code of an exception: bad input / options 2 (IoError on an input, ParseError, InvalidArgument), else 1.
+int code_of(const std::exception& e) {
+  if (dynamic_cast<const TrainingError*>(&e)) return kExitTraining;
+  if (dynamic_cast<const Error*>(&e)) return kExitUsage;
+  return kExitTraining;
+}
+
+/// Every rank calls this at the end of a phase with its own outcome (0 = fine). A failing rank prints its own
+/// message (unless `rank0_only`, for checks that fail identically on every rank); all ranks get the largest code.
+int agree(const Comm& c, int code, const std::string& msg, bool rank0_only = false) {
+  if (code != 0 && (!rank0_only || c.rank == 0)) {
+    if (rank0_only || c.size == 1)
+      fmt::print(stderr, "error: {}\n", msg);
+    else
+      fmt::print(stderr, "error: [rank {} of {}] {}\n", c.rank, c.size, msg);
+    std::fflush(stderr);
+  }
+  int global = code;
+  MPI_Allreduce(&code, &global, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (global != 0 && code == 0 && c.rank == 0) {
+    fmt::print(stderr, "error: another rank failed (its message is above); no model written\n");
+    std::fflush(stderr);
+  }
+  return global;
+}
+
+// ----------------------------------------------------------------------------------------------------------------
+// Loading: this rank's byte range of the file, aligned to line starts.
+
+struct Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+std::string pread_range(int fd, std::uint64_t begin, std::uint64_t end, const std::string& path) {
+  std::string out(end - begin, '\0');
+  std::uint64_t done = 0;
+  while (done < out.size()) {
+    const ssize_t r = ::pread(fd, out.data() + done, out.size() - done, static_cast<off_t>(begin + done));
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      throw IoError(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
+    }
+    if (r == 0) throw IoError(fmt::format("cannot read '{}': the file shrank while reading", path));
+    done += static_cast<std::uint64_t>(r);
+  }
+  return out;
+}
+
+/// The first line start at or after `pos`: pos itself when byte pos-1 is a newline, else one past the next newline.
+std::uint64_t align_to_line(int fd, std::uint64_t pos, std::uint64_t size, const std::string& path) {
+  if (pos == 0 || pos >= size) return std::min(pos, size);
+  std::uint64_t p = pos - 1;
+  constexpr std::uint64_t kChunk = 1 << 16;
+  while (p < size) {
+    const std::string buf = pread_range(fd, p, std::min(size, p + kChunk), path);
+    const auto nl = buf.find('\n');
+    if (nl != std::string::npos) return p + nl + 1;
+    p += buf.size();
+  }
+  return size;
+}
+
+struct LocalPart {
+  Dataset data;
+  std::uint64_t begin = 0, end = 0;
+  std::int64_t lines_before = 0;
+};
+
+/// Reads and parses this rank's part. Collective (MPI_Exscan for the global line numbers): every rank calls it
+/// once, and it reports its own failure through `code`/`msg` instead of throwing.
+LocalPart load_part(const Comm& c, const DistributedArgs& a, int& code, std::string& msg) {
+  LocalPart part;
+  std::string text;
+  try {
+    Fd f;
+    f.fd = ::open(a.train_file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (f.fd < 0) throw IoError(fmt::format("cannot open '{}': {}", a.train_file, std::strerror(errno)));
+    struct stat st {};
+    if (::fstat(f.fd, &st) != 0) throw IoError(fmt::format("cannot read '{}': {}", a.train_file, std::strerror(errno)));
+    if (!S_ISREG(st.st_mode))
+      throw IoError(fmt::format("cannot read '{}': --distributed reads byte ranges, so TRAIN must be a regular file",
+                                a.train_file));
+    const auto size = static_cast<std::uint64_t>(st.st_size);
+    if (size >= 2) {
+      const std::string magic = pread_range(f.fd, 0, 2, a.train_file);
+      if (static_cast<unsigned char>(magic[0]) == 0x1f && static_cast<unsigned char>(magic[1]) == 0x8b)
+        throw InvalidArgument(fmt::format(
+            "'{}' is gzip-compressed: --distributed reads byte ranges of a plain libsvm file; decompress it first",
+            a.train_file));
+    }
+    const auto nominal = [&](int r) {
+      return static_cast<std::uint64_t>((static_cast<unsigned __int128>(size) * r) / static_cast<unsigned>(c.size));
+    };
+    part.begin = align_to_line(f.fd, nominal(c.rank), size, a.train_file);
+    part.end = align_to_line(f.fd, nominal(c.rank + 1), size, a.train_file);
+    if (part.end < part.begin) part.end = part.begin;
+    text = pread_range(f.fd, part.begin, part.end, a.train_file);
+  } catch (const std::exception& e) {
+    code = code_of(e);
+    msg = e.what();
+    text.clear();
+  }
+  // Global line numbers: newlines in the ranges of the ranks before this one.
+  std::int64_t nl = std::count(text.begin(), text.end(), '\n'), before = 0;
+  MPI_Exscan(&nl, &before, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  part.lines_before = c.rank == 0 ? 0 : before;
+  if (code != 0) return part;
+  try {
+    LibsvmOptions lo;
+    lo.zero_based = a.zero_based;
+    lo.n_features = a.n_features;
+    lo.n_threads = a.threads;
+    try {
+      part.data = parse_libsvm(text, a.train_file, lo);
+    } catch (const ParseError& e) {
+      throw ParseError(e.file(), e.line() + part.lines_before, e.column(),
+                       fmt::format("{} (bytes {}..{} of the file, read by rank {})", e.message(), part.begin,
+                                   part.end, c.rank));
+    }
+  } catch (const std::exception& e) {
+    code = code_of(e);
+    msg = e.what();
+  }
+  return part;
+}
+
+// ----------------------------------------------------------------------------------------------------------------
+// CoCoA+ rounds.
+
+struct RoundRecord {
+  int round = 0;
+  double seconds = 0, compute_seconds = 0, comm_seconds = 0;
+  double primal = 0, dual = 0, gap = 0, rel_gap = 0;
+};
+
+struct ColumnOut {
+  Certificate cert;
+  int rounds = 0;
+  bool converged = false;
+  double seconds = 0, compute_seconds = 0, comm_seconds = 0;
+  std::vector<RoundRecord> history;
+  std::vector<double> w;  ///< full weight vector on rank 0 (dual: on every rank)
+};
+
+struct Ctx {
+  Comm comm;
+  double tol = 1e-4;
+  int max_rounds = 1000, local_epochs = 1;
+  std::uint64_t seed = 1;
+  index_t n_global = 0;               ///< N
+  index_t slice_lo = 0, slice_hi = 0;  ///< primal: this rank's share of the per-sample certificate terms
+  std::vector<int> coord_counts, coord_displs;  ///< primal: features per rank (gather of w)
+  bool quiet = false;
+  std::string prefix;                  ///< progress prefix (one-vs-rest class)
+  int fail_rank = -1;                  ///< HETGLM_TEST_FAIL_RANK: this rank throws in round 2 (tests)
+};
+
+double rel(const Certificate& c) { return std::fabs(c.primal) > 0 ? c.gap / std::fabs(c.primal) : c.gap; }
+
+/// The global certificate for (alpha, v) from one MPI_Allreduce of local sums; sums[last] carries an error flag.
+template <class Form>
+Certificate global_certificate(const Form& form, const Ctx& ctx, std::span<const double> alpha,
+                               std::span<const double> v, int local_error, int& any_error) {
+  using LossP = typename Form::LossP;
+  double s[6] = {0, 0, 0, 0, 0, double(local_error)};
+  if (!local_error) {
+    if constexpr (Form::formulation == Formulation::dual) {
+      for (index_t i = 0; i < form.n_coords(); ++i) {
+        const double z = form.u(i, v.data());
+        s[0] += LossP::value(form.y[i], z, form.c[i]);
+        s[1] += LossP::conjugate(form.y[i], alpha[i], form.c[i]);
+        s[2] += LossP::dual_gap(form.y[i], alpha[i], z, form.c[i]);
+      }
+    } else {
+      using PenP = typename Form::PenP;
+      for (index_t k = ctx.slice_lo; k < ctx.slice_hi; ++k) {
+        s[0] += LossP::value(form.y[k], v[k], form.c[k]);
+        s[1] += LossP::conjugate(form.y[k], -LossP::derivative(form.y[k], v[k], form.c[k]), form.c[k]);
+      }
+      for (index_t j = 0; j < form.n_coords(); ++j) {
+        const double sj = form.u(j, v.data());
+        s[2] += PenP::value(alpha[j], form.lambda, form.eta);
+        s[3] += PenP::conjugate(sj, form.lambda, form.eta, form.bound);
+        s[4] += PenP::gap(alpha[j], sj, form.lambda, form.eta, form.bound);
+      }
+    }
+  }
+  MPI_Allreduce(MPI_IN_PLACE, s, 6, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  any_error = s[5] > 0;
+  Certificate cert;
+  const double inv_n = 1.0 / ctx.n_global;
+  if constexpr (Form::formulation == Formulation::dual) {
+    double vv = 0;
+    for (double x : v) vv += x * x;
+    const double reg = 0.5 * form.lambda * vv * form.inv_lambda_n * form.inv_lambda_n;
+    cert.primal = s[0] * inv_n + reg;
+    cert.dual = -s[1] * inv_n - reg;
+    cert.gap_sum = s[2] * inv_n;
+  } else {
+    cert.primal = s[0] * inv_n + s[2];
+    cert.dual = -s[1] * inv_n - s[3];
+    cert.gap_sum = s[4];
+  }
+  cert.gap = cert.primal - cert.dual;
+  return cert;
+}
+
+/// Thrown on every rank after the error flag of a round was raised (the failing rank already printed).
+struct RemoteFailure {
+  int code;
+};
+
+template <class Form>
+ColumnOut cocoa(const Form& form, const Ctx& ctx) {
+  const auto t0 = Clock::now();
+  const int K = ctx.comm.size;
+  const double sigma = K;  // CoCoA+: sigma' = gamma K, gamma = 1
+  const index_t m = form.n_coords();
+  const std::size_t dim = static_cast<std::size_t>(form.dim());
+  const CsrMatrix& A = *form.A;
+  std::vector<double> alpha(static_cast<std::size_t>(m), 0.0), v(dim, 0.0), p_old(dim, 0.0), p_new, dv(dim), v_loc;
+  std::vector<index_t> order(static_cast<std::size_t>(m));
+  std::iota(order.begin(), order.end(), index_t{0});
+  SplitMix64 rng(ctx.seed + 0x9E3779B97F4A7C15ULL * static_cast<std::uint64_t>(ctx.comm.rank));
+  ColumnOut out;
+  int round = 0;
+  while (round < ctx.max_rounds) {
+    const auto tr = Clock::now();
+    int err = 0, code = 0;
+    std::string msg;
+    try {
+      if (round + 1 == 2 && ctx.fail_rank == ctx.comm.rank)
+        throw TrainingError("injected failure in round 2 (HETGLM_TEST_FAIL_RANK)");
+      v_loc = v;
+      for (int h = 0; h < ctx.local_epochs; ++h) {
+        shuffle(std::span<index_t>(order), rng);
+        for (index_t i : order) {
+          const double a_new = form.coordinate_step(i, alpha[i], v_loc.data(), sigma);
+          const double delta = a_new - alpha[i];
+          if (delta == 0) continue;
+          alpha[i] = a_new;
+          const double sd = sigma * delta;  // the local copy sees its own updates sigma'-scaled
+          for (offset_t k = A.offsets[i]; k < A.offsets[i + 1]; ++k) v_loc[A.indices[k]] += sd * double(A.values[k]);
+        }
+      }
+      // The change of v, exact in double: (A_r alpha_r)_new - (A_r alpha_r)_old, recomputed from scratch.
+      p_new = shared_vector(form, alpha);
+      for (std::size_t k = 0; k < dim; ++k) dv[k] = p_new[k] - p_old[k];
+    } catch (const std::exception& e) {
+      err = 1;
+      code = code_of(e);
+      msg = e.what();
+      std::fill(dv.begin(), dv.end(), 0.0);
+    }
+    const double compute = since(tr);
+    const auto tc = Clock::now();
+    MPI_Allreduce(MPI_IN_PLACE, dv.data(), static_cast<int>(dim), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    double comm_s = since(tc);
+    for (std::size_t k = 0; k < dim; ++k) v[k] += dv[k];
+    if (!err) p_old.swap(p_new);
+    ++round;
+    int any = 0;
+    const auto tg = Clock::now();
+    const Certificate cert = global_certificate(form, ctx, alpha, v, err, any);
+    comm_s += since(tg);
+    if (any) {
+      const int g = agree(ctx.comm, err ? code : 0, msg);
+      throw RemoteFailure{g};
+    }
+    if (!std::isfinite(cert.primal) || !std::isfinite(cert.dual))
+      throw TrainingError(fmt::format("numerical failure at round {}: the objective is not finite (primal {}, dual {})",
+                                      round, cert.primal, cert.dual));
+    RoundRecord r{round, since(t0), compute, comm_s, cert.primal, cert.dual, cert.gap, rel(cert)};
+    out.compute_seconds += compute;
+    out.comm_seconds += comm_s;
+    out.history.push_back(r);
+    if (!ctx.quiet && ctx.comm.rank == 0) {
+      fmt::print("{}round {:5d}  primal {:.10e}  gap {:.3e}  rel gap {:.3e}  {:8.3f}s\n", ctx.prefix, r.round, r.primal,
+                 r.gap, r.rel_gap, r.seconds);
+      std::fflush(stdout);
+    }
+    if (r.rel_gap <= ctx.tol) break;
+  }
+  // Exact final certificate: v = sum_r A_r alpha_r re-summed from the exact local parts (one more allreduce).
+  std::copy(p_old.begin(), p_old.end(), v.begin());
+  MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(dim), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  int any = 0;
+  out.cert = global_certificate(form, ctx, alpha, v, 0, any);
+  if (!std::isfinite(out.cert.primal) || !std::isfinite(out.cert.dual))
+    throw TrainingError("numerical failure: the final objective is not finite");
+  out.rounds = round;
+  out.converged = rel(out.cert) <= ctx.tol;
+  if constexpr (Form::formulation == Formulation::dual) {
+    out.w = form.weights(alpha, v);
+  } else {
+    const int total = std::accumulate(ctx.coord_counts.begin(), ctx.coord_counts.end(), 0);
+    if (ctx.comm.rank == 0) out.w.assign(static_cast<std::size_t>(total), 0.0);
+    MPI_Gatherv(alpha.data(), m, MPI_DOUBLE, out.w.data(), ctx.coord_counts.data(), ctx.coord_displs.data(),
+                MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  }
+  out.seconds = since(t0);
+  return out;
+}
+
+template <class F>
+auto with_form(const ModelSpec& spec, Formulation f, F&& fn) {
+  if (f == Formulation::dual) {
+    switch (spec.loss) {
+      case Loss::logistic: return fn.template operator()<DualForm<Loss::logistic>>();
+      case Loss::hinge: return fn.template operator()<DualForm<Loss::hinge>>();
+      case Loss::squared_hinge: return fn.template operator()<DualForm<Loss::squared_hinge>>();
+      default: return fn.template operator()<DualForm<Loss::squared>>();
+    }
+  }
+  auto by_penalty = [&]<Loss L>() {
+    switch (spec.penalty) {
+      case Penalty::l1: return fn.template operator()<PrimalForm<L, Penalty::l1>>();
+      case Penalty::elastic_net: return fn.template operator()<PrimalForm<L, Penalty::elastic_net>>();
+      default: return fn.template operator()<PrimalForm<L, Penalty::l2>>();
+    }
+  };
+  switch (spec.loss) {
+    case Loss::logistic: return by_penalty.template operator()<Loss::logistic>();
+    case Loss::squared_hinge: return by_penalty.template operator()<Loss::squared_hinge>();
+    case Loss::hinge: throw InvalidArgument("--formulation primal: the hinge loss is not smooth, so svm trains in the dual only");
+    default: return by_penalty.template operator()<Loss::squared>();
+  }
+}
+
+/// --formulation under --distributed: auto = dual for the L2 penalty, primal otherwise (no work estimate: the
+/// single-process estimate needs the whole matrix).
+Formulation pick_formulation(const TrainOptions& o, const ModelSpec& spec) {
+  const bool l2 = spec.penalty == Penalty::l2;
+  if (o.formulation == "dual") {
+    if (!l2) throw InvalidArgument(fmt::format("--formulation dual: model '{}' has no dual (SDCA) form; use primal", spec.name));
+    return Formulation::dual;
+  }
+  if (o.formulation == "primal") {
+    if (spec.loss == Loss::hinge)
+      throw InvalidArgument("--formulation primal: the hinge loss is not smooth, so svm trains in the dual only");
+    return Formulation::primal;
+  }
+  if (o.formulation != "auto")
+    throw InvalidArgument(fmt::format("--formulation: unknown value '{}' (expected auto, dual or primal)", o.formulation));
+  return l2 ? Formulation::dual : Formulation::primal;
+}
+
+/// Column redistribution for the primal: rows (local, this rank's samples starting at global row `row_off`) ->
+/// this rank's block [col_begin[r], col_begin[r+1]) of features as a CSR of X^T over all N samples.
+CsrMatrix redistribute_columns(const Comm& c, const CsrMatrix& X, index_t row_off, index_t N,
+                               const std::vector<index_t>& col_begin, std::uint64_t& bytes_moved) {
+  const int K = c.size;
+  auto owner = [&](index_t j) {
+    return static_cast<int>(std::upper_bound(col_begin.begin(), col_begin.end(), j) - col_begin.begin()) - 1;
+  };
+  std::vector<int> scount(K, 0), rcount(K, 0), sdispl(K, 0), rdispl(K, 0);
+  for (offset_t k = 0; k < X.nnz(); ++k) ++scount[owner(X.indices[k])];
+  MPI_Alltoall(scount.data(), 1, MPI_INT, rcount.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  for (int k = 1; k < K; ++k) {
+    sdispl[k] = sdispl[k - 1] + scount[k - 1];
+    rdispl[k] = rdispl[k - 1] + rcount[k - 1];
+  }
+  const std::size_t stotal = static_cast<std::size_t>(sdispl[K - 1]) + scount[K - 1];
+  const std::size_t rtotal = static_cast<std::size_t>(rdispl[K - 1]) + rcount[K - 1];
+  std::vector<index_t> srow(stotal), scol(stotal), rrow(rtotal), rcol(rtotal);
+  std::vector<float> sval(stotal), rval(rtotal);
+  std::vector<int> pos = sdispl;
+  for (index_t i = 0; i < X.n_rows; ++i)
+    for (offset_t k = X.offsets[i]; k < X.offsets[i + 1]; ++k) {
+      const int o = owner(X.indices[k]);
+      const int p = pos[o]++;
+      srow[p] = row_off + i;
+      scol[p] = X.indices[k] - col_begin[o];
+      sval[p] = X.values[k];
+    }
+  MPI_Alltoallv(srow.data(), scount.data(), sdispl.data(), MPI_INT32_T, rrow.data(), rcount.data(), rdispl.data(),
+                MPI_INT32_T, MPI_COMM_WORLD);
+  MPI_Alltoallv(scol.data(), scount.data(), sdispl.data(), MPI_INT32_T, rcol.data(), rcount.data(), rdispl.data(),
+                MPI_INT32_T, MPI_COMM_WORLD);
+  MPI_Alltoallv(sval.data(), scount.data(), sdispl.data(), MPI_FLOAT, rval.data(), rcount.data(), rdispl.data(),
+                MPI_FLOAT, MPI_COMM_WORLD);
+  bytes_moved = (stotal - static_cast<std::size_t>(scount[c.rank])) * 12;
+  // Stable counting sort by local feature: entries arrive by source rank, each in row order, so rows stay sorted.
+  CsrMatrix t;
+  t.n_rows = col_begin[c.rank + 1] - col_begin[c.rank];
+  t.n_cols = N;
+  t.offsets.assign(static_cast<std::size_t>(t.n_rows) + 1, 0);
+  for (std::size_t k = 0; k < rtotal; ++k) ++t.offsets[rcol[k] + 1];
+  for (index_t j = 0; j < t.n_rows; ++j) t.offsets[j + 1] += t.offsets[j];
+  t.indices.resize(rtotal);
+  t.values.resize(rtotal);
+  std::vector<offset_t> fill(t.offsets.begin(), t.offsets.end() - 1);
+  for (std::size_t k = 0; k < rtotal; ++k) {
+    const offset_t p = fill[rcol[k]]++;
+    t.indices[p] = rrow[k];
+    t.values[p] = rval[k];
+  }
+  return t;
+}
+
+struct RankInfo {
+  double rows, coords, nnz, load_s, solve_s, compute_s, comm_s;
+};
+
+int run(const Comm& c, const DistributedArgs& a) {
+  const auto t_start = Clock::now();
+  const TrainOptions& o = a.opt;
+  int code = 0;
+  std::string msg;
+  // ---- options that every rank checks identically
+  ModelSpec spec;
+  Formulation fk = Formulation::dual;
+  try {
+    spec = model_spec(o.model, o.penalty);
+    fk = pick_formulation(o, spec);
+    if (a.local_epochs < 1) throw InvalidArgument(fmt::format("--local-epochs: must be at least 1, got {}", a.local_epochs));
+    if (!(o.tol >= 1e-15 && std::isfinite(o.tol)))
+      throw InvalidArgument(fmt::format("--tol: must be a number >= 1e-15, got {}", o.tol));
+    if (o.max_epochs < 1) throw InvalidArgument(fmt::format("--max-epochs: must be at least 1, got {}", o.max_epochs));
+    if (!(o.l1_ratio >= 0 && o.l1_ratio <= 1)) throw InvalidArgument(fmt::format("--l1-ratio: must be in [0, 1], got {}", o.l1_ratio));
+    if (o.device != "cpu" || !o.accel_memory.empty())
+      throw InvalidArgument("--distributed: the local solver is the CPU SCD (--device/--accel-memory are not supported yet)");
+  } catch (const std::exception& e) {
+    code = code_of(e);
+    msg = e.what();
+  }
+  if (int g = agree(c, code, msg, true)) return g;
+
+  // ---- loading: each rank its byte range
+  auto tl = Clock::now();
+  LocalPart part = load_part(c, a, code, msg);
+  const double load_s = since(tl);
+  if (int g = agree(c, code, msg)) return g;
+  Dataset& data = part.data;
+  const int K = c.size;
+
+  // ---- agree on sizes and labels
+  std::int64_t n_local = data.X.n_rows, N64 = 0, nnz_local = data.X.nnz(), nnz_global = 0;
+  MPI_Allreduce(&n_local, &N64, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(&nnz_local, &nnz_global, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  index_t d_local = data.X.n_cols, D0 = 0;
+  MPI_Allreduce(&d_local, &D0, 1, MPI_INT32_T, MPI_MAX, MPI_COMM_WORLD);
+  std::vector<int> row_counts(K);
+  const int n_local_i = static_cast<int>(n_local);
+  MPI_Allgather(&n_local_i, 1, MPI_INT, row_counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  std::vector<int> row_displs(K, 0);
+  for (int k = 1; k < K; ++k) row_displs[k] = row_displs[k - 1] + row_counts[k - 1];
+  const index_t row_off = row_displs[c.rank];
+  data.X.n_cols = D0;
+  // Union of labels (classifiers): every rank maps them the same way.
+  std::vector<double> labels;
+  {
+    std::set<double> u(data.y.begin(), data.y.end());
+    std::vector<double> mine(u.begin(), u.end());
+    int cnt = static_cast<int>(mine.size());
+    std::vector<int> cnts(K), displs(K, 0);
+    MPI_Allgather(&cnt, 1, MPI_INT, cnts.data(), 1, MPI_INT, MPI_COMM_WORLD);
+    for (int k = 1; k < K; ++k) displs[k] = displs[k - 1] + cnts[k - 1];
+    std::vector<double> all(static_cast<std::size_t>(displs[K - 1] + cnts[K - 1]));
+    MPI_Allgatherv(mine.data(), cnt, MPI_DOUBLE, all.data(), cnts.data(), displs.data(), MPI_DOUBLE, MPI_COMM_WORLD);
+    std::set<double> g(all.begin(), all.end());
+    labels.assign(g.begin(), g.end());
+  }
+  LinearModel model;
+  std::vector<double> positives;
+  double lambda = 0;
+  try {
+    if (N64 == 0) throw InvalidArgument(fmt::format("'{}': no samples to train on", a.train_file));
+    if (N64 > std::numeric_limits<index_t>::max()) throw InvalidArgument("more than 2^31-1 samples");
+    if (!std::isfinite(o.bias)) throw InvalidArgument("-B: bias must be a finite number");
+    lambda = resolve_lambda(o, spec, N64);
+    if (spec.classifier) {
+      if (labels.size() < 2)
+        throw InvalidArgument(fmt::format("'{}': all samples have the same label {}; a classifier needs two classes",
+                                          a.train_file, labels.empty() ? 0.0 : labels[0]));
+      if (labels.size() == 2) {
+        model.labels = {labels[1], labels[0]};
+        positives = {labels[1]};
+      } else {
+        model.labels = labels;
+        positives = labels;
+      }
+      model.nr_class = static_cast<int>(labels.size());
+    } else {
+      model.nr_class = 2;
+      positives = {std::numeric_limits<double>::quiet_NaN()};
+    }
+  } catch (const std::exception& e) {
+    code = code_of(e);
+    msg = e.what();
+  }
+  if (int g = agree(c, code, msg, true)) return g;
+  const index_t N = static_cast<index_t>(N64);
+  const double eta = spec.penalty == Penalty::l2 ? 0.0 : spec.penalty == Penalty::l1 ? 1.0 : o.l1_ratio;
+  if (!a.quiet && c.rank == 0) {
+    fmt::print("loaded '{}' over {} ranks: {} samples, {} features, {} nonzeros in {:.3f}s (rank 0)\n", a.train_file, K,
+               N, D0, nnz_global, load_s);
+    fmt::print("distributed CoCoA+: {} formulation ({}), sigma' = {}, {} local epoch(s) per round, lambda {:.6g}\n",
+               formulation_name(fk), fk == Formulation::dual ? "samples partitioned" : "features partitioned", K,
+               a.local_epochs, lambda);
+    std::fflush(stdout);
+  }
+
+  // ---- local problem
+  const auto ts = Clock::now();
+  CsrMatrix Xb, Xt;
+  ProblemData pd;
+  std::vector<double> y_raw;  // dual: local labels; primal: all N labels (replicated)
+  std::vector<int> coord_counts(K), coord_displs(K, 0);
+  std::uint64_t redistribution_bytes = 0;
+  try {
+    Xb = with_bias_column(data.X, o.bias);
+    data.X = CsrMatrix{};
+    if (fk == Formulation::dual) {
+      pd.X = &Xb;
+      pd.row_sq_norm = row_sq_norms(Xb);
+      y_raw = std::move(data.y);
+    }
+  } catch (const std::exception& e) {
+    code = code_of(e);
+    msg = e.what();
+  }
+  if (int g = agree(c, code, msg)) return g;
+  const index_t D = Xb.n_cols;  // features including the bias
+  if (fk == Formulation::primal) {
+    // Feature blocks balanced by nonzeros (contiguous, so the bias feature D-1 belongs to the last non-empty block).
+    std::vector<std::int64_t> colnnz(static_cast<std::size_t>(D), 0);
+    for (offset_t k = 0; k < Xb.nnz(); ++k) ++colnnz[Xb.indices[k]];
+    MPI_Allreduce(MPI_IN_PLACE, colnnz.data(), D, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    const std::int64_t total = std::accumulate(colnnz.begin(), colnnz.end(), std::int64_t{0});
+    std::vector<index_t> col_begin(K + 1, D);
+    col_begin[0] = 0;
+    std::int64_t cum = 0;
+    int k = 1;
+    for (index_t j = 0; j < D && k < K; ++j) {
+      while (k < K && cum >= (total * k) / K) col_begin[k++] = j;
+      cum += colnnz[j];
+    }
+    for (int q = 1; q <= K; ++q) col_begin[q] = std::max(col_begin[q], col_begin[q - 1]);
+    for (int q = 0; q < K; ++q) {
+      coord_counts[q] = col_begin[q + 1] - col_begin[q];
+      coord_displs[q] = col_begin[q];
+    }
+    Xt = redistribute_columns(c, Xb, row_off, N, col_begin, redistribution_bytes);
+    Xb = CsrMatrix{};
+    pd.Xt = &Xt;
+    y_raw.resize(static_cast<std::size_t>(N));
+    MPI_Allgatherv(data.y.data(), n_local_i, MPI_DOUBLE, y_raw.data(), row_counts.data(), row_displs.data(),
+                   MPI_DOUBLE, MPI_COMM_WORLD);
+  }
+  const std::vector<double> cw(y_raw.size(), 1.0);
+
+  Ctx ctx;
+  ctx.comm = c;
+  ctx.tol = o.tol;
+  ctx.max_rounds = o.max_epochs;
+  ctx.local_epochs = a.local_epochs;
+  ctx.seed = o.seed;
+  ctx.n_global = N;
+  ctx.slice_lo = static_cast<index_t>((std::int64_t(N) * c.rank) / K);
+  ctx.slice_hi = static_cast<index_t>((std::int64_t(N) * (c.rank + 1)) / K);
+  ctx.coord_counts = coord_counts;
+  ctx.coord_displs = coord_displs;
+  ctx.quiet = a.quiet;
+  if (const char* f = std::getenv("HETGLM_TEST_FAIL_RANK")) ctx.fail_rank = std::atoi(f);
+
+  const int ncol = static_cast<int>(positives.size());
+  const index_t dim_v = fk == Formulation::dual ? D : N;
+  model.w.assign(static_cast<std::size_t>(D) * ncol, 0.0);
+  std::vector<ColumnOut> cols;
+  try {
+    for (int k = 0; k < ncol; ++k) {
+      std::vector<double> y(y_raw.size());
+      for (std::size_t i = 0; i < y.size(); ++i)
+        y[i] = spec.classifier ? (y_raw[i] == positives[k] ? 1.0 : -1.0) : y_raw[i];
+      ctx.prefix = ncol > 1 ? fmt::format("[class {}] ", positives[k]) : std::string();
+      ColumnOut co = with_form(spec, fk, [&]<class Form>() {
+        if constexpr (Form::formulation == Formulation::dual) {
+          Form f(pd, y.data(), cw.data(), lambda);
+          f.inv_n = 1.0 / N;  // the local form sees n_r rows; the objective is over all N samples
+          f.inv_lambda_n = 1.0 / (lambda * N);
+          return cocoa(f, ctx);
+        } else {
+          return cocoa(Form(pd, y.data(), cw.data(), lambda, eta), ctx);
+        }
+      });
+      if (c.rank == 0)
+        for (index_t j = 0; j < D; ++j) model.w[static_cast<std::size_t>(j) * ncol + k] = co.w[j];
+      model.primal.push_back(co.cert.primal);
+      model.dual.push_back(co.cert.dual);
+      model.gap.push_back(co.cert.gap);
+      cols.push_back(std::move(co));
+    }
+  } catch (const RemoteFailure& f) {
+    return f.code;
+  } catch (const std::exception& e) {
+    // Raised identically on every rank (non-finite global objective).
+    if (c.rank == 0) fmt::print(stderr, "error: {}; no model written\n", e.what());
+    return code_of(e);
+  }
+  const double solve_s = since(ts);
+
+  // ---- per-rank report
+  double compute_s = 0, comm_s = 0;
+  for (const auto& co : cols) compute_s += co.compute_seconds, comm_s += co.comm_seconds;
+  RankInfo mine{double(n_local), double(fk == Formulation::dual ? n_local : coord_counts[c.rank]),
+                double(fk == Formulation::dual ? Xb.nnz() : Xt.nnz()), load_s, solve_s, compute_s, comm_s};
+  std::vector<RankInfo> infos(K);
+  MPI_Gather(&mine, 7, MPI_DOUBLE, infos.data(), 7, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+
+  int out_code = 0;
+  if (c.rank == 0) {
+    model.solver_type = solver_type_name(spec, fk);
+    model.nr_feature = D0;
+    model.bias = o.bias;
+    model.model = spec.name;
+    model.penalty = penalty_name(spec.penalty);
+    model.lambda = lambda;
+    model.l1_ratio = eta;
+    model.formulation = formulation_name(fk);
+    double P = 0, Dv = 0, G = 0;
+    int rounds = 0;
+    bool converged = true;
+    for (const auto& co : cols) {
+      P += co.cert.primal, Dv += co.cert.dual, G += co.cert.gap;
+      rounds = std::max(rounds, co.rounds);
+      converged = converged && co.converged;
+    }
+    const double train_s = since(t_start);
+    // Bytes per round: each rank contributes dim_v + 6 doubles to the two allreduces; a ring allreduce sends
+    // 2 (K-1)/K of that per rank, so K of them move 2 (K-1) x payload bytes in all.
+    const double payload = (double(dim_v) + 6) * 8;
+    const double wire = 2.0 * (K - 1) * payload;
+    if (!a.quiet) {
+      for (int r = 0; r < K; ++r)
+        fmt::print("rank {}: {} rows, {} coordinates, {} nonzeros, load {:.3f}s, solve {:.3f}s (compute {:.3f}s, "
+                   "communication {:.3f}s)\n",
+                   r, infos[r].rows, infos[r].coords, infos[r].nnz, infos[r].load_s, infos[r].solve_s,
+                   infos[r].compute_s, infos[r].comm_s);
+      fmt::print("{}: {} ({}), lambda {:.6g}: primal {:.10e}  dual {:.10e}  gap {:.3e}  rel gap {:.3e}  {} rounds "
+                 "x {} local epochs on {} ranks, {:.0f} bytes allreduced per rank per round, train {:.3f}s\n",
+                 converged ? "converged" : "warning: not converged (round limit)", spec.name, formulation_name(fk),
+                 lambda, P, Dv, G, P != 0 ? G / std::fabs(P) : G, rounds, a.local_epochs, K, payload, train_s);
+      std::fflush(stdout);
+    }
+    try {
+      if (!a.report_file.empty()) {
+        json rep;
+        rep["version"] = HETGLM_VERSION;
+        rep["distributed"] = true;
+        rep["ranks"] = K;
+        rep["sigma"] = K;
+        rep["gamma"] = 1;
+        rep["local_epochs"] = a.local_epochs;
+        rep["local_solver"] = "sequential";
+        rep["train_file"] = a.train_file;
+        rep["model_file"] = a.model_file;
+        rep["model"] = spec.name;
+        rep["penalty"] = model.penalty;
+        rep["formulation"] = formulation_name(fk);
+        rep["lambda"] = lambda;
+        rep["l1_ratio"] = eta;
+        rep["tol"] = o.tol;
+        rep["max_rounds"] = o.max_epochs;
+        rep["seed"] = o.seed;
+        rep["bias"] = o.bias;
+        rep["n_samples"] = N;
+        rep["n_features"] = D0;
+        rep["nnz"] = nnz_global;
+        rep["primal"] = P;
+        rep["dual"] = Dv;
+        rep["gap"] = G;
+        rep["rel_gap"] = P != 0 ? G / std::fabs(P) : G;
+        rep["rounds"] = rounds;
+        rep["converged"] = converged;
+        rep["train_seconds"] = train_s;
+        rep["shared_vector_length"] = dim_v;
+        rep["allreduce_bytes_per_rank_per_round"] = payload;
+        rep["comm_bytes_per_round"] = wire;
+        rep["redistribution_bytes_rank0"] = redistribution_bytes;
+        json ranks = json::array();
+        for (int r = 0; r < K; ++r)
+          ranks.push_back({{"rank", r}, {"rows", infos[r].rows}, {"coordinates", infos[r].coords},
+                           {"nnz", infos[r].nnz}, {"load_seconds", infos[r].load_s},
+                           {"solve_seconds", infos[r].solve_s}, {"compute_seconds", infos[r].compute_s},
+                           {"comm_seconds", infos[r].comm_s}});
+        rep["rank_times"] = std::move(ranks);
+        json jc = json::array();
+        for (int k = 0; k < ncol; ++k) {
+          const auto& co = cols[k];
+          json h = json::array();
+          for (const auto& r : co.history)
+            h.push_back({{"round", r.round}, {"seconds", r.seconds}, {"compute_seconds", r.compute_seconds},
+                         {"comm_seconds", r.comm_seconds}, {"comm_bytes", wire}, {"primal", r.primal},
+                         {"dual", r.dual}, {"gap", r.gap}, {"rel_gap", r.rel_gap}});
+          json col = {{"primal", co.cert.primal}, {"dual", co.cert.dual}, {"gap", co.cert.gap},
+                      {"rounds", co.rounds}, {"converged", co.converged}, {"seconds", co.seconds},
+                      {"history", std::move(h)}};
+          if (spec.classifier) col["label"] = positives[k];
+          jc.push_back(std::move(col));
+        }
+        rep["columns"] = std::move(jc);
+        write_file_atomic(a.report_file, rep.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
+      }
+      save_model(a.model_file, model);
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "error: {}\n", e.what());
+      out_code = kExitTraining;
+    }
+  }
+  MPI_Bcast(&out_code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return out_code;
+}
+
+}  // namespace
+
+int train_distributed_main(const DistributedArgs& args) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) {
+    int provided = 0;
+    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+  }
+  Comm c;
+  MPI_Comm_rank(MPI_COMM_WORLD, &c.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &c.size);
+  int code = kExitTraining;
+  try {
+    code = run(c, args);
+  } catch (const std::exception& e) {
+    // Not collective: cannot tell the others, so abort the job rather than hang.
+    fmt::print(stderr, "error: [rank {} of {}] {}\n", c.rank, c.size, e.what());
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, code_of(e));
+  }
+  MPI_Finalize();
+  return code;
+}
+
+}  // namespace hetglm
