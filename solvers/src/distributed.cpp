@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Distributed CoCoA+ over MPI (design in distributed.hpp and docs/mpi.md). Only MPI rank 0 writes files.
 #include "hetglm/solvers/distributed.hpp"
+#include "hetglm/solvers/dispatch.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -204,7 +205,6 @@ struct Ctx {
   int fail_rank = -1;                  ///< HETGLM_TEST_FAIL_RANK: this rank throws in round 2 (tests)
 };
 
-double rel(const Certificate& c) { return std::fabs(c.primal) > 0 ? c.gap / std::fabs(c.primal) : c.gap; }
 
 /// The global certificate for (alpha, v) from one MPI_Allreduce of local sums; sums[last] carries an error flag.
 template <class Form>
@@ -319,7 +319,7 @@ ColumnOut cocoa(const Form& form, const Ctx& ctx) {
     if (!std::isfinite(cert.primal) || !std::isfinite(cert.dual))
       throw TrainingError(fmt::format("numerical failure at round {}: the objective is not finite (primal {}, dual {})",
                                       round, cert.primal, cert.dual));
-    RoundRecord r{round, since(t0), compute, comm_s, cert.primal, cert.dual, cert.gap, rel(cert)};
+    RoundRecord r{round, since(t0), compute, comm_s, cert.primal, cert.dual, cert.gap, relative_gap(cert)};
     out.compute_seconds += compute;
     out.comm_seconds += comm_s;
     out.history.push_back(r);
@@ -338,7 +338,7 @@ ColumnOut cocoa(const Form& form, const Ctx& ctx) {
   if (!std::isfinite(out.cert.primal) || !std::isfinite(out.cert.dual))
     throw TrainingError("numerical failure: the final objective is not finite");
   out.rounds = round;
-  out.converged = rel(out.cert) <= ctx.tol;
+  out.converged = relative_gap(out.cert) <= ctx.tol;
   if constexpr (Form::formulation == Formulation::dual) {
     out.w = form.weights(alpha, v);
   } else {
@@ -351,30 +351,6 @@ ColumnOut cocoa(const Form& form, const Ctx& ctx) {
   return out;
 }
 
-template <class F>
-auto with_form(const ModelSpec& spec, Formulation f, F&& fn) {
-  if (f == Formulation::dual) {
-    switch (spec.loss) {
-      case Loss::logistic: return fn.template operator()<DualForm<Loss::logistic>>();
-      case Loss::hinge: return fn.template operator()<DualForm<Loss::hinge>>();
-      case Loss::squared_hinge: return fn.template operator()<DualForm<Loss::squared_hinge>>();
-      default: return fn.template operator()<DualForm<Loss::squared>>();
-    }
-  }
-  auto by_penalty = [&]<Loss L>() {
-    switch (spec.penalty) {
-      case Penalty::l1: return fn.template operator()<PrimalForm<L, Penalty::l1>>();
-      case Penalty::elastic_net: return fn.template operator()<PrimalForm<L, Penalty::elastic_net>>();
-      default: return fn.template operator()<PrimalForm<L, Penalty::l2>>();
-    }
-  };
-  switch (spec.loss) {
-    case Loss::logistic: return by_penalty.template operator()<Loss::logistic>();
-    case Loss::squared_hinge: return by_penalty.template operator()<Loss::squared_hinge>();
-    case Loss::hinge: throw InvalidArgument("--formulation primal: the hinge loss is not smooth, so svm trains in the dual only");
-    default: return by_penalty.template operator()<Loss::squared>();
-  }
-}
 
 /// --formulation under --distributed: auto = dual for the L2 penalty, primal otherwise (no work estimate: the
 /// single-process estimate needs the whole matrix).

@@ -72,10 +72,6 @@ ObjectiveDesc describe_objective(const Form& form, std::vector<double>& storage)
 namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-double relative_gap(const Certificate& c) {
-  const double s = std::fabs(c.primal);
-  return s > 0 ? c.gap / s : c.gap;
-}
 void check_finite(const Certificate& c, int round) {
   if (!std::isfinite(c.primal) || !std::isfinite(c.dual))
     throw TrainingError(fmt::format("numerical failure at DuHL round {}: the objective is not finite (primal {}, dual {})",

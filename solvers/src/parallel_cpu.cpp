@@ -31,10 +31,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-double relative_gap(const Certificate& c) {
-  const double scale = std::fabs(c.primal);
-  return scale > 0 ? c.gap / scale : c.gap;
-}
 
 bool finite(const Certificate& c) { return std::isfinite(c.primal) && std::isfinite(c.dual); }
 

@@ -14,6 +14,7 @@
 #include "hetglm/error.hpp"
 #include "hetglm/solvers/parallel_cpu.hpp"
 #include "hetglm/backends/registry.hpp"
+#include "hetglm/solvers/dispatch.hpp"
 #include "hetglm/solvers/sequential.hpp"
 
 namespace hetglm {
@@ -168,30 +169,6 @@ FormulationChoice resolve_formulation(const TrainOptions& o, const ModelSpec& sp
                          formulation_name(f))};
 }
 
-template <class F>
-auto with_form(const ModelSpec& spec, Formulation f, F&& fn) {
-  if (f == Formulation::dual) {
-    switch (spec.loss) {
-      case Loss::logistic: return fn.template operator()<DualForm<Loss::logistic>>();
-      case Loss::hinge: return fn.template operator()<DualForm<Loss::hinge>>();
-      case Loss::squared_hinge: return fn.template operator()<DualForm<Loss::squared_hinge>>();
-      default: return fn.template operator()<DualForm<Loss::squared>>();
-    }
-  }
-  auto by_penalty = [&]<Loss L>() {
-    switch (spec.penalty) {
-      case Penalty::l1: return fn.template operator()<PrimalForm<L, Penalty::l1>>();
-      case Penalty::elastic_net: return fn.template operator()<PrimalForm<L, Penalty::elastic_net>>();
-      default: return fn.template operator()<PrimalForm<L, Penalty::l2>>();
-    }
-  };
-  switch (spec.loss) {
-    case Loss::logistic: return by_penalty.template operator()<Loss::logistic>();
-    case Loss::squared_hinge: return by_penalty.template operator()<Loss::squared_hinge>();
-    case Loss::hinge: throw InvalidArgument("--formulation primal: the hinge loss is not smooth, so svm trains in the dual only");
-    default: return by_penalty.template operator()<Loss::squared>();
-  }
-}
 
 }  // namespace
 

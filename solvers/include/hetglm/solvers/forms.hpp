@@ -43,6 +43,12 @@ struct Certificate {
   double gap_sum = 0;   ///< sum of per-coordinate gaps (equals gap up to rounding when v = A alpha)
 };
 
+/// (P - D) / |P|, the quantity compared with the tolerance (P - D itself when P = 0).
+inline double relative_gap(const Certificate& c) {
+  const double scale = c.primal < 0 ? -c.primal : c.primal;
+  return scale > 0 ? c.gap / scale : c.gap;
+}
+
 /// Data shared by every class of a one-vs-rest problem.
 struct ProblemData {
   const CsrMatrix* X = nullptr;   ///< samples as rows (bias column already appended)
