@@ -25,11 +25,11 @@ runs=(
 for r in "${runs[@]}"; do
   IFS='|' read -r name train test opts <<<"$r"
   echo
-  echo "=== $name: hetglm train $opts --tol 1e-6 $train"
+  echo "=== $name: hetglm train $opts --tol 1e-5 $train"
   testopt=()
   [ -n "$test" ] && testopt=(--test "$test")
   # shellcheck disable=SC2086
-  "$hetglm" train $opts --tol 1e-6 --max-epochs 5000 "${testopt[@]}" --report-json "$out/$name.json" \
+  "$hetglm" train $opts --tol 1e-5 --max-epochs 20000 "${testopt[@]}" --report-json "$out/$name.json" \
     "$train" "$out/$name.model"
 done
 echo
