@@ -56,7 +56,7 @@ def main():
                 loads, epochs = [], []
                 for _ in range(REPS):
                     rep = os.path.join(tmp, "r.json")
-                    subprocess.run([HETGLM, "train", "-q", "--model", model, "--tol", "1e-15", "--max-epochs",
+                    subprocess.run([HETGLM, "train", "-q", "--solver", "sequential", "--model", model, "--tol", "1e-15", "--max-epochs",
                                     str(EPOCHS), "--report-json", rep, path, os.path.join(tmp, "m")], check=True,
                                    capture_output=True)
                     r = json.load(open(rep))
