@@ -28,3 +28,6 @@ print("| " + " | ".join(head) + " |")
 print("|" + "---|" * len(head))
 for row in rows:
     print("| " + " | ".join(row) + " |")
+print()
+print("One-vs-rest rows (logistic-ovr) show the sum of the per-class objectives and the largest per-class epoch count;"
+      " the per-class certificates are in the JSON report.")

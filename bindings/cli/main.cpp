@@ -243,6 +243,10 @@ int run_train(TrainArgs& a) {
   report["formulation_reason"] = res.formulation_reason;
   report["solver"] = std::string(hetglm::solver_kind_name(a.opt.solver));
   report["device"] = a.opt.device;
+  if (!res.device_reason.empty()) {
+    report["device_reason"] = res.device_reason;
+    if (!a.quiet) fmt::print("{}\n", res.device_reason);
+  }
   if (!res.device.empty()) {
     report["accelerator"] = res.device;
     report["accel_memory"] = a.opt.accel_memory;

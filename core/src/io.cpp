@@ -56,7 +56,7 @@ std::string read_file(const std::string& path) {
 
 void write_file_atomic(const std::string& path_given, std::string_view contents) {
   // Write through a symbolic link to the file it names, and never replace a device, pipe or socket (the rename
-  // would swap a regular file in for, e.g., /dev/null).
+  // would swap a regular file in for, e.g., /dev/null): character devices and pipes are written directly.
   std::string path = path_given;
   struct stat st {};
   if (::lstat(path_given.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
@@ -65,8 +65,31 @@ void write_file_atomic(const std::string& path_given, std::string_view contents)
       std::free(real);
     }
   }
-  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
-    throw IoError(fmt::format("cannot write '{}': not a regular file", path_given));
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    // A character device (/dev/null, a terminal) or a pipe cannot be replaced atomically: write straight into it
+    // (a pipe without a reader fails at once instead of blocking). Anything else (directory, socket, block
+    // device) is refused.
+    if (!S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode))
+      throw IoError(fmt::format("cannot write '{}': not a regular file", path_given));
+    const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) throw IoError(fmt::format("cannot write '{}': {}", path_given, std::strerror(errno)));
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    const char* p = contents.data();
+    std::size_t left = contents.size();
+    while (left > 0) {
+      const ssize_t n = ::write(fd, p, left);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        const int err = n < 0 ? errno : EIO;
+        ::close(fd);
+        throw IoError(fmt::format("cannot write '{}': {}", path_given, std::strerror(err)));
+      }
+      p += n;
+      left -= static_cast<std::size_t>(n);
+    }
+    ::close(fd);
+    return;
+  }
   std::string tmpl = path + ".tmp.XXXXXX";
   const int fd = ::mkostemp(tmpl.data(), O_CLOEXEC);
   if (fd < 0) throw IoError(fmt::format("cannot write '{}': {}", path_given, std::strerror(errno)));

@@ -42,9 +42,13 @@ ModelSpec model_spec(const std::string& model, const std::string& penalty) {
   // L1 and elastic net for logistic and squared hinge train on the primal path (conventions.md); the hinge
   // loss (svm) is dual only, and ridge / lasso / elastic-net name their penalty.
   const bool smooth_classifier = s.loss == Loss::logistic || s.loss == Loss::squared_hinge;
-  if (s.penalty != def && !smooth_classifier)
-    throw InvalidArgument(fmt::format("--penalty {} is not available for --model {} (it uses {})", penalty, model,
-                                      penalty_name(def)));
+  if (s.penalty != def && !smooth_classifier) {
+    // For the squared loss the penalty is the model: point at the model that has it.
+    const char* other = s.penalty == Penalty::l1 ? "lasso" : s.penalty == Penalty::elastic_net ? "elastic-net" : "ridge";
+    throw InvalidArgument(fmt::format("--penalty {} is not available for --model {} (it uses {}){}", penalty, model,
+                                      penalty_name(def),
+                                      s.loss == Loss::squared ? fmt::format("; use --model {}", other) : std::string()));
+  }
   return s;
 }
 

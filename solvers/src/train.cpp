@@ -282,7 +282,14 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
   // every coordinate of the chosen formulation in the device format.
   std::unique_ptr<Backend> accel;
   DuhlOptions duhl_options;
-  if (o.device != "cpu" || !o.accel_memory.empty()) {
+  // `auto` that finds no accelerator means the CPU solver itself, exactly as --device cpu (conventions.md).
+  std::string device = o.device;
+  if (device == "auto") {
+    std::string why;
+    device = device_name(resolve_device("auto", &why));
+    res.device_reason = why;
+  }
+  if (device != "cpu" || !o.accel_memory.empty()) {
     BackendOptions bo;
     const CsrMatrix& coords = form_kind == Formulation::primal ? Xt : X;
     if (!o.accel_memory.empty()) bo.memory_budget = parse_memory_size(o.accel_memory, data_bytes(coords));
@@ -292,7 +299,7 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
     duhl_options.selection = parse_selection(o.duhl_selection);
     duhl_options.epochs_per_round = o.duhl_epochs;
     duhl_options.exact_gap_every = o.exact_gap_every;
-    accel = make_backend(o.device, bo);
+    accel = make_backend(device, bo);
     res.device = accel->description();
   }
   res.converged = true;

@@ -169,6 +169,8 @@ TEST_F(Cli, BadInputExitsTwoWithAClearMessageAndWritesNothing) {
       {"train --tol -1 ok.svm m", "error: --tol: must be a positive number, got -1\n"},
       {"train --l1-ratio 2 --model elastic-net ok.svm m", "error: --l1-ratio: must be in [0, 1], got 2\n"},
       {"train -c 0 ok.svm m", "error: -c: C must be a positive number, got 0\n"},
+      {"train --model ridge --penalty l1 ok.svm m",
+       "error: --penalty l1 is not available for --model ridge (it uses l2); use --model lasso\n"},
       {"train --n-features 1 ok.svm m", "error: ok.svm:2:4: "},
       {"train --bogus ok.svm m", "error: The following argument was not expected: --bogus\n"},
       {"train --max-epochs x ok.svm m", "error: Could not convert: --max-epochs = x\n"},
@@ -229,12 +231,16 @@ TEST_F(Cli, OutputsNeverReplaceInputsDevicesOrEachOther) {
   r = run("predict m tr.svm m");
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(first_line(r.err), "error: OUTPUT 'm' is the same file as MODEL 'm': refusing to overwrite it\n");
-  // A FIFO (or device) is never replaced by a regular file; a symbolic link is written through.
+  // A FIFO (or device) is never replaced by a regular file: it is written directly (a FIFO without a reader fails
+  // at once rather than blocking), /dev/null works as in LIBLINEAR, and a symbolic link is written through.
   ASSERT_EQ(std::system(("mkfifo '" + (dir / "ff").string() + "'").c_str()), 0);
   r = run("train -q tr.svm ff");
   EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(r.err, "error: cannot write 'ff': not a regular file\n");
+  EXPECT_EQ(r.err, "error: cannot write 'ff': No such device or address\n");
   EXPECT_TRUE(fs::is_fifo(dir / "ff"));
+  r = run("train -q tr.svm /dev/null");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
   write("target.txt", "old\n");
   fs::create_symlink("target.txt", dir / "link.model");
   ASSERT_EQ(run("train -q tr.svm link.model").code, 0);

@@ -24,7 +24,7 @@ struct TrainOptions {
   std::optional<double> lambda;       ///< lambda directly (scikit-learn's alpha for lasso/elastic-net)
   double l1_ratio = 0.5;              ///< elastic-net mixing eta in [0, 1]
   double tol = 1e-4;                  ///< relative duality gap
-  int max_epochs = 1000;
+  int max_epochs = 5000;              ///< epoch budget (hinge SDCA converges as O(1/eps): LIBLINEAR-like 1000 is too few)
   std::uint64_t seed = 1;
   double bias = -1;                   ///< LIBLINEAR -B: >= 0 appends a constant feature of this value
   std::string formulation = "auto";   ///< auto | dual | primal
@@ -67,6 +67,7 @@ struct TrainResult {
   ModelSpec spec;
   Formulation formulation = Formulation::dual;
   std::string device;                 ///< DuHL accelerator description (empty: CPU solver only)
+  std::string device_reason;         ///< with --device auto: which device was chosen and why
   std::string formulation_reason;      ///< why this formulation (--formulation auto logs its estimate)
   double lambda = 0;
   std::vector<ColumnReport> columns;
