@@ -91,6 +91,25 @@ auto with_form(const TestProblem& p, F&& fn) {
   }
 }
 
+/// A model on a slice of real data (the first `rows` rows of data/`file`) at `lambda`.
+struct ModelCase {
+  const char* model;
+  const char* file;
+  index_t rows;
+  double lambda;
+};
+/// The six models of the epoch conformance tests (every backend, tests/backends/).
+inline constexpr ModelCase kEpochModels[] = {
+    {"logistic", "w7a", 400, 1e-3},     {"svm", "mushrooms", 300, 1e-3}, {"squared-hinge", "a9a", 400, 1e-3},
+    {"ridge", "housing_scale", 506, 1e-2}, {"lasso", "housing_scale", 506, 0.05}, {"elastic-net", "housing_scale", 506, 0.05},
+};
+/// The six models of the DuHL optimum tests (tests/solvers/test_duhl.cpp).
+inline constexpr ModelCase kDuhlModels[] = {
+    {"logistic", "w7a", 600, 1e-3},       {"svm", "mushrooms", 300, 1e-2},
+    {"squared-hinge", "w7a", 600, 1e-3},  {"ridge", "housing_scale", 506, 1e-2},
+    {"lasso", "housing_scale", 506, 0.05}, {"elastic-net", "housing_scale", 506, 0.05},
+};
+
 /// A backend configuration under test: device string, options, and whether it computes in float32.
 struct BackendCase {
   std::string name;  ///< "cpu-double", "cpu-float", "opencl", "fpga-sim"

@@ -14,16 +14,6 @@
 namespace hetglm::testing {
 namespace {
 
-struct ModelCase {
-  const char* model;
-  const char* file;
-  index_t rows;
-  double lambda;
-};
-const ModelCase kModels[] = {
-    {"logistic", "w7a", 400, 1e-3},     {"svm", "mushrooms", 300, 1e-3}, {"squared-hinge", "a9a", 400, 1e-3},
-    {"ridge", "housing_scale", 506, 1e-2}, {"lasso", "housing_scale", 506, 0.05}, {"elastic-net", "housing_scale", 506, 0.05},
-};
 
 class Conformance : public ::testing::TestWithParam<BackendCase> {};
 
@@ -32,7 +22,7 @@ double rel_err(double a, double b) { return std::fabs(a - b) / std::max(1.0, std
 TEST_P(Conformance, EpochsMatchTheReferenceEpoch) {
   const BackendCase& bc = GetParam();
   const double tol = bc.float32 ? 2e-4 : 1e-11;
-  for (const ModelCase& mc : kModels) {
+  for (const ModelCase& mc : kEpochModels) {
     SCOPED_TRACE(mc.model);
     auto prob = make_problem(mc.model, mc.file, mc.rows, mc.lambda);
     with_form(*prob, [&](const auto& form) {

@@ -21,16 +21,6 @@ namespace {
     if (probe_.count == 0) GTEST_SKIP() << "no CUDA device is present: " << probe_.reason; \
   } while (0)
 
-struct ModelCase {
-  const char* model;
-  const char* file;
-  index_t rows;
-  double lambda;
-};
-const ModelCase kModels[] = {
-    {"logistic", "w7a", 400, 1e-3},     {"svm", "mushrooms", 300, 1e-3}, {"squared-hinge", "a9a", 400, 1e-3},
-    {"ridge", "housing_scale", 506, 1e-2}, {"lasso", "housing_scale", 506, 0.05}, {"elastic-net", "housing_scale", 506, 0.05},
-};
 
 TEST(CudaRegistry, CompiledInAndClearErrorWithoutDevice) {
   const auto compiled = compiled_devices();
@@ -52,7 +42,7 @@ TEST(CudaRegistry, CompiledInAndClearErrorWithoutDevice) {
 TEST(CudaBackend, SequentialEpochsSwapsAndGapsMatchTheReferenceEpoch) {
   HETGLM_REQUIRE_GPU();
   const double tol = 2e-4;  // float32 (test_backends.cpp uses the same bound for its float32 backends)
-  for (const ModelCase& mc : kModels) {
+  for (const ModelCase& mc : kEpochModels) {
     SCOPED_TRACE(mc.model);
     auto prob = make_problem(mc.model, mc.file, mc.rows, mc.lambda);
     with_form(*prob, [&](const auto& form) {
@@ -118,7 +108,7 @@ TEST(CudaBackend, SequentialEpochsSwapsAndGapsMatchTheReferenceEpoch) {
 
 TEST(CudaBackend, AsyncTpaScdInDuhlReachesTheCpuOptimum) {
   HETGLM_REQUIRE_GPU();
-  for (const ModelCase& mc : kModels) {
+  for (const ModelCase& mc : kEpochModels) {
     SCOPED_TRACE(mc.model);
     auto prob = make_problem(mc.model, mc.file, mc.rows, mc.lambda);
     with_form(*prob, [&](const auto& form) {

@@ -23,18 +23,6 @@
 namespace hetglm::testing {
 namespace {
 
-struct ModelCase {
-  const char* model;
-  const char* file;
-  index_t rows;
-  double lambda;
-};
-// The models and data of tests/solvers/test_duhl.cpp.
-const ModelCase kModels[] = {
-    {"logistic", "w7a", 600, 1e-3},       {"svm", "mushrooms", 300, 1e-2},
-    {"squared-hinge", "w7a", 600, 1e-3},  {"ridge", "housing_scale", 506, 1e-2},
-    {"lasso", "housing_scale", 506, 0.05}, {"elastic-net", "housing_scale", 506, 0.05},
-};
 
 const BackendCase kSim{"fpga-sim", "fpga-sim", {}, true};
 

@@ -14,17 +14,6 @@
 namespace hetglm::testing {
 namespace {
 
-struct ModelCase {
-  const char* model;
-  const char* file;
-  index_t rows;
-  double lambda;
-};
-const ModelCase kModels[] = {
-    {"logistic", "w7a", 600, 1e-3},       {"svm", "mushrooms", 300, 1e-2},
-    {"squared-hinge", "w7a", 600, 1e-3},  {"ridge", "housing_scale", 506, 1e-2},
-    {"lasso", "housing_scale", 506, 0.05}, {"elastic-net", "housing_scale", 506, 0.05},
-};
 
 double reference_primal(const TestProblem& p) {
   static std::map<std::string, double> cache;
@@ -59,7 +48,7 @@ TEST_P(DuhlOptimum, ReachesTheSequentialOptimumForEveryBudgetAndRole) {
     return !f32 ? 1e-6 : (dc.backend == "fpga-sim" && budget == "25%") ? 1e-6 : 1e-5;
   };
   const ModelCase* mc = nullptr;
-  for (const ModelCase& m : kModels)
+  for (const ModelCase& m : kDuhlModels)
     if (dc.model == m.model) mc = &m;
   ASSERT_NE(mc, nullptr);
   auto prob = make_problem(mc->model, mc->file, mc->rows, mc->lambda);
@@ -121,7 +110,7 @@ TEST_P(DuhlOptimum, ReachesTheSequentialOptimumForEveryBudgetAndRole) {
 std::vector<DuhlCase> duhl_cases() {
   std::vector<DuhlCase> out;
   for (const char* b : {"cpu", "opencl", "fpga-sim"})
-    for (const ModelCase& m : kModels) out.push_back({b, m.model});
+    for (const ModelCase& m : kDuhlModels) out.push_back({b, m.model});
   return out;
 }
 
