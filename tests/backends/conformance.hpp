@@ -91,6 +91,15 @@ auto with_form(const TestProblem& p, F&& fn) {
   }
 }
 
+/// A temporary path private to the running test (ctest runs tests of one binary in parallel processes).
+inline std::string test_temp_path(const std::string& suffix) {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::string name = info ? std::string(info->test_suite_name()) + "." + info->name() : std::string("none");
+  for (char& c : name)
+    if (c == '/') c = '_';
+  return ::testing::TempDir() + "hetglm_" + name + "_" + suffix;
+}
+
 /// A model on a slice of real data (the first `rows` rows of data/`file`) at `lambda`.
 struct ModelCase {
   const char* model;

@@ -194,7 +194,7 @@ TEST(Registry, MemorySizes) {
 
 /// Runs the CLI with `args` (stdout discarded); returns the exit code and stderr.
 std::pair<int, std::string> run_cli(const std::string& args, const std::string& env = "") {
-  const std::string err = ::testing::TempDir() + "hetglm_backends_cli.err";
+  const std::string err = test_temp_path("cli.err");
   const std::string cmd = env + " " + HETGLM_CLI + " " + args + " >/dev/null 2>" + err;
   const int st = std::system(cmd.c_str());
   std::string text = read_file(err);
@@ -204,7 +204,7 @@ std::pair<int, std::string> run_cli(const std::string& args, const std::string& 
 
 TEST(Cli, BadDeviceConfigurationExitsWith2AndAClearMessage) {
   const std::string data = std::string(HETGLM_DATA_DIR) + "/housing_scale";
-  const std::string model = ::testing::TempDir() + "hetglm_backends_cli.model";
+  const std::string model = test_temp_path("cli.model");
   const std::string base = "train -q --model ridge --formulation primal " + data + " " + model + " ";
   auto r = run_cli(base + "--device tpu");
   EXPECT_EQ(r.first, 2);

@@ -43,7 +43,7 @@ TEST(FpgaSim, IsCompiledInAndPresent) {
 
 /// Runs the CLI with `args` (stdout discarded); returns the exit code and stderr.
 std::pair<int, std::string> run_cli(const std::string& args) {
-  const std::string err = ::testing::TempDir() + "hetglm_fpga_cli.err";
+  const std::string err = test_temp_path("cli.err");
   const std::string cmd = std::string(HETGLM_CLI) + " " + args + " >/dev/null 2>" + err;
   const int st = std::system(cmd.c_str());
   std::string text = read_file(err);
@@ -54,7 +54,7 @@ std::pair<int, std::string> run_cli(const std::string& args) {
 const std::string kHeart = std::string(HETGLM_DATA_DIR) + "/heart_scale";
 
 TEST(FpgaCli, SimulatedFpgaTrainsAndBadXclbinExitsWith2) {
-  const std::string model = ::testing::TempDir() + "hetglm_fpga_cli.model";
+  const std::string model = test_temp_path("cli.model");
   auto r = run_cli("train -q --device fpga-sim --accel-memory 25% " + kHeart + " " + model);
   EXPECT_EQ(r.first, 0) << r.second;
 #if defined(HETGLM_WITH_XRT)
@@ -66,7 +66,7 @@ TEST(FpgaCli, SimulatedFpgaTrainsAndBadXclbinExitsWith2) {
   EXPECT_EQ(r.second,
             "error: device 'fpga' needs an xclbin: pass --xclbin FILE (the kernel built from hls/ with Vitis, "
             "docs/fpga.md)");
-  const std::string bad = ::testing::TempDir() + "hetglm_not_an.xclbin";
+  const std::string bad = test_temp_path("not_an.xclbin");
   std::ofstream(bad) << "not an xclbin\n";
   r = run_cli("train --device fpga --xclbin " + bad + " " + kHeart + " " + model);
   EXPECT_EQ(r.first, 2);
@@ -110,13 +110,13 @@ std::string craft_xclbin(const std::string& name) {
   std::snprintf(reinterpret_cast<char*>(ip->m_ip_data[0].m_name), sizeof ip->m_ip_data[0].m_name, "%s:%s_1",
                 name.c_str(), name.c_str());
   std::memcpy(buf.data() + xml_off, xml.data(), xml.size());
-  const std::string path = ::testing::TempDir() + "hetglm_" + name + ".xclbin";
+  const std::string path = test_temp_path(name + ".xclbin");
   std::ofstream(path, std::ios::binary).write(buf.data(), static_cast<std::streamsize>(buf.size()));
   return path;
 }
 
 TEST(FpgaXrt, KernelNameMismatchAndNoBoardAreClearErrors) {
-  const std::string model = ::testing::TempDir() + "hetglm_fpga_cli.model";
+  const std::string model = test_temp_path("cli.model");
   const std::string other = craft_xclbin("vadd");
   BackendOptions o;
   o.xclbin = other;
