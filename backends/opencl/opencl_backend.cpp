@@ -164,10 +164,7 @@ class OpenClBackend final : public Backend {
   LoadReport load_working_set(std::span<const index_t> coords, const CsrMatrix& A,
                               std::span<const double> alpha_ws) override {
     const auto t0 = Clock::now();
-    std::size_t need = 0;
-    for (index_t i : coords) need += column_bytes(A, i);
-    if (need > budget_)
-      throw InvalidArgument(fmt::format("working set of {} bytes exceeds the accelerator budget of {} bytes", need, budget_));
+    check_working_set_budget(coords, A, budget_);
     LoadReport rep;
     std::unordered_map<index_t, Slot> keep;
     std::vector<index_t> fresh;

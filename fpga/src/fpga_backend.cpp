@@ -80,10 +80,7 @@ class FpgaBackend final : public Backend {
                               std::span<const double> alpha_ws) override {
     const auto t0 = Clock::now();
     check_bound();
-    std::size_t need = 0;
-    for (index_t i : coords) need += column_bytes(A, i);
-    if (need > budget_)
-      throw InvalidArgument(fmt::format("working set of {} bytes exceeds the accelerator budget of {} bytes", need, budget_));
+    check_working_set_budget(coords, A, budget_);
     if (coords.size() > static_cast<std::size_t>(abi::kMaxCoords))
       throw InvalidArgument(fmt::format("device '{}': a working set of {} coordinates is more than the {} the FPGA "
                                         "kernel holds on chip; give a smaller --accel-memory",

@@ -205,15 +205,10 @@ class CudaBackend final : public Backend {
     if (alpha_ws.size() != coords.size())
       throw InvalidArgument("load_working_set: alpha_ws has " + std::to_string(alpha_ws.size()) + " values for " +
                             std::to_string(coords.size()) + " coordinates");
-    std::size_t need = 0;
-    for (index_t i : coords) {
+    for (index_t i : coords)
       if (i < 0 || i >= A.n_rows || i >= d_.n_coords)
         throw InvalidArgument("load_working_set: coordinate " + std::to_string(i) + " is out of range");
-      need += column_bytes(A, i);
-    }
-    if (need > budget_)
-      throw InvalidArgument("working set of " + std::to_string(need) + " bytes exceeds the accelerator budget of " +
-                            std::to_string(budget_) + " bytes");
+    check_working_set_budget(coords, A, budget_);
     sync_all();  // staging buffers are reused; nothing of the previous round is in flight
     pending_copy_ = false;
     if (!arena_ready_) {

@@ -97,6 +97,16 @@ inline std::size_t column_bytes(const CsrMatrix& A, index_t i) {
   return static_cast<std::size_t>(A.offsets[i + 1] - A.offsets[i]) * kBytesPerNonzero + kBytesPerCoordinate;
 }
 
+/// The check every Backend::load_working_set makes before copying anything: the column_bytes of `coords` must fit
+/// `budget`, else InvalidArgument "working set of N bytes exceeds the accelerator budget of B bytes".
+inline void check_working_set_budget(std::span<const index_t> coords, const CsrMatrix& A, std::size_t budget) {
+  std::size_t need = 0;
+  for (index_t i : coords) need += column_bytes(A, i);
+  if (need > budget)
+    throw InvalidArgument("working set of " + std::to_string(need) + " bytes exceeds the accelerator budget of " +
+                          std::to_string(budget) + " bytes");
+}
+
 /// What load_working_set moved.
 struct LoadReport {
   std::size_t columns_copied = 0;  ///< "swaps": coordinates that were not resident before
