@@ -28,6 +28,7 @@
 #include "hetglm/error.hpp"
 #include "hetglm/libsvm.hpp"
 #include "hetglm/model.hpp"
+#include "../common/objective.hpp"
 #include "hetglm/solvers/parallel_cpu.hpp"
 #include "hetglm/solvers/train.hpp"
 
@@ -145,24 +146,6 @@ class Robust : public ::testing::Test {
   }
 };
 
-/// P(w) recomputed from a model with plain loops (as tests/solvers/test_solvers.cpp).
-double primal_objective(const LinearModel& m, const Dataset& d, double eta = 0.0) {
-  const std::vector<double> dec = decision_function(m, d.X);
-  const double pos = m.labels.empty() ? 0 : m.labels[0];
-  double loss = 0;
-  for (std::size_t i = 0; i < d.y.size(); ++i) {
-    const double z = dec[i];
-    const double y = m.labels.empty() ? d.y[i] : (d.y[i] == pos ? 1.0 : -1.0);
-    if (m.model == "logistic") loss += std::log1p(std::exp(-y * z));
-    else if (m.model == "svm") loss += std::max(0.0, 1 - y * z);
-    else if (m.model == "squared-hinge") loss += std::pow(std::max(0.0, 1 - y * z), 2);
-    else loss += 0.5 * (z - y) * (z - y);
-  }
-  double l1 = 0, l2 = 0;
-  for (double w : m.w) l1 += std::fabs(w), l2 += w * w;
-  const double reg = m.penalty == "l2" ? 0.5 * m.lambda * l2 : m.lambda * (eta * l1 + 0.5 * (1 - eta) * l2);
-  return loss / d.y.size() + reg;
-}
 
 TrainOptions options(const std::string& model, double tol, int max_epochs) {
   TrainOptions o;
@@ -181,7 +164,7 @@ void expect_certified(const TrainResult& r, const Dataset& d, double tol, double
   EXPECT_LE(c.gap, tol * std::fabs(c.primal));
   EXPECT_GE(c.gap, -1e-12 * std::fabs(c.primal));
   for (double w : r.model.w) ASSERT_TRUE(std::isfinite(w));
-  EXPECT_NEAR(primal_objective(r.model, d, eta), c.primal, 1e-9 * std::fabs(c.primal));
+  EXPECT_NEAR(test::primal_objective(r.model, d, eta), c.primal, 1e-9 * std::fabs(c.primal));
 }
 
 /// A copy of `d` whose feature j becomes column map(j) of a matrix with n_cols columns.
@@ -242,7 +225,7 @@ TEST_F(Robust, SigintWithSaveOnInterruptWritesTheModelWithItsHonestCertificate) 
   EXPECT_GT(model.gap[0], 0.0);  // not converged at 1e-15: the certificate says so
   EXPECT_NEAR(model.gap[0], model.primal[0] - model.dual[0], 1e-15);
   // The saved certificate is honest: P recomputed from the saved weights.
-  EXPECT_NEAR(primal_objective(model, dataset(data_path("a9a"))), model.primal[0], 1e-9);
+  EXPECT_NEAR(test::primal_objective(model, dataset(data_path("a9a"))), model.primal[0], 1e-9);
   const auto rep = nlohmann::json::parse(slurp(dir / "rep.json"));
   EXPECT_TRUE(rep["interrupted"].get<bool>());
   EXPECT_FALSE(rep["converged"].get<bool>());
@@ -455,7 +438,7 @@ TEST(Unscaled, LogisticRidgeAndSquaredHingeReachTheCertifiedOptimum) {
     const Eigen::VectorXd w = H.ldlt().solve(X.transpose() * y / n);
     LinearModel ref = r.model;
     ref.w.assign(w.data(), w.data() + p);
-    const double p_ref = primal_objective(ref, d);
+    const double p_ref = test::primal_objective(ref, d);
     EXPECT_NEAR(r.columns[0].certificate.primal, p_ref, 1e-9 * p_ref);
     // Weights relative to each column's scale (|w_j| ~ 1/scale_j): compare w_j * max|x_j|.
     for (int j = 0; j < p; ++j) {
@@ -484,7 +467,7 @@ TEST(Unscaled, HingeSvmOnUnscaledHeartIsCertifiedAndNeverNan) {
   EXPECT_FALSE(rg.converged);
   const Certificate& c = rg.columns[0].certificate;
   EXPECT_TRUE(std::isfinite(c.primal) && std::isfinite(c.dual) && c.gap > 0);
-  EXPECT_NEAR(primal_objective(rg.model, g), c.primal, 1e-9 * c.primal);
+  EXPECT_NEAR(test::primal_objective(rg.model, g), c.primal, 1e-9 * c.primal);
   for (double w : rg.model.w) ASSERT_TRUE(std::isfinite(w));
 }
 
@@ -598,7 +581,7 @@ TEST(Degenerate, DuplicateColumnsReachTheCertifiedOptimumInThePrimal) {
           (X.transpose() * X / n + lambda * Eigen::MatrixXd::Identity(q, q)).ldlt().solve(X.transpose() * y / n);
       LinearModel ref = r.model;
       ref.w.assign(w.data(), w.data() + q);
-      const double p_ref = primal_objective(ref, dup);
+      const double p_ref = test::primal_objective(ref, dup);
       EXPECT_NEAR(r.columns[0].certificate.primal, p_ref, 1e-9 * p_ref);
       // The fit fixes w_j + w_{j+p}; only lambda (curvature 0.01) pulls the halves together, slowly in the primal.
       for (int j = 0; j < p; ++j)

@@ -12,6 +12,7 @@
 #include "hetglm/error.hpp"
 #include "hetglm/libsvm.hpp"
 #include "hetglm/model.hpp"
+#include "../common/objective.hpp"
 #include "hetglm/solvers/train.hpp"
 
 using namespace hetglm;
@@ -72,20 +73,6 @@ TrainResult fit(const Dataset& d, const std::string& model, const std::string& p
   return train(d, o);
 }
 
-// P(w) recomputed from the model file's weights, independently of the solver.
-double objective(const LinearModel& m, const Dataset& d) {
-  const std::vector<double> dec = decision_function(m, d.X);
-  double loss = 0;
-  for (std::size_t i = 0; i < d.y.size(); ++i) {
-    const double y = d.y[i] == m.labels[0] ? 1.0 : -1.0, t = y * dec[i];
-    loss += m.model == "logistic" ? std::log1p(std::exp(-t)) : std::pow(std::max(0.0, 1 - t), 2);
-  }
-  double l1 = 0, l2 = 0;
-  for (double w : m.w) l1 += std::fabs(w), l2 += w * w;
-  const double eta = m.l1_ratio;
-  const double reg = m.penalty == "l2" ? 0.5 * m.lambda * l2 : m.lambda * (eta * l1 + 0.5 * (1 - eta) * l2);
-  return loss / d.y.size() + reg;
-}
 
 struct Case {
   std::string data;
@@ -120,7 +107,7 @@ TEST(PrimalForm, PrimalAndDualReachTheSameOptimum) {
         EXPECT_LE(cq.dual, cp.primal * (1 + 1e-12));
         EXPECT_LE(cp.gap, 1e-7 * cp.primal);
         EXPECT_NEAR(cp.gap_sum, cp.gap, 1e-9 * cp.primal + 1e-14);
-        EXPECT_NEAR(objective(p.model, d), cp.primal, 1e-10 * cp.primal);
+        EXPECT_NEAR(test::primal_objective(p.model, d, p.model.l1_ratio), cp.primal, 1e-10 * cp.primal);
         EXPECT_EQ(p.model.formulation, "primal");
         EXPECT_EQ(p.model.solver_type, model == "logistic" ? "L2R_LR" : "L2R_L2LOSS_SVC");
       }
@@ -144,7 +131,7 @@ TEST(PrimalForm, L1AndElasticNetCertify) {
       EXPECT_LE(c.gap, 1e-7 * c.primal);
       EXPECT_GE(c.gap, -1e-12);
       EXPECT_NEAR(c.gap_sum, c.gap, 1e-9 * c.primal + 1e-14);
-      EXPECT_NEAR(objective(r.model, d), c.primal, 1e-10 * c.primal);
+      EXPECT_NEAR(test::primal_objective(r.model, d, r.model.l1_ratio), c.primal, 1e-10 * c.primal);
       int zeros = 0;
       for (double w : r.model.w) zeros += w == 0;
       if (pen == "l1") EXPECT_GT(zeros, 0);

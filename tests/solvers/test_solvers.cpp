@@ -12,6 +12,7 @@
 #include "hetglm/error.hpp"
 #include "hetglm/libsvm.hpp"
 #include "hetglm/model.hpp"
+#include "../common/objective.hpp"
 #include "hetglm/solvers/train.hpp"
 
 using namespace hetglm;
@@ -30,24 +31,6 @@ nlohmann::json references() {
   return nlohmann::json::parse(in);
 }
 
-// P(w) recomputed independently of the solver: plain loops over the data, double precision.
-double primal_objective(const LinearModel& m, const Dataset& d, double eta = 0.0) {
-  const std::vector<double> dec = decision_function(m, d.X);
-  const double pos = m.labels.empty() ? 0 : m.labels[0];
-  double loss = 0;
-  for (std::size_t i = 0; i < d.y.size(); ++i) {
-    const double z = dec[i];
-    const double y = m.labels.empty() ? d.y[i] : (d.y[i] == pos ? 1.0 : -1.0);
-    if (m.model == "logistic") loss += std::log1p(std::exp(-y * z));
-    else if (m.model == "svm") loss += std::max(0.0, 1 - y * z);
-    else if (m.model == "squared-hinge") loss += std::pow(std::max(0.0, 1 - y * z), 2);
-    else loss += 0.5 * (z - y) * (z - y);
-  }
-  double l1 = 0, l2 = 0;
-  for (double w : m.w) l1 += std::fabs(w), l2 += w * w;
-  const double reg = m.penalty == "l2" ? 0.5 * m.lambda * l2 : m.lambda * (eta * l1 + 0.5 * (1 - eta) * l2);
-  return loss / d.y.size() + reg;
-}
 
 TrainResult fit(const std::string& data, const std::string& model, double lambda, double tol, int max_epochs,
                 const std::string& formulation = "auto", double l1_ratio = 0.5, const std::string& penalty = "") {
@@ -90,7 +73,7 @@ TEST(SequentialSolver, ReachesLiblinearAndScikitLearnOptima) {
     // Weak duality: our dual value is a lower bound of every primal value, the reference's included.
     EXPECT_LE(cert.dual, ref * (1 + 1e-12));
     // The certificate matches an independent recomputation of P(w) from the model.
-    EXPECT_NEAR(primal_objective(r.model, dataset(data), r.model.l1_ratio), cert.primal, 1e-10 * cert.primal);
+    EXPECT_NEAR(test::primal_objective(r.model, dataset(data), r.model.l1_ratio), cert.primal, 1e-10 * cert.primal);
     EXPECT_NEAR(cert.gap_sum, cert.gap, 1e-9 * std::fabs(cert.primal) + 1e-14);
   }
 }

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: Apache-2.0
+// Test helper: the primal objective of a model recomputed independently of the solvers (plain loops, double).
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "hetglm/dataset.hpp"
+#include "hetglm/model.hpp"
+
+namespace hetglm::test {
+
+/// P(w) = (1/n) sum_i loss(y_i, x_i.w) + lambda R(w) for `m` on `d`, with eta the elastic-net mixing of R.
+inline double primal_objective(const LinearModel& m, const Dataset& d, double eta = 0.0) {
+  const std::vector<double> dec = decision_function(m, d.X);
+  const double pos = m.labels.empty() ? 0 : m.labels[0];
+  double loss = 0;
+  for (std::size_t i = 0; i < d.y.size(); ++i) {
+    const double z = dec[i];
+    const double y = m.labels.empty() ? d.y[i] : (d.y[i] == pos ? 1.0 : -1.0);
+    if (m.model == "logistic") loss += std::log1p(std::exp(-y * z));
+    else if (m.model == "svm") loss += std::max(0.0, 1 - y * z);
+    else if (m.model == "squared-hinge") loss += std::pow(std::max(0.0, 1 - y * z), 2);
+    else loss += 0.5 * (z - y) * (z - y);
+  }
+  double l1 = 0, l2 = 0;
+  for (double w : m.w) l1 += std::fabs(w), l2 += w * w;
+  const double reg = m.penalty == "l2" ? 0.5 * m.lambda * l2 : m.lambda * (eta * l1 + 0.5 * (1 - eta) * l2);
+  return loss / d.y.size() + reg;
+}
+
+}  // namespace hetglm::test
