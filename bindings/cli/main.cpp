@@ -133,7 +133,7 @@ struct TrainArgs {
   int threads = 0;
   bool n_features_given = false;
   bool save_on_interrupt = false;  ///< --save-on-interrupt: after Ctrl-C, write the model with its current certificate
-  std::string solver = "syscd";
+  std::string solver = "auto";
   std::string seed = "1";
   bool distributed = false;  ///< --distributed: CoCoA+ over MPI (docs/mpi.md)
   int local_epochs = 1;      ///< --local-epochs
@@ -241,7 +241,9 @@ int run_train(TrainArgs& a) {
   report["penalty"] = res.model.penalty;
   report["formulation"] = hetglm::formulation_name(res.formulation);
   report["formulation_reason"] = res.formulation_reason;
-  report["solver"] = std::string(hetglm::solver_kind_name(a.opt.solver));
+  // The solver that ran (--solver auto resolved); "duhl" when an accelerator trained.
+  report["solver"] = res.solver == hetglm::SolverKind::automatic ? std::string("duhl")
+                                                                  : std::string(hetglm::solver_kind_name(res.solver));
   report["device"] = a.opt.device;
   if (!res.device_reason.empty()) {
     report["device_reason"] = res.device_reason;
@@ -307,10 +309,17 @@ int run_train(TrainArgs& a) {
   for (const auto& c : res.columns) {
     if (!c.converged && !res.interrupted) {
       const std::string who = res.spec.classifier && res.columns.size() > 1 ? fmt::format(" (class {})", c.label) : "";
-      fmt::print(stderr,
-                 "warning: reached --max-epochs {} before the tolerance{}: relative gap {:.3e} > tol {:.1e}; "
-                 "the model and its certificate are written\n",
-                 a.opt.max_epochs, who, c.certificate.gap / std::fabs(c.certificate.primal), a.opt.tol);
+      if (c.epochs < a.opt.max_epochs)  // the Newton solver stops when no decrease is measurable any more
+        fmt::print(stderr,
+                   "warning: stopped after {} epochs before the tolerance{}: no further decrease of the objective is "
+                   "measurable in double precision; relative gap {:.3e} > tol {:.1e}; the model and its certificate "
+                   "are written\n",
+                   c.epochs, who, c.certificate.gap / std::fabs(c.certificate.primal), a.opt.tol);
+      else
+        fmt::print(stderr,
+                   "warning: reached --max-epochs {} before the tolerance{}: relative gap {:.3e} > tol {:.1e}; "
+                   "the model and its certificate are written\n",
+                   a.opt.max_epochs, who, c.certificate.gap / std::fabs(c.certificate.primal), a.opt.tol);
     }
   }
   // The report first: if it cannot be written, the previous model stays untouched. Paths that are not UTF-8
@@ -336,7 +345,8 @@ int run_train(TrainArgs& a) {
                "train {:.3f}s\n",
                res.spec.name, report["formulation"].get<std::string>(), res.model.penalty, res.lambda, P, D, G,
                report["rel_gap"].get<double>(), max_epochs_used, train_seconds);
-    fmt::print("formulation {}: {}\n", report["formulation"].get<std::string>(), res.formulation_reason);
+    fmt::print("formulation {} (solver {}): {}\n", report["formulation"].get<std::string>(),
+               report["solver"].get<std::string>(), res.formulation_reason);
     fmt::print("train {}", metric_text(report["train"]));
     if (test) fmt::print("  test {} on '{}'", metric_text(report["test"]), a.test_file);
     fmt::print("\nwrote '{}' in {:.3f}s total\n", a.model_file, seconds_since(t_start));
@@ -447,7 +457,10 @@ int hetglm_cli_main(int argc, char** argv) {
       ->capture_default_str();
   train->add_option("--xclbin", ta.opt.xclbin, "--device fpga: the FPGA binary built from hls/ with Vitis (docs/fpga.md)");
   train->add_option("--duhl-epochs", ta.opt.duhl_epochs, "DuHL: accelerator epochs per round")->capture_default_str();
-  train->add_option("--solver", ta.solver, "sequential | syscd | passcode-atomic | passcode-wild")->capture_default_str();
+  train->add_option("--solver", ta.solver,
+                    "auto | newton | sequential | syscd | passcode-atomic | passcode-wild (auto: newton for the primal "
+                    "of logistic and squared hinge, else syscd, or sequential with --threads 1)")
+      ->capture_default_str();
   train->add_option("--numa-nodes", ta.opt.numa_nodes, "syscd: NUMA nodes (0 = the machine's; K = K virtual nodes)")
       ->capture_default_str();
   train->add_flag("--deterministic", ta.opt.deterministic,

@@ -4,30 +4,72 @@
 
 #include <fmt/format.h>
 
+#include <tbb/parallel_for.h>
+#include <tbb/partitioner.h>
+#include <tbb/task_arena.h>
+
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 
 #include "hetglm/error.hpp"
 
 namespace hetglm {
 
+namespace {
+// Debian's oneTBB is not instrumented for ThreadSanitizer (solvers/src/parallel_cpu.cpp): stay sequential there.
+#if defined(__SANITIZE_THREAD__)
+constexpr bool kSanitizeThread = true;
+#else
+constexpr bool kSanitizeThread = false;
+#endif
+}  // namespace
+
 CsrMatrix transpose(const CsrMatrix& a) {
   CsrMatrix t;
   t.n_rows = a.n_cols;
   t.n_cols = a.n_rows;
-  t.offsets.assign(static_cast<std::size_t>(a.n_cols) + 1, 0);
-  for (index_t c : a.indices) ++t.offsets[static_cast<std::size_t>(c) + 1];
-  for (index_t j = 0; j < a.n_cols; ++j) t.offsets[j + 1] += t.offsets[j];
+  const std::size_t d = static_cast<std::size_t>(a.n_cols);
   t.indices.resize(a.indices.size());
   t.values.resize(a.values.size());
-  std::vector<offset_t> next(t.offsets.begin(), t.offsets.end() - 1);
-  for (index_t r = 0; r < a.n_rows; ++r) {  // rows visited in order: output indices stay sorted
-    for (offset_t k = a.offsets[r]; k < a.offsets[r + 1]; ++k) {
-      offset_t pos = next[a.indices[k]]++;
-      t.indices[pos] = r;
-      t.values[pos] = a.values[k];
+  // Rows are cut into B contiguous blocks (B = the arena's concurrency for large matrices, else 1): block b counts
+  // its entries per column, the counts give each block its start inside every output row, and the blocks scatter
+  // in parallel. Blocks are in row order, so every output row lists its entries by ascending input row (sorted
+  // indices), and the result is identical for every B.
+  int B = a.nnz() >= (offset_t{1} << 20) && !kSanitizeThread ? tbb::this_task_arena::max_concurrency() : 1;
+  B = std::max(1, std::min(B, static_cast<int>(std::max<index_t>(a.n_rows, 1))));
+  std::vector<index_t> row_start(static_cast<std::size_t>(B) + 1);
+  for (int b = 0; b <= B; ++b) row_start[b] = static_cast<index_t>(std::int64_t(a.n_rows) * b / B);
+  std::vector<offset_t> start(static_cast<std::size_t>(B) * d, 0);  // per block: entries per column, then positions
+  auto blocks = [&](auto&& f) {
+    if (B == 1) return f(0);
+    tbb::parallel_for(0, B, [&](int b) { f(b); }, tbb::static_partitioner());
+  };
+  blocks([&](int b) {
+    offset_t* cnt = start.data() + std::size_t(b) * d;
+    for (offset_t k = a.offsets[row_start[b]]; k < a.offsets[row_start[b + 1]]; ++k) ++cnt[a.indices[k]];
+  });
+  t.offsets.assign(d + 1, 0);
+  offset_t pos = 0;
+  for (std::size_t j = 0; j < d; ++j) {
+    t.offsets[j] = pos;
+    for (int b = 0; b < B; ++b) {
+      const offset_t c = start[std::size_t(b) * d + j];
+      start[std::size_t(b) * d + j] = pos;
+      pos += c;
     }
   }
+  t.offsets[d] = pos;
+  blocks([&](int b) {
+    offset_t* next = start.data() + std::size_t(b) * d;
+    for (index_t r = row_start[b]; r < row_start[b + 1]; ++r) {
+      for (offset_t k = a.offsets[r]; k < a.offsets[r + 1]; ++k) {
+        const offset_t p = next[a.indices[k]]++;
+        t.indices[p] = r;
+        t.values[p] = a.values[k];
+      }
+    }
+  });
   return t;
 }
 

@@ -499,6 +499,10 @@ SolveResult solve_parallel_cpu(const Form& form, const SolverOptions& o) {
   if (o.bucket_size < 0)
     throw InvalidArgument(fmt::format("bucket size: must be >= 0 (0 = automatic), got {}", o.bucket_size));
   if (o.solver == SolverKind::sequential) return solve_sequential(form, o);
+  if (o.solver == SolverKind::newton || o.solver == SolverKind::automatic)
+    throw InvalidArgument(fmt::format("solve_parallel_cpu: solver '{}' is not a parallel coordinate-descent solver "
+                                      "(train() runs newton with solve_primal_newton and resolves auto)",
+                                      solver_kind_name(o.solver)));
   if (o.deterministic && o.solver != SolverKind::syscd)
     throw InvalidArgument(fmt::format(
         "--deterministic: solver '{}' updates one shared vector from racing threads, so it cannot be deterministic; "
@@ -519,8 +523,11 @@ SolverKind parse_solver_kind(std::string_view name) {
   if (name == "syscd") return SolverKind::syscd;
   if (name == "passcode-atomic") return SolverKind::passcode_atomic;
   if (name == "passcode-wild") return SolverKind::passcode_wild;
+  if (name == "newton") return SolverKind::newton;
+  if (name == "auto") return SolverKind::automatic;
   throw InvalidArgument(fmt::format(
-      "--solver: unknown solver '{}' (expected sequential, syscd, passcode-atomic or passcode-wild)", name));
+      "--solver: unknown solver '{}' (expected auto, newton, sequential, syscd, passcode-atomic or passcode-wild)",
+      name));
 }
 
 std::string_view solver_kind_name(SolverKind kind) {
@@ -529,6 +536,8 @@ std::string_view solver_kind_name(SolverKind kind) {
     case SolverKind::syscd: return "syscd";
     case SolverKind::passcode_atomic: return "passcode-atomic";
     case SolverKind::passcode_wild: return "passcode-wild";
+    case SolverKind::newton: return "newton";
+    case SolverKind::automatic: return "auto";
   }
   return "unknown";
 }

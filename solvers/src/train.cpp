@@ -15,6 +15,7 @@
 #include "hetglm/solvers/parallel_cpu.hpp"
 #include "hetglm/backends/registry.hpp"
 #include "hetglm/solvers/dispatch.hpp"
+#include "hetglm/solvers/newton.hpp"
 #include "hetglm/solvers/sequential.hpp"
 
 namespace hetglm {
@@ -126,11 +127,14 @@ double primal_scaled_mu(const CsrMatrix& X, const std::vector<double>& c, double
 ///               sampled rows) the bound 1/mu <= 1 + L max_j ||x^(j)||^2 / (n lambda) is used, which favors dual.
 /// Non-L2 penalties have no dual (SDCA) form here: primal. Hinge has no smooth primal: dual.
 FormulationChoice resolve_formulation(const TrainOptions& o, const ModelSpec& spec, const CsrMatrix& X,
-                                      const std::vector<double>& c, double lambda) {
+                                      const std::vector<double>& c, double lambda, bool primal_newton) {
   const bool l2 = spec.penalty == Penalty::l2;
   const bool primal_ok = spec.loss != Loss::hinge;
   if (o.formulation == "dual") {
     if (!l2) throw InvalidArgument(fmt::format("--formulation dual: model '{}' has no dual (SDCA) form; use primal", spec.name));
+    if (o.solver == SolverKind::newton)
+      throw InvalidArgument("--solver newton: runs the primal formulation only; drop --formulation dual or choose "
+                            "--solver sequential or syscd");
     return {Formulation::dual, "requested with --formulation dual"};
   }
   if (o.formulation == "primal") {
@@ -142,8 +146,38 @@ FormulationChoice resolve_formulation(const TrainOptions& o, const ModelSpec& sp
     throw InvalidArgument(fmt::format("--formulation: unknown value '{}' (expected auto, dual or primal)", o.formulation));
   if (!l2) return {Formulation::primal, fmt::format("penalty {} has no dual (SDCA) form", penalty_name(spec.penalty))};
   if (!primal_ok) return {Formulation::dual, "the hinge loss is not smooth: no primal coordinate descent"};
+  if (o.solver == SolverKind::newton) return {Formulation::primal, "requested with --solver newton (primal only)"};
   const double n = static_cast<double>(X.n_rows);
   const double L = spec.loss == Loss::squared ? 1.0 : spec.loss == Loss::logistic ? 0.25 : 2.0;
+  if (primal_newton) {
+    // The primal runs the Newton solver (newton.hpp). Measured on 2 cores (bench/results/formulation.md), one Newton
+    // solve costs about as much as kNewtonEpochs dual epochs when d <= n, growing like sqrt(d/n) on wide data (its
+    // vectors have d entries); dual SDCA needs about kDualFactor times its bound 1 + L R^2/(lambda n) in epochs.
+    // Below kDualNnz nonzeros the dual's per-epoch fixed costs (threads, replica merge, gap) decide: primal.
+    // R^2 from a strided sample of at most 10,000 rows.
+    constexpr double kNewtonEpochs = 8, kDualFactor = 6, kDualNnz = 2e6;
+    const index_t m = std::min<index_t>(X.n_rows, 10000);
+    const double stride = n / m;
+    double r2 = 0;
+    for (index_t t = 0; t < m; ++t) {
+      const index_t i = static_cast<index_t>(t * stride);
+      double sq = 0;
+      for (offset_t k = X.offsets[i]; k < X.offsets[i + 1]; ++k) sq += double(X.values[k]) * X.values[k];
+      r2 += c[i] * sq;
+    }
+    r2 /= m;
+    const double bound = 1 + L * r2 / (lambda * n);
+    const double dual_epochs = kDualFactor * bound;
+    const double newton_epochs = kNewtonEpochs * std::sqrt(std::max(1.0, double(X.n_cols) / n));
+    const double nnz = static_cast<double>(X.nnz());
+    const Formulation f = dual_epochs < newton_epochs && nnz >= kDualNnz ? Formulation::dual : Formulation::primal;
+    return {f, fmt::format("auto: {} x {}, {} nonzeros; dual SDCA ~{} x (1 + L R^2/(lambda n)) = {:.3g} epochs (mean "
+                           "R^2 = {:.4g}) vs primal Newton ~{} sqrt(max(1, d/n)) = {:.3g} dual-epoch equivalents{}; "
+                           "chose {}",
+                           X.n_rows, X.n_cols, X.nnz(), kDualFactor, dual_epochs, r2, kNewtonEpochs, newton_epochs,
+                           nnz < kDualNnz ? fmt::format(" (under {:g} nonzeros: primal)", kDualNnz) : std::string(),
+                           formulation_name(f))};
+  }
   double r2 = 0;
   std::vector<double> col2(static_cast<std::size_t>(X.n_cols), 0.0);
   for (index_t i = 0; i < X.n_rows; ++i) {
@@ -237,16 +271,51 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
   res.lambda = lambda;
   const double eta = spec.penalty == Penalty::l2 ? 0.0 : spec.penalty == Penalty::l1 ? 1.0 : o.l1_ratio;
   check_memory(X0, o, spec, data.y);
-  const CsrMatrix X = with_bias_column(X0, o.bias);
-  const FormulationChoice choice = resolve_formulation(o, spec, X, c, lambda);
+  // The bias column needs a copy of the data; without it the caller's matrix is used as it is.
+  CsrMatrix X_bias;
+  if (o.bias >= 0) X_bias = with_bias_column(X0, o.bias);
+  const CsrMatrix& X = o.bias >= 0 ? X_bias : X0;
+  // `auto` that finds no accelerator means the CPU solver itself, exactly as --device cpu (conventions.md).
+  std::string device = o.device;
+  if (device == "auto") {
+    std::string why;
+    device = device_name(resolve_device("auto", &why));
+    res.device_reason = why;
+  }
+  const bool use_accel = device != "cpu" || !o.accel_memory.empty();
+  if (o.solver == SolverKind::newton && use_accel)
+    throw InvalidArgument(fmt::format("--solver newton: runs on the CPU only; DuHL on --device {} trains by coordinate "
+                                      "descent (drop --solver newton)", device));
+  if (o.solver == SolverKind::newton && spec.loss == Loss::hinge)
+    throw InvalidArgument("--solver newton: the hinge loss (svm) is not smooth, so it has no Newton step; use --solver "
+                          "syscd or sequential (dual SDCA)");
+  // The primal runs the Newton solver when asked, or under --solver auto for the non-quadratic smooth losses.
+  const bool newton_loss = spec.loss == Loss::logistic || spec.loss == Loss::squared_hinge;
+  const bool primal_newton =
+      !use_accel && (o.solver == SolverKind::newton || (o.solver == SolverKind::automatic && newton_loss));
+  const FormulationChoice choice = resolve_formulation(o, spec, X, c, lambda, primal_newton);
   const Formulation form_kind = choice.formulation;
   res.formulation = form_kind;
   res.formulation_reason = choice.reason;
 
+  // The solver that runs: auto -> newton for the primal of logistic / squared hinge, else sequential on one thread
+  // and syscd otherwise (options.hpp).
+  SolverKind solver = o.solver;
+  if (solver == SolverKind::automatic)
+    solver = form_kind == Formulation::primal && primal_newton ? SolverKind::newton
+             : o.n_threads == 1                                 ? SolverKind::sequential
+                                                                : SolverKind::syscd;
+  res.solver = use_accel ? SolverKind::automatic : solver;
+
   ProblemData pd;
   pd.X = &X;
   CsrMatrix Xt;
-  if (form_kind == Formulation::primal) {
+  // The Newton solver with an L2 penalty works from the rows alone (newton.hpp): no transposed copy then.
+  const bool rows_only = !use_accel && solver == SolverKind::newton && spec.penalty == Penalty::l2 &&
+                         newton_rows_only(X);
+  if (form_kind == Formulation::primal && rows_only) {
+    // pd.Xt stays null: PrimalForm then describes the problem without its coordinate matrix.
+  } else if (form_kind == Formulation::primal) {
     Xt = transpose(X);
     pd.Xt = &Xt;
   } else {
@@ -282,14 +351,7 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
   // every coordinate of the chosen formulation in the device format.
   std::unique_ptr<Backend> accel;
   DuhlOptions duhl_options;
-  // `auto` that finds no accelerator means the CPU solver itself, exactly as --device cpu (conventions.md).
-  std::string device = o.device;
-  if (device == "auto") {
-    std::string why;
-    device = device_name(resolve_device("auto", &why));
-    res.device_reason = why;
-  }
-  if (device != "cpu" || !o.accel_memory.empty()) {
+  if (use_accel) {
     BackendOptions bo;
     const CsrMatrix& coords = form_kind == Formulation::primal ? Xt : X;
     if (!o.accel_memory.empty()) bo.memory_budget = parse_memory_size(o.accel_memory, data_bytes(coords));
@@ -313,7 +375,7 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
     so.seed = o.seed;
     so.should_stop = o.should_stop;
     so.after_epoch = o.after_epoch;
-    so.solver = o.solver;
+    so.solver = solver;
     so.n_threads = o.n_threads;
     so.numa_nodes = o.numa_nodes;
     so.deterministic = o.deterministic;
@@ -329,6 +391,9 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
     SolveResult sr = with_form(spec, form_kind, [&]<class Form>() {
       auto solve = [&](const Form& f) {
         if (accel) return run_duhl(f);
+        if constexpr (Form::formulation == Formulation::primal) {
+          if (so.solver == SolverKind::newton) return solve_primal_newton(f, X, so);
+        }
         return so.solver == SolverKind::sequential ? solve_sequential(f, so) : solve_parallel_cpu(f, so);
       };
       if constexpr (Form::formulation == Formulation::dual) {

@@ -63,7 +63,12 @@ TEST_F(Cli, TrainsLogisticOnA9aWithCertificateReportAndTestAccuracy) {
   EXPECT_EQ(r.err, "");
   const auto rep = nlohmann::json::parse(slurp(dir / "rep.json"));
   const hetglm::LinearModel m = hetglm::load_model((dir / "a9a.model").string());
-  EXPECT_EQ(m.solver_type, "L2R_LR_DUAL");
+  // The defaults (--formulation auto, --solver auto) train a9a in the primal with the Newton solver.
+  EXPECT_EQ(m.solver_type, "L2R_LR");
+  EXPECT_EQ(m.formulation, "primal");
+  EXPECT_EQ(rep["solver"].get<std::string>(), "newton");
+  EXPECT_NE(rep["formulation_reason"].get<std::string>().find("chose primal"), std::string::npos);
+  EXPECT_NE(r.out.find("formulation primal (solver newton): auto: 32561 x 123"), std::string::npos) << r.out;
   EXPECT_EQ(m.labels, (std::vector<double>{1, -1}));
   EXPECT_EQ(m.nr_feature, 123);
   EXPECT_DOUBLE_EQ(m.lambda, 1.0 / 32561);

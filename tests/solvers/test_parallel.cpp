@@ -302,14 +302,16 @@ TEST(ParallelSolver, ProgressAndStop) {
 }
 
 TEST(ParallelSolver, ErrorsAndNames) {
-  for (SolverKind k : {SolverKind::sequential, SolverKind::syscd, SolverKind::passcode_atomic, SolverKind::passcode_wild})
+  for (SolverKind k : {SolverKind::sequential, SolverKind::syscd, SolverKind::passcode_atomic, SolverKind::passcode_wild,
+                       SolverKind::newton, SolverKind::automatic})
     EXPECT_EQ(parse_solver_kind(solver_kind_name(k)), k);
   try {
     parse_solver_kind("hogwild");
     FAIL() << "no exception";
   } catch (const InvalidArgument& e) {
     EXPECT_STREQ(e.what(),
-                 "--solver: unknown solver 'hogwild' (expected sequential, syscd, passcode-atomic or passcode-wild)");
+                 "--solver: unknown solver 'hogwild' (expected auto, newton, sequential, syscd, passcode-atomic or "
+                 "passcode-wild)");
   }
   const Dataset& d = dataset("housing_scale");
   TrainOptions o;

@@ -106,15 +106,21 @@ class _HetGLMBase(BaseEstimator):
         o.max_epochs = int(self.max_iter)
         o.seed = _seed(self.random_state)
         o.bias = float(bias)
-        # Fields that later engine versions add (threads, device, accelerator memory) are set when bound.
-        # n_jobs=None or 1: the sequential reference solver; otherwise the parallel CPU solver (SySCD,
+        # formulation ('auto' | 'primal' | 'dual'; Lasso and ElasticNet have the primal only): with 'auto' the
+        # engine picks by the data's shape and says why (formulation_reason_).
+        formulation = getattr(self, "formulation", "auto")
+        if formulation not in ("auto", "primal", "dual"):
+            raise ValueError(f"formulation must be 'auto', 'primal' or 'dual', got {formulation!r}")
+        o.formulation = formulation
+        # Solver 'auto': the primal Newton solver for the primal of logistic / squared hinge; otherwise, with
+        # n_jobs=None or 1, the sequential reference solver, and else the parallel CPU solver (SySCD,
         # deterministic for a given n_jobs) with n_jobs threads (-1 or 0: all cores).
+        o.solver = "auto"
         n_jobs = getattr(self, "n_jobs", None)
-        if n_jobs is not None and n_jobs != 1 and hasattr(o, "n_threads") and hasattr(o, "solver"):
-            o.solver = "syscd"
+        o.n_threads = 1
+        if n_jobs is not None and n_jobs != 1:
             o.n_threads = int(n_jobs) if n_jobs > 0 else 0
-            if hasattr(o, "deterministic"):
-                o.deterministic = True
+            o.deterministic = True
         if hasattr(o, "device"):
             o.device = self.device
         if getattr(self, "accel_memory", None) is not None and hasattr(o, "accel_memory"):
@@ -136,6 +142,8 @@ class _HetGLMBase(BaseEstimator):
              **({"column": k} if len(cols) > 1 else {})}
             for k, col in enumerate(cols) for h in col["history"]]
         self.lambda_ = float(res["resolved_lambda"])
+        self.formulation_reason_ = str(res.get("formulation_reason", ""))
+        self.solver_ = str(res.get("solver", ""))
         if not res["converged"]:
             warnings.warn(f"hetglm: reached max_iter={self.max_iter} epochs before the relative duality gap "
                           f"reached tol={self.tol}; the model and its certificate are kept "
@@ -256,7 +264,7 @@ class LogisticRegression(_BaseClassifier):
 
     def __init__(self, C=1.0, penalty="l2", l1_ratio=None, tol=1e-4, max_iter=1000, fit_intercept=True,
                  intercept_scaling=1.0, class_weight=None, random_state=None, verbose=0, warm_start=False,
-                 n_jobs=None, device="cpu", accel_memory=None):
+                 n_jobs=None, device="cpu", accel_memory=None, formulation="auto"):
         self.C = C
         self.penalty = penalty
         self.l1_ratio = l1_ratio
@@ -271,6 +279,7 @@ class LogisticRegression(_BaseClassifier):
         self.n_jobs = n_jobs
         self.device = device
         self.accel_memory = accel_memory
+        self.formulation = formulation
 
     def _penalty(self):
         mapping = {"l2": "l2", "l1": "l1", "elasticnet": "elastic-net"}
@@ -303,7 +312,7 @@ class LinearSVC(_BaseClassifier):
 
     def __init__(self, C=1.0, loss="squared_hinge", penalty="l2", tol=1e-4, max_iter=1000, fit_intercept=True,
                  intercept_scaling=1.0, class_weight=None, random_state=None, verbose=0, n_jobs=None,
-                 device="cpu", accel_memory=None):
+                 device="cpu", accel_memory=None, formulation="auto"):
         self.C = C
         self.loss = loss
         self.penalty = penalty
@@ -317,6 +326,7 @@ class LinearSVC(_BaseClassifier):
         self.n_jobs = n_jobs
         self.device = device
         self.accel_memory = accel_memory
+        self.formulation = formulation
 
     @property
     def _engine_model_name(self):
@@ -418,7 +428,7 @@ class Ridge(_BaseRegressor):
     _engine_model_name = "ridge"
 
     def __init__(self, alpha=1.0, fit_intercept=True, tol=1e-4, max_iter=1000, random_state=None, verbose=0,
-                 n_jobs=None, device="cpu", accel_memory=None):
+                 n_jobs=None, device="cpu", accel_memory=None, formulation="auto"):
         self.alpha = alpha
         self.fit_intercept = fit_intercept
         self.tol = tol
@@ -428,6 +438,7 @@ class Ridge(_BaseRegressor):
         self.n_jobs = n_jobs
         self.device = device
         self.accel_memory = accel_memory
+        self.formulation = formulation
 
     def _lambda(self, n):
         if not (isinstance(self.alpha, numbers.Real) and self.alpha > 0):

@@ -245,6 +245,8 @@ nb::dict train_py(Matrix& m, Vec<double> y, const TrainOptions& options_in,
   out["interrupted"] = res.interrupted;
   out["seconds"] = res.seconds;
   out["resolved_lambda"] = res.lambda;
+  out["formulation_reason"] = res.formulation_reason;
+  out["solver"] = res.solver == SolverKind::automatic ? std::string("duhl") : std::string(solver_kind_name(res.solver));
   nb::list cols;
   for (const ColumnReport& c : res.columns) {
     nb::dict d;
@@ -341,13 +343,14 @@ NB_MODULE(_hetglm, m) {
       .def_prop_rw(
           "solver", [](const TrainOptions& o) { return std::string(solver_kind_name(o.solver)); },
           [](TrainOptions& o, const std::string& name) { o.solver = parse_solver_kind(name); },
-          "sequential | syscd | passcode-atomic | passcode-wild (parallel_cpu.hpp)");
+          "auto | newton | sequential | syscd | passcode-atomic | passcode-wild (parallel_cpu.hpp, newton.hpp)");
 
   m.def("train", &train_py, "matrix"_a, "y"_a.noconvert(), "options"_a, "sample_weight"_a.noconvert() = nb::none(),
         "verbose"_a = false,
         "Train (hetglm::train). y: float64 (n,), labels or targets; sample_weight: float64 (n,) or None (the c_i "
         "of P(w) = (1/n) sum_i c_i loss + lambda R(w)). Returns a dict: the model fields (w as n_rows x n_columns, "
-        "bias row last), converged, interrupted, seconds, resolved_lambda, and per weight column its certificate, "
+        "bias row last), converged, interrupted, seconds, resolved_lambda, formulation_reason, solver (the CPU solver "
+        "that ran, 'duhl' on an accelerator), and per weight column its certificate, "
         "epochs and history. Raises ValueError (bad options or data), RuntimeError (training failure), "
         "KeyboardInterrupt (Ctrl-C, polled once per epoch).");
 

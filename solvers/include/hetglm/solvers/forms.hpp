@@ -136,14 +136,18 @@ struct PrimalForm {
   /// coordinate-wise Lipschitz constant of the gradient for the other losses (used by step()).
   std::vector<double> h;
 
+  /// d.Xt may be null (then A is null, h empty and only the scalars, y and c describe the problem): the primal
+  /// Newton solver's rows-only path (newton.hpp), which never calls u, step, coordinate_step or certificate.
   PrimalForm(const ProblemData& d, const double* labels, const double* weights, double lam, double l1_ratio)
-      : A(d.Xt), y(labels), c(weights), lambda(lam), eta(l1_ratio), inv_n(1.0 / d.Xt->n_cols) {
-    const index_t n = d.Xt->n_cols;
+      : A(d.Xt), y(labels), c(weights), lambda(lam), eta(l1_ratio),
+        inv_n(1.0 / (d.Xt ? d.Xt->n_cols : d.X->n_rows)) {
+    const index_t n = d.Xt ? d.Xt->n_cols : d.X->n_rows;
     // Lipschitzing bound B = f(0)/lambda (|w_j| <= B at the optimum since lambda ||w*||_1 <= P(0)):
     // (1/n) sum c_k log 2 / lambda for logistic, (1/n) sum c_k / lambda for squared hinge.
     double f0 = 0;
     for (index_t k = 0; k < n; ++k) f0 += LossP::value(y[k], 0.0, c[k]);
     bound = (P == Penalty::l2) ? 0.0 : f0 * inv_n / (lambda * (P == Penalty::l1 ? 1.0 : eta > 0 ? eta : 1.0));
+    if (!A) return;
     h.resize(static_cast<std::size_t>(A->n_rows));
     for (index_t j = 0; j < A->n_rows; ++j) {
       double s = 0;

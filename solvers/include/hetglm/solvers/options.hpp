@@ -20,12 +20,16 @@ struct EpochRecord {
   double rel_gap = 0;     ///< (P - D) / |P|, the quantity compared with tol
 };
 
-/// Which CPU solver runs (parallel_cpu.hpp; docs/parallel-cpu.md). CLI: --solver sequential|syscd|passcode-atomic|passcode-wild.
+/// Which CPU solver runs (parallel_cpu.hpp, newton.hpp; docs/parallel-cpu.md, docs/formulation.md).
+/// CLI: --solver auto|newton|sequential|syscd|passcode-atomic|passcode-wild.
 enum class SolverKind {
   sequential,       ///< the reference (sequential.hpp)
   syscd,            ///< SySCD: buckets, per-thread replicas of v with sigma' = #replicas, NUMA-aware (default of the CLI)
   passcode_atomic,  ///< PASSCoDe baseline: one shared v, atomic fetch_add updates
-  passcode_wild     ///< PASSCoDe baseline: one shared v, relaxed atomic load + store (updates may be lost)
+  passcode_wild,    ///< PASSCoDe baseline: one shared v, relaxed atomic load + store (updates may be lost)
+  newton,           ///< primal Newton with inner coordinate descent (newGLMNET; newton.hpp), primal formulation only
+  automatic         ///< train() picks: newton for the primal formulation of logistic / squared hinge, otherwise
+                    ///< sequential when n_threads == 1 and syscd else (default of the CLI and Python)
 };
 
 struct SolverOptions {

@@ -43,7 +43,8 @@ struct TrainOptions {
   std::string xclbin;                 ///< device fpga: the xclbin file (docs/fpga.md)
   int duhl_epochs = 1;                ///< accelerator epochs per DuHL round
   int exact_gap_every = 0;            ///< DuHL rounds between exact certificates (0 = about once per data pass)
-  /// CPU solver (parallel_cpu.hpp). The library default is the sequential reference; the CLI defaults to syscd.
+  /// CPU solver (parallel_cpu.hpp, newton.hpp). The library default is the sequential reference; the CLI and Python
+  /// default to automatic (newton for the primal of logistic / squared hinge, else syscd, or sequential on 1 thread).
   SolverKind solver = SolverKind::sequential;
   int n_threads = 0;                  ///< solver threads = replicas (0 = all cores of the current arena)
   int numa_nodes = 0;                 ///< 0 = hwloc topology; K > 0 = K (virtual) NUMA nodes
@@ -69,6 +70,7 @@ struct TrainResult {
   std::string device;                 ///< DuHL accelerator description (empty: CPU solver only)
   std::string device_reason;         ///< with --device auto: which device was chosen and why
   std::string formulation_reason;      ///< why this formulation (--formulation auto logs its estimate)
+  SolverKind solver = SolverKind::sequential;  ///< the CPU solver that ran (auto resolved); automatic = DuHL ran
   double lambda = 0;
   std::vector<ColumnReport> columns;
   bool converged = false;             ///< every column reached the tolerance

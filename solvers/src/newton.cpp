@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: Apache-2.0
+// The primal Newton solver (algorithm and sources in newton.hpp; docs/formulation.md).
+#include "hetglm/solvers/newton.hpp"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "hetglm/error.hpp"
+#include "hetglm/rng.hpp"
+#include "hetglm/solvers/numeric_guard.hpp"
+
+namespace hetglm {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+constexpr std::int64_t kChunk = 4096;  // samples per partial sum (fixed: sums never depend on the thread count)
+constexpr double kRowsOnlyDoubles = 1 << 22;  // rows-only path: chunk buffers of at most this many doubles each
+constexpr int kMaxInner = 100;         // inner coordinate-descent epochs per Newton iteration, at most
+constexpr double kInnerStop = 1e-3;    // stop the inner epochs when one decreases the model by less than this share
+constexpr double kArmijo = 0.01;       // sufficient decrease (LIBLINEAR newGLMNET's sigma)
+constexpr int kMaxBacktrack = 40;      // step halvings before the iteration counts as stalled
+constexpr double kNu = 1e-12;          // added to every H_j (LIBLINEAR newGLMNET's nu): all-zero columns
+constexpr double kFlat = 1e-13;        // |F(w + d) - F(w)| below this share of |P|: the objective cannot resolve d
+constexpr int kStall = 10;             // Newton iterations without a better relative gap before stopping
+constexpr int kResyncEvery = 10;       // Newton iterations between exact re-synchronizations v = X w
+constexpr double kCgTol = 0.1;         // L2: relative residual at which conjugate gradients stop (LIBLINEAR TRON's)
+constexpr int kMaxCg = 250;            // L2: conjugate-gradient iterations per Newton iteration, at most
+
+/// body(lo, hi) for fixed chunks of [0, n); chunk c writes its own result slot, so the caller's in-order sum of
+/// the slots is the same for every thread count. Sequential under ThreadSanitizer (Debian's oneTBB is not
+/// instrumented; parallel_cpu.cpp explains).
+template <class Body>
+void for_chunks(std::int64_t n, const Body& body) {
+  const std::int64_t nc = (n + kChunk - 1) / kChunk;
+#if defined(__SANITIZE_THREAD__)
+  for (std::int64_t c = 0; c < nc; ++c) body(c, c * kChunk, std::min(n, (c + 1) * kChunk));
+#else
+  if (nc <= 1) {
+    if (n > 0) body(std::int64_t{0}, std::int64_t{0}, n);
+    return;
+  }
+  tbb::parallel_for(std::int64_t{0}, nc, [&](std::int64_t c) { body(c, c * kChunk, std::min(n, (c + 1) * kChunk)); });
+#endif
+}
+
+/// f(i) for every i in [0, n), each independent (no reduction), in parallel.
+template <class F>
+void for_each_index(index_t n, const F& f) {
+#if defined(__SANITIZE_THREAD__)
+  for (index_t i = 0; i < n; ++i) f(i);
+#else
+  tbb::parallel_for(tbb::blocked_range<index_t>(0, n, 16), [&](const tbb::blocked_range<index_t>& r) {
+    for (index_t i = r.begin(); i < r.end(); ++i) f(i);
+  });
+#endif
+}
+
+template <class Form>
+SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions& o) {
+  using LossP = typename Form::LossP;
+  using PenP = typename Form::PenP;
+  const auto t0 = Clock::now();
+  // Rows-only (fused) path: no X^T; every X^T u is summed per chunk of kChunk rows into its own buffer of d
+  // doubles, and the buffers are added in chunk order (deterministic). Otherwise X^T = form.A, features in parallel.
+  const bool rows_only = form.A == nullptr;
+  const CsrMatrix& A = rows_only ? X : *form.A;  // X^T: rows = features (unused on the rows-only path)
+  const index_t d = X.n_cols, n = X.n_rows;
+  const double lam = form.lambda, eta = form.eta, B = form.bound, inv_n = form.inv_n;
+  const double* y = form.y;
+  const double* c = form.c;
+  const std::size_t N = static_cast<std::size_t>(n), Dn = static_cast<std::size_t>(d);
+  const std::int64_t n_chunks = (std::int64_t(n) + kChunk - 1) / kChunk;
+  const bool has_l1 = eta > 0;  // l1 (eta = 1) or elastic net with an L1 part
+
+  SolveResult res;
+  res.alpha.assign(Dn, 0.0);
+  double* w = res.alpha.data();
+  std::vector<double> v(N, 0.0), grad(N), curv(N), lossv(N), q(N);
+  std::vector<double> s(Dn), H(Dn), dir(Dn);
+  std::vector<double> part_a(static_cast<std::size_t>(n_chunks)), part_b(static_cast<std::size_t>(n_chunks));
+  std::vector<index_t> active;
+  active.reserve(Dn);
+  std::vector<double> buf_a(rows_only ? static_cast<std::size_t>(n_chunks) * Dn : 0);
+  std::vector<double> buf_b(rows_only ? static_cast<std::size_t>(n_chunks) * Dn : 0);
+  // out[j] = sum over chunks of buf[ch][j] (+ add(j)), features in parallel.
+  auto reduce_buffers = [&](const std::vector<double>& buf, std::vector<double>& out, auto add) {
+    for_each_index(d, [&](index_t j) {
+      double t = 0;
+      for (std::int64_t ch = 0; ch < n_chunks; ++ch) t += buf[std::size_t(ch) * Dn + j];
+      out[j] = t + add(j);
+    });
+  };
+  SplitMix64 rng(o.seed);
+
+  auto recompute_v = [&] {
+    for_each_index(n, [&](index_t k) {
+      double z = 0;
+      for (offset_t p = X.offsets[k]; p < X.offsets[k + 1]; ++p) z += double(X.values[p]) * w[X.indices[p]];
+      v[k] = z;
+    });
+  };
+  // Step 1: per-sample derivatives and the certificate's sums, then s_j and H_j over the columns.
+  auto state = [&]() -> Certificate {
+    for_chunks(n, [&](std::int64_t ch, std::int64_t lo, std::int64_t hi) {
+      double loss = 0, conj = 0;
+      for (std::int64_t k = lo; k < hi; ++k) {
+        const double l = LossP::value(y[k], v[k], c[k]);
+        const double g = LossP::derivative(y[k], v[k], c[k]);
+        lossv[k] = l;
+        loss += l;
+        conj += LossP::conjugate(y[k], -g, c[k]);
+        grad[k] = g * inv_n;
+        curv[k] = LossP::curvature(y[k], v[k], c[k]) * inv_n;
+      }
+      part_a[ch] = loss;
+      part_b[ch] = conj;
+      if (rows_only) {
+        double* bs = buf_a.data() + std::size_t(ch) * Dn;
+        double* bh = buf_b.data() + std::size_t(ch) * Dn;
+        std::fill(bs, bs + Dn, 0.0);
+        std::fill(bh, bh + Dn, 0.0);
+        for (std::int64_t k = lo; k < hi; ++k) {
+          const double g = grad[k], h = curv[k];
+          for (offset_t p = X.offsets[k]; p < X.offsets[k + 1]; ++p) {
+            const double x = X.values[p];
+            bs[X.indices[p]] += x * g;
+            bh[X.indices[p]] += x * x * h;
+          }
+        }
+      }
+    });
+    if (rows_only) {
+      reduce_buffers(buf_a, s, [](index_t) { return 0.0; });
+      reduce_buffers(buf_b, H, [](index_t) { return kNu; });
+    } else for_each_index(d, [&](index_t j) {
+      double sj = 0, hj = 0;
+      for (offset_t p = A.offsets[j]; p < A.offsets[j + 1]; ++p) {
+        const index_t k = A.indices[p];
+        const double x = A.values[p];
+        sj += x * grad[k];
+        hj += x * x * curv[k];
+      }
+      s[j] = sj;
+      H[j] = hj + kNu;
+    });
+    double loss = 0, conj = 0, g = 0, gconj = 0, gsum = 0;
+    for (std::int64_t ch = 0; ch < n_chunks; ++ch) {
+      loss += part_a[ch];
+      conj += part_b[ch];
+    }
+    for (index_t j = 0; j < d; ++j) {
+      g += PenP::value(w[j], lam, eta);
+      gconj += PenP::conjugate(s[j], lam, eta, B);
+      gsum += PenP::gap(w[j], s[j], lam, eta, B);
+    }
+    Certificate cert;
+    cert.primal = loss * inv_n + g;
+    cert.dual = -conj * inv_n - gconj;
+    cert.gap = cert.primal - cert.dual;
+    cert.gap_sum = gsum;
+    return cert;
+  };
+
+  // Truncated Newton for L2 (Nocedal & Wright, Numerical Optimization, 2nd ed., Algorithm 7.1; LIBLINEAR -s 0/-s 2's
+  // Hessian-vector products, Lin, Weng, Keerthi 2008, with the diagonal preconditioner of Hsia, Chiang, Lin 2018):
+  // solve (X^T diag(D) X + lambda I) dir = -(s + lambda w) by PCG with M = diag(H_j + lambda) until
+  // ||r|| <= kCgTol ||s + lambda w|| (at most kMaxCg iterations). Each CG iteration is one pass over X (X p, rows in
+  // parallel) and one over X^T (X^T (D X p), features in parallel); q = X dir is accumulated from the X p.
+  std::vector<double> r, z, pv, hp, xp;
+  auto cg_direction = [&] {
+    r.resize(Dn);
+    z.resize(Dn);
+    pv.resize(Dn);
+    hp.resize(Dn);
+    xp.resize(N);
+    std::fill(dir.begin(), dir.end(), 0.0);
+    std::fill(q.begin(), q.end(), 0.0);
+    double gnorm2 = 0, rz = 0;
+    for (index_t j = 0; j < d; ++j) {
+      r[j] = -(s[j] + lam * w[j]);
+      z[j] = r[j] / (H[j] + lam);
+      pv[j] = z[j];
+      gnorm2 += r[j] * r[j];
+      rz += r[j] * z[j];
+    }
+    const double stop2 = kCgTol * kCgTol * gnorm2;
+    for (int k = 0; k < kMaxCg && rz > 0; ++k) {
+      if (rows_only) {
+        // One pass over the rows: xp_i = x_i.p, then x_i D_i xp_i into the chunk's buffer.
+        for_chunks(n, [&](std::int64_t ch, std::int64_t lo, std::int64_t hi) {
+          double* b = buf_a.data() + std::size_t(ch) * Dn;
+          std::fill(b, b + Dn, 0.0);
+          for (std::int64_t i = lo; i < hi; ++i) {
+            const offset_t pb = X.offsets[i], pe = X.offsets[i + 1];
+            double t = 0;
+            for (offset_t p = pb; p < pe; ++p) t += double(X.values[p]) * pv[X.indices[p]];
+            xp[i] = t;
+            const double u = curv[i] * t;
+            if (u != 0)
+              for (offset_t p = pb; p < pe; ++p) b[X.indices[p]] += double(X.values[p]) * u;
+          }
+        });
+        reduce_buffers(buf_a, hp, [&](index_t j) { return lam * pv[j]; });
+      } else {
+      for_each_index(n, [&](index_t i) {
+        double t = 0;
+        for (offset_t p = X.offsets[i]; p < X.offsets[i + 1]; ++p) t += double(X.values[p]) * pv[X.indices[p]];
+        xp[i] = t;
+      });
+      for_each_index(d, [&](index_t j) {
+        double t = 0;
+        for (offset_t p = A.offsets[j]; p < A.offsets[j + 1]; ++p) {
+          const index_t i = A.indices[p];
+          t += double(A.values[p]) * curv[i] * xp[i];
+        }
+        hp[j] = t + lam * pv[j];
+      });
+      }
+      double php = 0;
+      for (index_t j = 0; j < d; ++j) php += pv[j] * hp[j];
+      if (!(php > 0)) break;
+      const double alpha = rz / php;
+      double rr = 0, rz_new = 0;
+      for (index_t j = 0; j < d; ++j) {
+        dir[j] += alpha * pv[j];
+        r[j] -= alpha * hp[j];
+        z[j] = r[j] / (H[j] + lam);
+        rr += r[j] * r[j];
+        rz_new += r[j] * z[j];
+      }
+      for (index_t i = 0; i < n; ++i) q[i] += alpha * xp[i];
+      if (rr <= stop2) break;
+      const double beta = rz_new / rz;
+      rz = rz_new;
+      for (index_t j = 0; j < d; ++j) pv[j] = z[j] + beta * pv[j];
+    }
+  };
+
+  int it = 0;
+  double best_gap = std::numeric_limits<double>::infinity();
+  int since_best = 0;
+  for (;;) {
+    const Certificate cert = state();
+    check_finite_certificate(cert, it, res.alpha, v, "w");
+    if (it > 0) {
+      EpochRecord r{it, since(t0), cert.primal, cert.dual, cert.gap, relative_gap(cert)};
+      res.history.push_back(r);
+      if (o.on_epoch) o.on_epoch(r);
+      if (o.should_stop && o.should_stop()) {
+        res.interrupted = relative_gap(cert) > o.tol;
+        break;
+      }
+    }
+    if (relative_gap(cert) <= o.tol || it >= o.max_epochs) break;
+
+    // Step 2: the Newton direction. L2: preconditioned conjugate gradients on the Newton system; otherwise
+    // coordinate descent on the quadratic model (sequential, seeded order). Both leave q = X dir.
+    if constexpr (PenP::id == Penalty::l2) {
+      cg_direction();
+    } else {
+    active.clear();
+    for (index_t j = 0; j < d; ++j)
+      if (!(has_l1 && w[j] == 0 && std::abs(s[j]) <= lam * eta)) active.push_back(j);
+    std::fill(dir.begin(), dir.end(), 0.0);
+    std::fill(q.begin(), q.end(), 0.0);
+    double total = 0;
+    for (int inner = 0; inner < kMaxInner; ++inner) {
+      shuffle(std::span<index_t>(active), rng);
+      double dec = 0;
+      for (index_t j : active) {
+        const offset_t b = A.offsets[j], e = A.offsets[j + 1];
+        double gq = 0;
+        for (offset_t p = b; p < e; ++p) gq += double(A.values[p]) * curv[A.indices[p]] * q[A.indices[p]];
+        const double G = s[j] + gq, a = w[j] + dir[j];
+        const double a_new = PenP::step(a, G, H[j], lam, eta, B);
+        const double z = a_new - a;
+        if (z == 0) continue;
+        dec -= G * z + 0.5 * H[j] * z * z + PenP::value(a_new, lam, eta) - PenP::value(a, lam, eta);
+        dir[j] += z;
+        for (offset_t p = b; p < e; ++p) q[A.indices[p]] += z * double(A.values[p]);
+      }
+      total += dec;
+      if (!(dec > kInnerStop * total)) break;
+    }
+    }
+
+    // Step 3: Armijo backtracking on the true objective along dir (q = X dir).
+    double delta = 0, g0 = 0;
+    for (index_t j = 0; j < d; ++j) {
+      if (dir[j] == 0) continue;
+      delta += s[j] * dir[j] + PenP::value(w[j] + dir[j], lam, eta) - PenP::value(w[j], lam, eta);
+      g0 += PenP::value(w[j], lam, eta);
+    }
+    if (!(delta < 0)) break;  // no descent direction left: the optimum to rounding (the certificate says how close)
+    double t = 1;
+    bool accepted = false;
+    for (int bt = 0; bt < kMaxBacktrack && !accepted; ++bt, t *= 0.5) {
+      for_chunks(n, [&](std::int64_t ch, std::int64_t lo, std::int64_t hi) {
+        double df = 0;
+        for (std::int64_t k = lo; k < hi; ++k)
+          if (q[k] != 0) df += LossP::value(y[k], v[k] + t * q[k], c[k]) - lossv[k];
+        part_a[ch] = df;
+      });
+      double df = 0, gt = 0;
+      for (std::int64_t ch = 0; ch < n_chunks; ++ch) df += part_a[ch];
+      for (index_t j = 0; j < d; ++j)
+        if (dir[j] != 0) gt += PenP::value(w[j] + t * dir[j], lam, eta);
+      const double dF = df * inv_n + gt - g0;
+      if (dF <= kArmijo * t * delta) accepted = true;
+      // Near the optimum the objective stops resolving the step (|dF| at rounding level of P) while the gradient
+      // still shows it: take the full model step on that evidence (the certificate judges it next iteration).
+      if (bt == 0 && std::abs(dF) <= kFlat * std::abs(cert.primal) && std::abs(delta) <= kFlat * std::abs(cert.primal))
+        accepted = true;
+      if (accepted) break;
+    }
+    if (!accepted) break;  // no decrease at any step length: stop with the current (certified) point
+    // Stalled: the relative gap has not improved for kStall iterations (rounding floor of the certificate).
+    if (relative_gap(cert) < best_gap) {
+      best_gap = relative_gap(cert);
+      since_best = 0;
+    } else if (++since_best >= kStall) {
+      break;
+    }
+    for (index_t j = 0; j < d; ++j) w[j] += t * dir[j];
+    ++it;
+    // v += t X dir (q): no extra pass over X. Rounding drift is re-synchronized every kResyncEvery iterations (every
+    // iteration with an L1 part) and before the returned certificate.
+    for_each_index(n, [&](index_t k) { v[k] += t * q[k]; });
+    if (o.after_epoch) o.after_epoch(it, std::span<double>(res.alpha), std::span<double>(v));
+    // With an L1 part the Lipschitzed gap multiplies any drift of v by B: re-synchronize every iteration.
+    if (has_l1 || it % kResyncEvery == 0) recompute_v();
+  }
+  recompute_v();
+  res.certificate = state();  // exact for (w, v = X w)
+  check_finite_certificate(res.certificate, it, res.alpha, v, "w");
+  res.converged = relative_gap(res.certificate) <= o.tol;
+  if (res.converged) res.interrupted = false;
+  res.w = form.weights(res.alpha, v);
+  res.epochs = it;
+  res.seconds = since(t0);
+  return res;
+}
+}  // namespace
+
+bool newton_rows_only(const CsrMatrix& X) {
+  // Zeroing and adding the chunk buffers costs n_chunks x d per pass: worth it while that stays below half the
+  // nonzeros (a pass over X^T is saved) and the buffers stay small.
+  const double buffer = std::ceil(double(X.n_rows) / double(kChunk)) * double(X.n_cols);
+  return buffer <= kRowsOnlyDoubles && buffer <= 0.5 * double(X.nnz());
+}
+
+template <class Form>
+SolveResult solve_primal_newton(const Form& form, const CsrMatrix& X, const SolverOptions& o) {
+  if (form.A && (X.n_rows != form.dim() || X.n_cols != form.n_coords()))
+    throw InvalidArgument("solve_primal_newton: X does not match the formulation's transposed data");
+  if (!form.A && (Form::PenP::id != Penalty::l2 || !newton_rows_only(X)))
+    throw InvalidArgument("solve_primal_newton: the formulation has no X^T, which only the L2 rows-only path can do without");
+  if (o.n_threads < 0) throw InvalidArgument(fmt::format("--threads: must be at least 0, got {}", o.n_threads));
+#if defined(__SANITIZE_THREAD__)
+  return run_newton(form, X, o);
+#else
+  const int T = o.n_threads > 0 ? o.n_threads : std::max(1, tbb::this_task_arena::max_concurrency());
+  const int want = std::max(1, std::min(T, tbb::info::default_concurrency()));
+  if (tbb::this_task_arena::max_concurrency() == want) return run_newton(form, X, o);  // the caller's arena
+  tbb::task_arena arena(want);
+  return arena.execute([&] { return run_newton(form, X, o); });
+#endif
+}
+
+#define HETGLM_INSTANTIATE_NEWTON(...) \
+  template SolveResult solve_primal_newton(const __VA_ARGS__&, const CsrMatrix&, const SolverOptions&);
+HETGLM_FOR_EACH_PRIMAL_PENALTY_(HETGLM_INSTANTIATE_NEWTON, ::hetglm::Loss::squared)
+HETGLM_FOR_EACH_PRIMAL_PENALTY_(HETGLM_INSTANTIATE_NEWTON, ::hetglm::Loss::logistic)
+HETGLM_FOR_EACH_PRIMAL_PENALTY_(HETGLM_INSTANTIATE_NEWTON, ::hetglm::Loss::squared_hinge)
+#undef HETGLM_INSTANTIATE_NEWTON
+
+}  // namespace hetglm
