@@ -300,7 +300,12 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
       delta += s[j] * dir[j] + PenP::value(w[j] + dir[j], lam, eta) - PenP::value(w[j], lam, eta);
       g0 += PenP::value(w[j], lam, eta);
     }
-    if (!(delta < 0)) break;  // no descent direction left: the optimum to rounding (the certificate says how close)
+    // No measurable descent left: at the rounding level of P a nonzero direction is still taken (flat below), as it
+    // reduces the optimality violations the certificate sees; otherwise stop.
+    bool any = false;
+    for (index_t j = 0; j < d && !any; ++j) any = dir[j] != 0;
+    const bool flat = any && std::abs(delta) <= kFlat * std::abs(cert.primal);
+    if (!(delta < 0) && !flat) break;
     double t = 1;
     bool accepted = false;
     for (int bt = 0; bt < kMaxBacktrack && !accepted; ++bt, t *= 0.5) {
@@ -318,8 +323,7 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
       if (dF <= kArmijo * t * delta) accepted = true;
       // Near the optimum the objective stops resolving the step (|dF| at rounding level of P) while the gradient
       // still shows it: take the full model step on that evidence (the certificate judges it next iteration).
-      if (bt == 0 && std::abs(dF) <= kFlat * std::abs(cert.primal) && std::abs(delta) <= kFlat * std::abs(cert.primal))
-        accepted = true;
+      if (bt == 0 && flat && std::abs(dF) <= kFlat * std::abs(cert.primal)) accepted = true;
       if (accepted) break;
     }
     if (!accepted) break;  // no decrease at any step length: stop with the current (certified) point

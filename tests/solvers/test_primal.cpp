@@ -13,6 +13,8 @@
 #include "hetglm/libsvm.hpp"
 #include "hetglm/model.hpp"
 #include "../common/objective.hpp"
+#include "hetglm/solvers/newton.hpp"
+#include "hetglm/solvers/parallel_cpu.hpp"
 #include "hetglm/solvers/train.hpp"
 
 using namespace hetglm;
@@ -56,6 +58,16 @@ Dataset generated_dense(int n, int d, std::uint64_t seed) {
 
 const Dataset& dense() {
   static const Dataset d = generated_dense(5000, 100, 42);
+  return d;
+}
+
+/// generated_dense with every row scaled to unit norm (the epsilon-like shape: R^2 = 1, dual SDCA's easy case).
+Dataset unit_rows(Dataset d) {
+  for (index_t i = 0; i < d.X.n_rows; ++i) {
+    double s = 0;
+    for (offset_t k = d.X.offsets[i]; k < d.X.offsets[i + 1]; ++k) s += double(d.X.values[k]) * d.X.values[k];
+    for (offset_t k = d.X.offsets[i]; k < d.X.offsets[i + 1]; ++k) d.X.values[k] = float(d.X.values[k] / std::sqrt(s));
+  }
   return d;
 }
 
@@ -173,4 +185,175 @@ TEST(PrimalForm, ClearErrors) {
             "--formulation dual: model 'logistic' has no dual (SDCA) form; use primal");
   EXPECT_EQ(message([&] { fit(d, "svm", "l1", 1, 1e-4, "auto"); }),
             "--penalty l1 is not available for --model svm (it uses l2)");
+}
+
+// The primal Newton solver (newton.hpp) at the data sets' default C = 1, where coordinate descent alone needs
+// thousands of epochs on the one-hot sets: primal (Newton) and dual (sequential SDCA) reach the same optimum within
+// 1e-6, the certificate is exact (gap_sum = gap, P recomputed from the model), and weak duality holds across them.
+TEST(PrimalNewton, MatchesTheDualAtCEqualsOne) {
+  for (const std::string name : {"dense", "w7a", "mushrooms", "a9a"}) {
+    const Dataset& d = name == "dense" ? dense() : dataset(name);
+    for (const std::string model : {"logistic", "squared-hinge"}) {
+      SCOPED_TRACE(name + " " + model);
+      const TrainResult p = fit(d, model, "l2", 1, 1e-7, "primal", 1, SolverKind::newton);
+      const TrainResult q = fit(d, model, "l2", 1, 1e-7, "dual", 1, SolverKind::sequential);
+      EXPECT_EQ(p.solver, SolverKind::newton);
+      EXPECT_TRUE(p.converged);
+      EXPECT_TRUE(q.converged);
+      const Certificate& cp = p.columns.at(0).certificate;
+      const Certificate& cq = q.columns.at(0).certificate;
+      EXPECT_LE(std::fabs(cp.primal - cq.primal) / cq.primal, 1e-6) << cp.primal << " vs " << cq.primal;
+      EXPECT_LE(cp.dual, cq.primal * (1 + 1e-12));
+      EXPECT_LE(cq.dual, cp.primal * (1 + 1e-12));
+      EXPECT_LE(cp.gap, 1e-7 * cp.primal);
+      EXPECT_NEAR(cp.gap_sum, cp.gap, 1e-9 * cp.primal + 1e-14);
+      EXPECT_NEAR(test::primal_objective(p.model, d, p.model.l1_ratio), cp.primal, 1e-10 * cp.primal);
+      EXPECT_EQ(p.model.formulation, "primal");
+      // A Newton solve takes a few dozen iterations at most (one history record each).
+      EXPECT_LE(p.columns.at(0).epochs, 40);
+      EXPECT_EQ(p.columns.at(0).history.size(), static_cast<std::size_t>(p.columns.at(0).epochs));
+    }
+  }
+}
+
+// L1 and elastic net through the Newton solver's coordinate-descent inner loop (newGLMNET): the same objective as
+// the coordinate-descent solvers, certified, sparse.
+TEST(PrimalNewton, L1AndElasticNetMatchCoordinateDescent) {
+  const Dataset& d = dense();
+  for (const std::string model : {"logistic", "squared-hinge"}) {
+    for (const std::string pen : {"l1", "elastic-net"}) {
+      SCOPED_TRACE(model + " " + pen);
+      const TrainResult r = fit(d, model, pen, 0.01, 1e-7, "auto", 1, SolverKind::newton);
+      const TrainResult s = fit(d, model, pen, 0.01, 1e-7, "auto", 1, SolverKind::sequential);
+      EXPECT_TRUE(r.converged);
+      const Certificate& c = r.columns.at(0).certificate;
+      EXPECT_LE(c.gap, 1e-7 * c.primal);
+      EXPECT_NEAR(c.gap_sum, c.gap, 1e-9 * c.primal + 1e-14);
+      EXPECT_NEAR(test::primal_objective(r.model, d, r.model.l1_ratio), c.primal, 1e-10 * c.primal);
+      EXPECT_LE(std::fabs(s.columns.at(0).certificate.primal - c.primal) / c.primal, 1e-6);
+      if (pen == "l1") {
+        int zeros = 0;
+        for (double w : r.model.w) zeros += w == 0;
+        EXPECT_GT(zeros, 0);
+      }
+    }
+  }
+}
+
+// Threads never change the Newton solver's result (fixed chunks summed in order; sequential inner loop): bit-identical
+// weights and certificates for 1 and 2 threads, on the rows-only L2 path and on the X^T (L1) path.
+TEST(PrimalNewton, BitIdenticalForEveryThreadCount) {
+  for (const std::string pen : {"l2", "l1"}) {
+    SCOPED_TRACE(pen);
+    TrainOptions o;
+    o.model = "logistic";
+    o.penalty = pen;
+    o.C = 1;
+    o.tol = 1e-6;
+    o.solver = SolverKind::newton;
+    o.n_threads = 1;
+    const TrainResult a = train(dataset("w7a"), o);
+    o.n_threads = 2;
+    const TrainResult b = train(dataset("w7a"), o);
+    EXPECT_EQ(a.model.w, b.model.w);
+    EXPECT_EQ(a.columns[0].certificate.primal, b.columns[0].certificate.primal);
+    EXPECT_EQ(a.columns[0].certificate.gap, b.columns[0].certificate.gap);
+    EXPECT_EQ(a.columns[0].epochs, b.columns[0].epochs);
+  }
+}
+
+// The rows-only L2 path (no X^T; newton_rows_only) and the X^T path reach the same optimum.
+TEST(PrimalNewton, RowsOnlyAndTransposedPathsAgree) {
+  const Dataset& d = dataset("a9a");
+  ASSERT_TRUE(newton_rows_only(d.X));
+  std::vector<double> y(d.y.size()), c(d.y.size(), 1.0);
+  for (std::size_t i = 0; i < y.size(); ++i) y[i] = d.y[i] > 0 ? 1 : -1;
+  const double lambda = 1.0 / d.X.n_rows;
+  const CsrMatrix Xt = transpose(d.X);
+  ProblemData rows, cols;
+  rows.X = cols.X = &d.X;
+  cols.Xt = &Xt;
+  SolverOptions so;
+  so.tol = 1e-9;
+  so.max_epochs = 100;
+  using F = PrimalForm<Loss::logistic, Penalty::l2>;
+  const SolveResult r = solve_primal_newton(F(rows, y.data(), c.data(), lambda, 0.0), d.X, so);
+  const SolveResult t = solve_primal_newton(F(cols, y.data(), c.data(), lambda, 0.0), d.X, so);
+  EXPECT_TRUE(r.converged);
+  EXPECT_TRUE(t.converged);
+  EXPECT_LE(std::fabs(r.certificate.primal - t.certificate.primal) / t.certificate.primal, 1e-9);
+  // The X^T path's certificate equals the coordinate-descent solvers' certificate code on the same point.
+  const Certificate pc = parallel_certificate(F(cols, y.data(), c.data(), lambda, 0.0), t.alpha, shared_vector(
+      F(cols, y.data(), c.data(), lambda, 0.0), t.alpha));
+  EXPECT_NEAR(pc.primal, t.certificate.primal, 1e-12 * pc.primal);
+  EXPECT_NEAR(pc.gap, t.certificate.gap, 1e-9 * pc.primal);
+  // No X^T for the rows-only path means no L1 there: a clear error instead of a crash.
+  using G = PrimalForm<Loss::logistic, Penalty::l1>;
+  EXPECT_THROW(solve_primal_newton(G(rows, y.data(), c.data(), lambda, 1.0), d.X, so), InvalidArgument);
+}
+
+// --solver auto: Newton in the primal for logistic / squared hinge, the estimate and the choice in the reason;
+// unit-norm rows with weak conditioning of the dual (1 + L R^2/(lambda n) = 1.25) and enough nonzeros -> dual.
+TEST(PrimalNewton, AutoPicksNewtonOrDualByTheEstimate) {
+  const TrainResult a = fit(dataset("a9a"), "logistic", "l2", 1, 1e-4, "auto", -1, SolverKind::automatic);
+  EXPECT_EQ(a.formulation, Formulation::primal);
+  EXPECT_EQ(a.solver, SolverKind::newton);
+  EXPECT_EQ(a.formulation_reason,
+            "auto: 32561 x 123, 451592 nonzeros; dual SDCA ~6 x (1 + L R^2/(lambda n)) = 26.8 epochs (mean R^2 = "
+            "13.87) vs primal Newton ~8 sqrt(max(1, d/n)) = 8 dual-epoch equivalents (under 2e+06 nonzeros: primal); "
+            "chose primal");
+  static const Dataset u = unit_rows(generated_dense(20000, 128, 7));  // 2.56e6 nonzeros
+  TrainOptions o;
+  o.model = "logistic";
+  o.C = 1;
+  o.tol = 1e-3;
+  o.solver = SolverKind::automatic;
+  const TrainResult b = train(u, o);
+  EXPECT_EQ(b.formulation, Formulation::dual);
+  EXPECT_EQ(b.solver, SolverKind::syscd);
+  EXPECT_NE(b.formulation_reason.find("= 7.5 epochs (mean R^2 = 1) vs primal Newton ~8 sqrt(max(1, d/n)) = 8 "
+                                      "dual-epoch equivalents; chose dual"),
+            std::string::npos)
+      << b.formulation_reason;
+  o.n_threads = 1;  // auto without Newton: sequential on one thread
+  EXPECT_EQ(train(u, o).solver, SolverKind::sequential);
+  o.model = "svm";
+  o.n_threads = 0;
+  EXPECT_EQ(train(dataset("mushrooms"), o).solver, SolverKind::syscd);
+  o.model = "ridge";
+  o.C.reset();
+  EXPECT_EQ(train(dataset("housing_scale"), o).solver, o.n_threads == 1 ? SolverKind::sequential : SolverKind::syscd);
+}
+
+TEST(PrimalNewton, ClearErrors) {
+  auto message = [](auto&& f) {
+    try {
+      f();
+    } catch (const InvalidArgument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const Dataset& d = dataset("mushrooms");
+  EXPECT_EQ(message([&] { fit(d, "svm", "", 1, 1e-4, "auto", 1, SolverKind::newton); }),
+            "--solver newton: the hinge loss (svm) is not smooth, so it has no Newton step; use --solver syscd or "
+            "sequential (dual SDCA)");
+  EXPECT_EQ(message([&] { fit(d, "logistic", "l2", 1, 1e-4, "dual", 1, SolverKind::newton); }),
+            "--solver newton: runs the primal formulation only; drop --formulation dual or choose --solver sequential "
+            "or syscd");
+  TrainOptions o;
+  o.solver = SolverKind::newton;
+  o.accel_memory = "50%";
+  EXPECT_EQ(message([&] { train(d, o); }),
+            "--solver newton: runs on the CPU only; DuHL on --device cpu trains by coordinate descent (drop --solver "
+            "newton)");
+  SolverOptions so;
+  so.solver = SolverKind::newton;
+  ProblemData pd;
+  pd.X = &d.X;
+  pd.row_sq_norm = row_sq_norms(d.X);
+  std::vector<double> y(d.y.size(), 1.0), c(d.y.size(), 1.0);
+  EXPECT_EQ(message([&] { solve_parallel_cpu(DualForm<Loss::logistic>(pd, y.data(), c.data(), 0.1), so); }),
+            "solve_parallel_cpu: solver 'newton' is not a parallel coordinate-descent solver (train() runs newton with "
+            "solve_primal_newton and resolves auto)");
 }
