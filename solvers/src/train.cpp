@@ -152,10 +152,10 @@ FormulationChoice resolve_formulation(const TrainOptions& o, const ModelSpec& sp
   if (primal_newton) {
     // The primal runs the Newton solver (newton.hpp). Measured on 2 cores (bench/results/formulation.md), one Newton
     // solve costs about as much as kNewtonEpochs dual epochs when d <= n, growing like sqrt(d/n) on wide data (its
-    // vectors have d entries); dual SDCA needs about kDualFactor times its bound 1 + L R^2/(lambda n) in epochs.
-    // Below kDualNnz nonzeros the dual's per-epoch fixed costs (threads, replica merge, gap) decide: primal.
+    // vectors have d entries and X^T is needed); dual SDCA needs about kDualFactor times its bound
+    // 1 + L R^2/(lambda n) in epochs (Shalev-Shwartz & Zhang 2013, with the mean R^2 of importance sampling).
     // R^2 from a strided sample of at most 10,000 rows.
-    constexpr double kNewtonEpochs = 8, kDualFactor = 6, kDualNnz = 2e6;
+    constexpr double kNewtonEpochs = 5, kDualFactor = 6;
     const index_t m = std::min<index_t>(X.n_rows, 10000);
     const double stride = n / m;
     double r2 = 0;
@@ -169,13 +169,11 @@ FormulationChoice resolve_formulation(const TrainOptions& o, const ModelSpec& sp
     const double bound = 1 + L * r2 / (lambda * n);
     const double dual_epochs = kDualFactor * bound;
     const double newton_epochs = kNewtonEpochs * std::sqrt(std::max(1.0, double(X.n_cols) / n));
-    const double nnz = static_cast<double>(X.nnz());
-    const Formulation f = dual_epochs < newton_epochs && nnz >= kDualNnz ? Formulation::dual : Formulation::primal;
+    const Formulation f = dual_epochs < newton_epochs ? Formulation::dual : Formulation::primal;
     return {f, fmt::format("auto: {} x {}, {} nonzeros; dual SDCA ~{} x (1 + L R^2/(lambda n)) = {:.3g} epochs (mean "
-                           "R^2 = {:.4g}) vs primal Newton ~{} sqrt(max(1, d/n)) = {:.3g} dual-epoch equivalents{}; "
+                           "R^2 = {:.4g}) vs primal Newton ~{} sqrt(max(1, d/n)) = {:.3g} dual-epoch equivalents; "
                            "chose {}",
                            X.n_rows, X.n_cols, X.nnz(), kDualFactor, dual_epochs, r2, kNewtonEpochs, newton_epochs,
-                           nnz < kDualNnz ? fmt::format(" (under {:g} nonzeros: primal)", kDualNnz) : std::string(),
                            formulation_name(f))};
   }
   double r2 = 0;

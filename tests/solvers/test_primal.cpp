@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
 
 #include "hetglm/error.hpp"
@@ -58,16 +59,6 @@ Dataset generated_dense(int n, int d, std::uint64_t seed) {
 
 const Dataset& dense() {
   static const Dataset d = generated_dense(5000, 100, 42);
-  return d;
-}
-
-/// generated_dense with every row scaled to unit norm (the epsilon-like shape: R^2 = 1, dual SDCA's easy case).
-Dataset unit_rows(Dataset d) {
-  for (index_t i = 0; i < d.X.n_rows; ++i) {
-    double s = 0;
-    for (offset_t k = d.X.offsets[i]; k < d.X.offsets[i + 1]; ++k) s += double(d.X.values[k]) * d.X.values[k];
-    for (offset_t k = d.X.offsets[i]; k < d.X.offsets[i + 1]; ++k) d.X.values[k] = float(d.X.values[k] / std::sqrt(s));
-  }
   return d;
 }
 
@@ -293,36 +284,49 @@ TEST(PrimalNewton, RowsOnlyAndTransposedPathsAgree) {
 }
 
 // --solver auto: Newton in the primal for logistic / squared hinge, the estimate and the choice in the reason;
-// unit-norm rows with weak conditioning of the dual (1 + L R^2/(lambda n) = 1.25) and enough nonzeros -> dual.
+// wide data (d = 50 n) with unit-norm rows, where dual SDCA needs few epochs (bound 1 + L R^2/(lambda n) = 1.25)
+// and the Newton solve is costly (sqrt(d/n)) -> dual.
 TEST(PrimalNewton, AutoPicksNewtonOrDualByTheEstimate) {
   const TrainResult a = fit(dataset("a9a"), "logistic", "l2", 1, 1e-4, "auto", -1, SolverKind::automatic);
   EXPECT_EQ(a.formulation, Formulation::primal);
   EXPECT_EQ(a.solver, SolverKind::newton);
   EXPECT_EQ(a.formulation_reason,
             "auto: 32561 x 123, 451592 nonzeros; dual SDCA ~6 x (1 + L R^2/(lambda n)) = 26.8 epochs (mean R^2 = "
-            "13.87) vs primal Newton ~8 sqrt(max(1, d/n)) = 8 dual-epoch equivalents (under 2e+06 nonzeros: primal); "
-            "chose primal");
-  static const Dataset u = unit_rows(generated_dense(20000, 128, 7));  // 2.56e6 nonzeros
+            "13.87) vs primal Newton ~5 sqrt(max(1, d/n)) = 5 dual-epoch equivalents; chose primal");
+  Dataset wide;
+  wide.X.n_rows = 2000;
+  wide.X.n_cols = 100000;
+  std::mt19937_64 rng(3);
+  std::uniform_int_distribution<index_t> col(0, wide.X.n_cols - 1);
+  for (index_t i = 0; i < wide.X.n_rows; ++i) {
+    std::set<index_t> cols;
+    while (cols.size() < 20) cols.insert(col(rng));
+    for (index_t j : cols) {
+      wide.X.indices.push_back(j);
+      wide.X.values.push_back(float(1 / std::sqrt(20.0)));
+    }
+    wide.X.offsets.push_back(static_cast<offset_t>(wide.X.indices.size()));
+    wide.y.push_back(i % 2 ? 1.0 : -1.0);
+  }
   TrainOptions o;
   o.model = "logistic";
   o.C = 1;
   o.tol = 1e-3;
   o.solver = SolverKind::automatic;
-  const TrainResult b = train(u, o);
+  const TrainResult b = train(wide, o);
   EXPECT_EQ(b.formulation, Formulation::dual);
   EXPECT_EQ(b.solver, SolverKind::syscd);
-  EXPECT_NE(b.formulation_reason.find("= 7.5 epochs (mean R^2 = 1) vs primal Newton ~8 sqrt(max(1, d/n)) = 8 "
-                                      "dual-epoch equivalents; chose dual"),
-            std::string::npos)
-      << b.formulation_reason;
+  EXPECT_EQ(b.formulation_reason,
+            "auto: 2000 x 100000, 40000 nonzeros; dual SDCA ~6 x (1 + L R^2/(lambda n)) = 7.5 epochs (mean R^2 = 1) "
+            "vs primal Newton ~5 sqrt(max(1, d/n)) = 35.4 dual-epoch equivalents; chose dual");
   o.n_threads = 1;  // auto without Newton: sequential on one thread
-  EXPECT_EQ(train(u, o).solver, SolverKind::sequential);
+  EXPECT_EQ(train(wide, o).solver, SolverKind::sequential);
   o.model = "svm";
   o.n_threads = 0;
   EXPECT_EQ(train(dataset("mushrooms"), o).solver, SolverKind::syscd);
   o.model = "ridge";
   o.C.reset();
-  EXPECT_EQ(train(dataset("housing_scale"), o).solver, o.n_threads == 1 ? SolverKind::sequential : SolverKind::syscd);
+  EXPECT_EQ(train(dataset("housing_scale"), o).solver, SolverKind::syscd);
 }
 
 TEST(PrimalNewton, ClearErrors) {

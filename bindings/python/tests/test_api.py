@@ -167,9 +167,9 @@ def test_models_move_between_python_and_cli(tmp_path, data_dir):
     subprocess.run([cli, "predict", "-q", str(tmp_path / "py.model"), str(data_dir / "dna.scale.t"), str(out)],
                    check=True, capture_output=True)
     np.testing.assert_array_equal(np.loadtxt(out), est.predict(Xt))
-    # The Python default (n_jobs=None) is the sequential reference solver; ask the CLI for the same one.
-    helptext = subprocess.run([cli, "train", "--help"], capture_output=True, text=True).stdout
-    solver = ["--solver", "sequential"] if "--solver" in helptext else []
+    # The Python default (n_jobs=None) is solver 'auto' on one thread (here the Newton solver in the primal);
+    # ask the CLI for the same.
+    solver = ["--solver", "auto", "--threads", "1"]
     subprocess.run([cli, "train", "-q", "--tol", "1e-6", "-B", "1", *solver, str(data_dir / "dna.scale"),
                     str(tmp_path / "cli.model")], check=True, capture_output=True)
     back = hetglm.load_model(tmp_path / "cli.model")
@@ -210,3 +210,24 @@ def test_n_jobs_runs_the_parallel_solver_to_the_same_optimum(cancer, housing):
         assert par.primal_objective_ == pytest.approx(p_seq, rel=1e-6)
         assert np.linalg.norm(par.coef_ - coef_seq) <= 1e-3 * np.linalg.norm(coef_seq)
         assert par.duality_gap_ <= 1e-10 * abs(par.primal_objective_) * (1 + 1e-9)
+
+
+def test_formulation_parameter_and_reason(data_dir):
+    # formulation= ('auto' | 'primal' | 'dual') reaches the engine; auto says what it chose and why, and which solver
+    # ran (issue 9). Primal (Newton) and dual (SDCA) reach the same optimum on a9a at C = 1.
+    X, y = hetglm.load_svmlight_file(data_dir / "a9a")
+    auto = hetglm.LogisticRegression(tol=1e-8, fit_intercept=False).fit(X, y)
+    assert auto.solver_ == "newton"
+    assert auto.formulation_reason_.startswith("auto: 32561 x 123, 451592 nonzeros; dual SDCA")
+    assert auto.formulation_reason_.endswith("chose primal")
+    dual = hetglm.LogisticRegression(tol=1e-8, fit_intercept=False, formulation="dual").fit(X, y)
+    assert dual.solver_ == "sequential"
+    assert dual.formulation_reason_ == "requested with --formulation dual"
+    assert abs(auto.primal_objective_ - dual.primal_objective_) <= 1e-6 * dual.primal_objective_
+    svc = hetglm.LinearSVC(formulation="primal", fit_intercept=False).fit(X, y)
+    assert svc.solver_ == "newton"
+    assert hetglm.Ridge(formulation="dual").fit(X, y).formulation_reason_ == "requested with --formulation dual"
+    with pytest.raises(ValueError, match=r"^formulation must be 'auto', 'primal' or 'dual', got 'both'$"):
+        hetglm.LogisticRegression(formulation="both").fit(X, y)
+    with pytest.raises(ValueError, match=r"svm trains in the dual only"):
+        hetglm.LinearSVC(loss="hinge", formulation="primal").fit(X, y)

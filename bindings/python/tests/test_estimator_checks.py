@@ -14,6 +14,8 @@ _WEIGHT_EQUIVALENCE = (
 def expected_failed_checks(est):
     if isinstance(est, hetglm.ElasticNet):  # Lasso too: primal CD reaches the check's rtol on its data
         return {}
+    if isinstance(est, hetglm.LogisticRegression):  # the primal Newton solver converges quadratically: it does too
+        return {}
     return {
         "check_sample_weight_equivalence_on_dense_data": _WEIGHT_EQUIVALENCE,
         "check_sample_weight_equivalence_on_sparse_data": _WEIGHT_EQUIVALENCE,
