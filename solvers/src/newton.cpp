@@ -117,7 +117,9 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
         const double g = LossP::derivative(y[k], v[k], c[k]);
         lossv[k] = l;
         loss += l;
-        conj += LossP::conjugate(y[k], -g, c[k]);
+        // phi_k^*(g) at g = phi_k'(v_k) by the Fenchel-Young equality, g v_k - phi_k(v_k): the same value as
+        // LossP::conjugate(y, -g, c) (PrimalForm::certificate) without its two logarithms.
+        conj += g * v[k] - l;
         grad[k] = g * inv_n;
         curv[k] = LossP::curvature(y[k], v[k], c[k]) * inv_n;
       }
@@ -201,8 +203,15 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
           std::fill(b, b + Dn, 0.0);
           for (std::int64_t i = lo; i < hi; ++i) {
             const offset_t pb = X.offsets[i], pe = X.offsets[i + 1];
-            double t = 0;
-            for (offset_t p = pb; p < pe; ++p) t += double(X.values[p]) * pv[X.indices[p]];
+            // Two accumulators: rows are short, and one chain of dependent additions bounds the loop by latency.
+            double t0 = 0, t1 = 0;
+            offset_t p = pb;
+            for (; p + 1 < pe; p += 2) {
+              t0 += double(X.values[p]) * pv[X.indices[p]];
+              t1 += double(X.values[p + 1]) * pv[X.indices[p + 1]];
+            }
+            if (p < pe) t0 += double(X.values[p]) * pv[X.indices[p]];
+            const double t = t0 + t1;
             xp[i] = t;
             const double u = curv[i] * t;
             if (u != 0)
@@ -237,7 +246,7 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
         rr += r[j] * r[j];
         rz_new += r[j] * z[j];
       }
-      for (index_t i = 0; i < n; ++i) q[i] += alpha * xp[i];
+      for_each_index(n, [&](index_t i) { q[i] += alpha * xp[i]; });
       if (rr <= stop2) break;
       const double beta = rz_new / rz;
       rz = rz_new;

@@ -361,3 +361,34 @@ TEST(PrimalNewton, ClearErrors) {
             "solve_parallel_cpu: solver 'newton' is not a parallel coordinate-descent solver (train() runs newton with "
             "solve_primal_newton and resolves auto)");
 }
+
+// The primal serves every solver: sequential, SySCD, PASSCoDe (atomic) and DuHL on the cpu stand-in (25% budget)
+// run primal coordinate descent and reach the Newton solver's optimum within 1e-6 (issue 9's "every solver").
+TEST(PrimalNewton, EverySolverReachesTheNewtonOptimumInThePrimal) {
+  const Dataset& d = dense();
+  for (const std::string model : {"logistic", "squared-hinge"}) {
+    const TrainResult ref = fit(d, model, "l2", 1, 1e-9, "primal", 1, SolverKind::newton);
+    ASSERT_TRUE(ref.converged);
+    const double P = ref.columns.at(0).certificate.primal;
+    for (SolverKind s : {SolverKind::sequential, SolverKind::syscd, SolverKind::passcode_atomic}) {
+      SCOPED_TRACE(model + " " + std::string(solver_kind_name(s)));
+      const TrainResult r = fit(d, model, "l2", 1, 1e-8, "primal", 1, s);
+      EXPECT_TRUE(r.converged);
+      EXPECT_EQ(r.formulation, Formulation::primal);
+      EXPECT_LE(std::fabs(r.columns.at(0).certificate.primal - P) / P, 1e-6);
+    }
+    SCOPED_TRACE(model + " duhl");
+    TrainOptions o;
+    o.model = model;
+    o.C = 1;
+    o.bias = 1;
+    o.tol = 1e-8;
+    o.formulation = "primal";
+    o.accel_memory = "25%";
+    const TrainResult r = train(d, o);
+    EXPECT_EQ(r.solver, SolverKind::automatic);  // DuHL ran
+    EXPECT_FALSE(r.columns.at(0).rounds.empty());
+    EXPECT_TRUE(r.converged);
+    EXPECT_LE(std::fabs(r.columns.at(0).certificate.primal - P) / P, 1e-6);
+  }
+}
