@@ -172,6 +172,8 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
     return cert;
   };
 
+  // Every stored value is 1 (one-hot / binary LIBSVM data): the fused CG pass then skips the values.
+  const bool binary = rows_only && std::all_of(X.values.begin(), X.values.end(), [](float x) { return x == 1.0f; });
   // Truncated Newton for L2 (Nocedal & Wright, Numerical Optimization, 2nd ed., Algorithm 7.1; LIBLINEAR -s 0/-s 2's
   // Hessian-vector products, Lin, Weng, Keerthi 2008, with the diagonal preconditioner of Hsia, Chiang, Lin 2018):
   // solve (X^T diag(D) X + lambda I) dir = -(s + lambda w) by PCG with M = diag(H_j + lambda) until
@@ -197,27 +199,36 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
     const double stop2 = kCgTol * kCgTol * gnorm2;
     for (int k = 0; k < kMaxCg && rz > 0; ++k) {
       if (rows_only) {
-        // One pass over the rows: xp_i = x_i.p, then x_i D_i xp_i into the chunk's buffer.
-        for_chunks(n, [&](std::int64_t ch, std::int64_t lo, std::int64_t hi) {
-          double* b = buf_a.data() + std::size_t(ch) * Dn;
-          std::fill(b, b + Dn, 0.0);
-          for (std::int64_t i = lo; i < hi; ++i) {
-            const offset_t pb = X.offsets[i], pe = X.offsets[i + 1];
-            // Two accumulators: rows are short, and one chain of dependent additions bounds the loop by latency.
-            double t0 = 0, t1 = 0;
-            offset_t p = pb;
-            for (; p + 1 < pe; p += 2) {
-              t0 += double(X.values[p]) * pv[X.indices[p]];
-              t1 += double(X.values[p + 1]) * pv[X.indices[p + 1]];
+        // One pass over the rows: xp_i = x_i.p, then x_i D_i xp_i into the chunk's buffer. Binary data (every
+        // value 1, as one-hot LIBSVM sets) skips loading the values.
+        auto fused = [&]<bool kBinary>() {
+          for_chunks(n, [&](std::int64_t ch, std::int64_t lo, std::int64_t hi) {
+            double* b = buf_a.data() + std::size_t(ch) * Dn;
+            std::fill(b, b + Dn, 0.0);
+            const index_t* idx = X.indices.data();
+            const float* val = X.values.data();
+            for (std::int64_t i = lo; i < hi; ++i) {
+              const offset_t pb = X.offsets[i], pe = X.offsets[i + 1];
+              // Two accumulators: rows are short, and one chain of dependent additions bounds the loop by latency.
+              double t0 = 0, t1 = 0;
+              offset_t p = pb;
+              for (; p + 1 < pe; p += 2) {
+                t0 += (kBinary ? 1.0 : double(val[p])) * pv[idx[p]];
+                t1 += (kBinary ? 1.0 : double(val[p + 1])) * pv[idx[p + 1]];
+              }
+              if (p < pe) t0 += (kBinary ? 1.0 : double(val[p])) * pv[idx[p]];
+              const double t = t0 + t1;
+              xp[i] = t;
+              const double u = curv[i] * t;
+              if (u != 0)
+                for (offset_t q2 = pb; q2 < pe; ++q2) b[idx[q2]] += (kBinary ? u : double(val[q2]) * u);
             }
-            if (p < pe) t0 += double(X.values[p]) * pv[X.indices[p]];
-            const double t = t0 + t1;
-            xp[i] = t;
-            const double u = curv[i] * t;
-            if (u != 0)
-              for (offset_t p = pb; p < pe; ++p) b[X.indices[p]] += double(X.values[p]) * u;
-          }
-        });
+          });
+        };
+        if (binary)
+          fused.template operator()<true>();
+        else
+          fused.template operator()<false>();
         reduce_buffers(buf_a, hp, [&](index_t j) { return lam * pv[j]; });
       } else {
       for_each_index(n, [&](index_t i) {
