@@ -178,7 +178,8 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
   // Hessian-vector products, Lin, Weng, Keerthi 2008, with the diagonal preconditioner of Hsia, Chiang, Lin 2018):
   // solve (X^T diag(D) X + lambda I) dir = -(s + lambda w) by PCG with M = diag(H_j + lambda) until
   // ||r|| <= kCgTol ||s + lambda w|| (at most kMaxCg iterations). Each CG iteration is one pass over X (X p, rows in
-  // parallel) and one over X^T (X^T (D X p), features in parallel); q = X dir is accumulated from the X p.
+  // parallel) and one over X^T (X^T (D X p), features in parallel), or on the rows-only path a single fused pass over
+  // X; q = X dir is accumulated from the X p.
   std::vector<double> r, z, pv, hp, xp;
   auto cg_direction = [&] {
     r.resize(Dn);
