@@ -30,7 +30,7 @@ constexpr double kArmijo = 0.01;       // sufficient decrease (LIBLINEAR newGLMN
 constexpr int kMaxBacktrack = 40;      // step halvings before the iteration counts as stalled
 constexpr double kNu = 1e-12;          // added to every H_j (LIBLINEAR newGLMNET's nu): all-zero columns
 constexpr double kFlat = 1e-13;        // |F(w + d) - F(w)| below this share of |P|: the objective cannot resolve d
-constexpr int kStall = 10;             // Newton iterations without a better relative gap before stopping
+constexpr int kStall = 10;             // unresolved steps without a better relative gap before stopping
 constexpr int kResyncEvery = 10;       // Newton iterations between exact re-synchronizations v = X w
 constexpr double kCgTol = 0.1;         // L2: relative residual at which conjugate gradients stop (LIBLINEAR TRON's)
 constexpr int kMaxCg = 250;            // L2: conjugate-gradient iterations per Newton iteration, at most
@@ -328,7 +328,7 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
     const bool flat = any && std::abs(delta) <= kFlat * std::abs(cert.primal);
     if (!(delta < 0) && !flat) break;
     double t = 1;
-    bool accepted = false;
+    bool accepted = false, unresolved = false;
     for (int bt = 0; bt < kMaxBacktrack && !accepted; ++bt, t *= 0.5) {
       for_chunks(n, [&](std::int64_t ch, std::int64_t lo, std::int64_t hi) {
         double df = 0;
@@ -345,14 +345,18 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
       // Near the optimum the objective stops resolving the step (|dF| at rounding level of P) while the gradient
       // still shows it: take the full model step on that evidence (the certificate judges it next iteration).
       if (bt == 0 && flat && std::abs(dF) <= kFlat * std::abs(cert.primal)) accepted = true;
-      if (accepted) break;
+      if (accepted) {
+        unresolved = dF > -kFlat * std::abs(cert.primal);
+        break;
+      }
     }
     if (!accepted) break;  // no decrease at any step length: stop with the current (certified) point
-    // Stalled: the relative gap has not improved for kStall iterations (rounding floor of the certificate).
+    // Stalled: kStall steps whose objective change the double precision could not resolve, with no better relative
+    // gap in between (the certificate's rounding floor). Steps that still decrease the objective never count.
     if (relative_gap(cert) < best_gap) {
       best_gap = relative_gap(cert);
       since_best = 0;
-    } else if (++since_best >= kStall) {
+    } else if (unresolved && ++since_best >= kStall) {
       break;
     }
     for (index_t j = 0; j < d; ++j) w[j] += t * dir[j];

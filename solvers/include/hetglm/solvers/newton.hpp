@@ -23,7 +23,7 @@
 //      (one loss evaluation per sample per trial); w += t d.
 // One "epoch" of the history is one Newton iteration. For the squared loss the model is exact and t = 1.
 // Near the optimum, when the objective can no longer resolve the step (change below 1e-13 |P|), the full step is
-// taken on the gradient's evidence; the solve stops when the gap has not improved for 10 iterations.
+// taken on the gradient's evidence; the solve stops after 10 such unresolved steps without a better gap.
 // Threads: the per-sample and per-feature passes run in parallel over fixed chunks summed in chunk order, the inner
 // coordinate descent is sequential; the result is bit-identical for every thread count (same seed).
 // L2 rows-only path (newton_rows_only): X^T u is accumulated per chunk of 4096 rows into a buffer of d doubles while
