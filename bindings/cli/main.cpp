@@ -146,6 +146,7 @@ int run_train(TrainArgs& a) {
   a.opt.lambda = a.lambda;
   hetglm::model_spec(a.opt.model, a.opt.penalty);  // validate names before reading any data
   a.opt.solver = hetglm::parse_solver_kind(a.solver);
+  hetglm::check_formulation_name(a.opt.formulation);  // before loading the data, as --solver
   if (a.threads < 0) throw hetglm::InvalidArgument(fmt::format("--threads: must be >= 0 (0 = all cores), got {}", a.threads));
   a.opt.n_threads = a.threads;
   a.opt.seed = parse_seed(a.seed);

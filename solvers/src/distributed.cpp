@@ -357,7 +357,7 @@ ColumnOut cocoa(const Form& form, const Ctx& ctx) {
 Formulation pick_formulation(const TrainOptions& o, const ModelSpec& spec) {
   const bool l2 = spec.penalty == Penalty::l2;
   if (o.formulation == "dual") {
-    if (!l2) throw InvalidArgument(fmt::format("--formulation dual: model '{}' has no dual (SDCA) form; use primal", spec.name));
+    if (!l2) throw InvalidArgument(no_dual_form_message(spec));
     return Formulation::dual;
   }
   if (o.formulation == "primal") {

@@ -82,4 +82,16 @@ std::string solver_type_name(const ModelSpec& spec, Formulation f) {
   }
 }
 
+std::string no_dual_form_message(const ModelSpec& spec) {
+  if (spec.name == "logistic" || spec.name == "squared-hinge")
+    return fmt::format("--formulation dual: penalty {} of model '{}' has no dual (SDCA) form; use primal",
+                       penalty_name(spec.penalty), spec.name);
+  return fmt::format("--formulation dual: model '{}' has no dual (SDCA) form; use primal", spec.name);
+}
+
+void check_formulation_name(const std::string& name) {
+  if (name != "auto" && name != "dual" && name != "primal")
+    throw InvalidArgument(fmt::format("--formulation: unknown value '{}' (expected auto, dual or primal)", name));
+}
+
 }  // namespace hetglm

@@ -131,7 +131,7 @@ FormulationChoice resolve_formulation(const TrainOptions& o, const ModelSpec& sp
   const bool l2 = spec.penalty == Penalty::l2;
   const bool primal_ok = spec.loss != Loss::hinge;
   if (o.formulation == "dual") {
-    if (!l2) throw InvalidArgument(fmt::format("--formulation dual: model '{}' has no dual (SDCA) form; use primal", spec.name));
+    if (!l2) throw InvalidArgument(no_dual_form_message(spec));
     if (o.solver == SolverKind::newton)
       throw InvalidArgument("--solver newton: runs the primal formulation only; drop --formulation dual or choose "
                             "--solver sequential or syscd");
@@ -142,8 +142,7 @@ FormulationChoice resolve_formulation(const TrainOptions& o, const ModelSpec& sp
       throw InvalidArgument("--formulation primal: the hinge loss is not smooth, so svm trains in the dual only");
     return {Formulation::primal, "requested with --formulation primal"};
   }
-  if (o.formulation != "auto")
-    throw InvalidArgument(fmt::format("--formulation: unknown value '{}' (expected auto, dual or primal)", o.formulation));
+  check_formulation_name(o.formulation);
   if (!l2) return {Formulation::primal, fmt::format("penalty {} has no dual (SDCA) form", penalty_name(spec.penalty))};
   if (!primal_ok) return {Formulation::dual, "the hinge loss is not smooth: no primal coordinate descent"};
   if (o.solver == SolverKind::newton) return {Formulation::primal, "requested with --solver newton (primal only)"};

@@ -172,6 +172,17 @@ TEST_F(Cli, BadInputExitsTwoWithAClearMessageAndWritesNothing) {
       {"train --model svm --formulation primal ok.svm m",
        "error: --formulation primal: the hinge loss is not smooth, so svm trains in the dual only\n"},
       {"train --tol -1 ok.svm m", "error: --tol: must be a positive number, got -1\n"},
+      // Checked before the data is read (the training file does not exist).
+      {"train --formulation both missing.svm m",
+       "error: --formulation: unknown value 'both' (expected auto, dual or primal)\n"},
+      {"train --solver hogwild missing.svm m",
+       "error: --solver: unknown solver 'hogwild' (expected auto, newton, sequential, syscd, passcode-atomic or "
+       "passcode-wild)\n"},
+      {"train --penalty l1 --formulation dual ok.svm m",
+       "error: --formulation dual: penalty l1 of model 'logistic' has no dual (SDCA) form; use primal\n"},
+      {"train --model svm --solver newton ok.svm m",
+       "error: --solver newton: the hinge loss (svm) is not smooth, so it has no Newton step; use --solver syscd or "
+       "sequential (dual SDCA)\n"},
       {"train --l1-ratio 2 --model elastic-net ok.svm m", "error: --l1-ratio: must be in [0, 1], got 2\n"},
       {"train -c 0 ok.svm m", "error: -c: C must be a positive number, got 0\n"},
       {"train --model ridge --penalty l1 ok.svm m",

@@ -173,7 +173,7 @@ TEST(PrimalForm, ClearErrors) {
   EXPECT_EQ(message([&] { fit(d, "svm", "", 1, 1e-4, "primal"); }),
             "--formulation primal: the hinge loss is not smooth, so svm trains in the dual only");
   EXPECT_EQ(message([&] { fit(d, "logistic", "l1", 1, 1e-4, "dual"); }),
-            "--formulation dual: model 'logistic' has no dual (SDCA) form; use primal");
+            "--formulation dual: penalty l1 of model 'logistic' has no dual (SDCA) form; use primal");
   EXPECT_EQ(message([&] { fit(d, "svm", "l1", 1, 1e-4, "auto"); }),
             "--penalty l1 is not available for --model svm (it uses l2)");
 }

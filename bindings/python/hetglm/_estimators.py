@@ -144,10 +144,18 @@ class _HetGLMBase(BaseEstimator):
         self.lambda_ = float(res["resolved_lambda"])
         self.formulation_reason_ = str(res.get("formulation_reason", ""))
         self.solver_ = str(res.get("solver", ""))
-        if not res["converged"]:
-            warnings.warn(f"hetglm: reached max_iter={self.max_iter} epochs before the relative duality gap "
-                          f"reached tol={self.tol}; the model and its certificate are kept "
-                          f"(gap {self.duality_gap_:.3g}). Increase max_iter.", ConvergenceWarning)
+        if not res["converged"] and not res["interrupted"]:
+            rel = self.duality_gap_ / abs(self.primal_objective_) if self.primal_objective_ else self.duality_gap_
+            epochs = max(int(col["epochs"]) for col in cols)
+            if epochs < int(self.max_iter):  # the Newton solver stops when no decrease is measurable any more
+                warnings.warn(f"hetglm: stopped after {epochs} iterations before the relative duality gap reached "
+                              f"tol={self.tol}: no further decrease of the objective is measurable in double "
+                              f"precision; the model and its certificate are kept (relative gap {rel:.3g}).",
+                              ConvergenceWarning)
+            else:
+                warnings.warn(f"hetglm: reached max_iter={self.max_iter} epochs before the relative duality gap "
+                              f"reached tol={self.tol}; the model and its certificate are kept (relative gap "
+                              f"{rel:.3g}). Increase max_iter.", ConvergenceWarning)
         return res
 
     def save_model(self, path):

@@ -15,6 +15,8 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+from sklearn.exceptions import ConvergenceWarning
+
 import hetglm
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
@@ -231,3 +233,19 @@ def test_formulation_parameter_and_reason(data_dir):
         hetglm.LogisticRegression(formulation="both").fit(X, y)
     with pytest.raises(ValueError, match=r"svm trains in the dual only"):
         hetglm.LinearSVC(loss="hinge", formulation="primal").fit(X, y)
+
+
+def test_convergence_warning_says_why_with_the_relative_gap(data_dir):
+    # The epoch budget: "reached max_iter"; the Newton solver's rounding floor (L1 logistic on a9a bottoms out near a
+    # relative gap of 3e-6): "stopped after N iterations ... not measurable"; both quote the relative gap.
+    X, y = hetglm.load_svmlight_file(data_dir / "a9a")
+    with pytest.warns(ConvergenceWarning, match=r"^hetglm: reached max_iter=2 epochs before the relative duality gap "
+                                                r"reached tol=1e-08; the model and its certificate are kept \(relative "
+                                                r"gap [0-9.e+-]+\)\. Increase max_iter\.$"):
+        hetglm.LogisticRegression(tol=1e-8, max_iter=2).fit(X, y)
+    with pytest.warns(ConvergenceWarning, match=r"^hetglm: stopped after [0-9]+ iterations before the relative duality "
+                                                r"gap reached tol=1e-08: no further decrease of the objective is "
+                                                r"measurable in double precision"):
+        est = hetglm.LogisticRegression(penalty="l1", tol=1e-8, fit_intercept=False).fit(X, y)
+    assert est.n_iter_[0] < est.max_iter
+    assert est.duality_gap_ / est.primal_objective_ < 1e-4

@@ -27,6 +27,15 @@ std::string penalty_name(Penalty p);
 /// "dual" | "primal".
 std::string formulation_name(Formulation f);
 
+/// The error for --formulation dual on a non-L2 penalty: "--formulation dual: model 'lasso' has no dual (SDCA)
+/// form; use primal" for lasso / elastic-net, "--formulation dual: penalty l1 of model 'logistic' has no dual
+/// (SDCA) form; use primal" for logistic / squared-hinge with --penalty l1 or elastic-net.
+std::string no_dual_form_message(const ModelSpec& spec);
+
+/// Throws InvalidArgument "--formulation: unknown value 'X' (expected auto, dual or primal)" unless `name` is one of
+/// them (the CLI checks before loading data; train() checks again).
+void check_formulation_name(const std::string& name);
+
 /// LIBLINEAR's solver_type name where one exists (L2R_LR, L2R_LR_DUAL, L2R_L1LOSS_SVC_DUAL,
 /// L2R_L2LOSS_SVC_DUAL, L2R_L2LOSS_SVC, L1R_LR, L1R_L2LOSS_SVC), otherwise ours (RIDGE_DUAL, RIDGE_PRIMAL,
 /// LASSO, ELASTIC_NET, ELASTIC_NET_LR, ELASTIC_NET_L2LOSS_SVC).
