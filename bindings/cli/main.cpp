@@ -160,6 +160,10 @@ int run_train(TrainArgs& a) {
   // Outputs must not overwrite an input or each other.
   check_outputs({{"TRAIN", a.train_file}, {"--test", a.test_file}},
                 {{"MODEL", a.model_file}, {"--report-json", a.report_file}});
+  if (a.distributed && a.opt.solver != hetglm::SolverKind::automatic && a.opt.solver != hetglm::SolverKind::sequential)
+    throw hetglm::InvalidArgument(fmt::format(
+        "--solver {}: --distributed trains with the sequential local solver on every rank (CoCoA+); drop --solver",
+        hetglm::solver_kind_name(a.opt.solver)));
   if (a.distributed) {  // `mpirun -np K hetglm train --distributed ...` (solvers/src/distributed.cpp, docs/mpi.md)
 #ifdef HETGLM_ENABLE_MPI
     if (!a.test_file.empty()) throw hetglm::InvalidArgument("--test is not supported with --distributed");
@@ -310,7 +314,13 @@ int run_train(TrainArgs& a) {
   for (const auto& c : res.columns) {
     if (!c.converged && !res.interrupted) {
       const std::string who = res.spec.classifier && res.columns.size() > 1 ? fmt::format(" (class {})", c.label) : "";
-      if (c.epochs < a.opt.max_epochs)  // the Newton solver stops when no decrease is measurable any more
+      if (c.certificate.gap < 0)  // dual above primal beyond the tolerance: rounding, not convergence
+        fmt::print(stderr,
+                   "warning: the duality gap is negative beyond the tolerance{}: P - D = {:.3e} (relative {:.3e}); the "
+                   "objective values lose precision on this data (extreme feature values or sample weights), so the "
+                   "model is written without a certificate at tol {:.1e}\n",
+                   who, c.certificate.gap, c.certificate.gap / std::fabs(c.certificate.primal), a.opt.tol);
+      else if (c.epochs < a.opt.max_epochs)  // the Newton solver stops when no decrease is measurable any more
         fmt::print(stderr,
                    "warning: stopped after {} epochs before the tolerance{}: no further decrease of the objective is "
                    "measurable in double precision; relative gap {:.3e} > tol {:.1e}; the model and its certificate "

@@ -338,7 +338,7 @@ ColumnOut cocoa(const Form& form, const Ctx& ctx) {
   if (!std::isfinite(out.cert.primal) || !std::isfinite(out.cert.dual))
     throw TrainingError("numerical failure: the final objective is not finite");
   out.rounds = round;
-  out.converged = relative_gap(out.cert) <= ctx.tol;
+  out.converged = certified(out.cert, ctx.tol);
   if constexpr (Form::formulation == Formulation::dual) {
     out.w = form.weights(alpha, v);
   } else {

@@ -299,7 +299,7 @@ DuhlResult solve_duhl(const Form& form, Backend& accel, const SolverOptions& so,
   v = shared_vector(form, alpha);
   res.certificate = form.certificate(alpha, v);
   check_finite(res.certificate, round);
-  res.converged = relative_gap(res.certificate) <= so.tol;
+  res.converged = certified(res.certificate, so.tol);
   res.w = form.weights(alpha, v);
   res.epochs = round;
   res.seconds = since(t0);

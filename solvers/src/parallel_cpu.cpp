@@ -398,7 +398,7 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T) 
   if (!exact || epoch == 0) cert = resync();
   res.certificate = cert;
   check_finite(res.certificate, epoch);
-  res.converged = relative_gap(res.certificate) <= o.tol;
+  res.converged = certified(res.certificate, o.tol);
   res.w = form.weights(res.alpha, v);
   res.epochs = epoch;
   res.seconds = since(t0);

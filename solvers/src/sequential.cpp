@@ -75,7 +75,7 @@ SolveResult solve_sequential(const Form& form, const SolverOptions& options) {
   // v was re-synchronized with alpha after the last epoch: this certificate is exact for the returned model.
   res.certificate = form.certificate(res.alpha, v);
   check_finite(res.certificate, epoch);
-  res.converged = relative_gap(res.certificate) <= options.tol;
+  res.converged = certified(res.certificate, options.tol);
   res.w = form.weights(res.alpha, v);
   res.epochs = epoch;
   res.seconds = since(t0);

@@ -392,3 +392,30 @@ TEST(PrimalNewton, EverySolverReachesTheNewtonOptimumInThePrimal) {
     EXPECT_LE(std::fabs(r.columns.at(0).certificate.primal - P) / P, 1e-6);
   }
 }
+
+// A negative gap beyond the tolerance is not a certificate: one sample weighted 1e15 on heart_scale makes the
+// dual SDCA's objective values lose ~1e-4 of relative precision (P - D < -tol |P|), and the fit then reports not
+// converged (forms.hpp certified()) instead of passing as "gap <= tol"; the Newton solver certifies it.
+TEST(PrimalNewton, NegativeGapBeyondTheToleranceIsNotConverged) {
+  const Dataset& d = dataset("heart_scale");
+  TrainOptions o;
+  o.model = "logistic";
+  o.C = 1;
+  o.tol = 1e-6;
+  o.bias = 1;
+  o.sample_weight.assign(d.y.size(), 1.0);
+  o.sample_weight[0] = 1e15;
+  o.solver = SolverKind::sequential;  // dual SDCA: its objective values lose the precision
+  const TrainResult r = train(d, o);
+  const Certificate& c = r.columns.at(0).certificate;
+  EXPECT_LT(c.gap, -o.tol * std::fabs(c.primal)) << c.primal << " " << c.dual;
+  EXPECT_FALSE(r.converged);
+  o.solver = SolverKind::newton;  // the primal Newton solver certifies this one honestly
+  const TrainResult t = train(d, o);
+  EXPECT_TRUE(t.converged);
+  EXPECT_GE(t.columns.at(0).certificate.gap, 0.0);
+  const Certificate neg{1.0, 1.0 + 2e-6, -2e-6, -2e-6};
+  EXPECT_FALSE(certified(neg, 1e-6));
+  EXPECT_TRUE(certified(neg, 1e-5));
+  EXPECT_TRUE(certified(Certificate{1.0, 1.0 + 1e-17, -1e-17, 0}, 1e-12));
+}

@@ -25,6 +25,7 @@ computed in double.
 from __future__ import annotations
 
 import numbers
+import os
 import warnings
 
 import numpy as np
@@ -117,9 +118,13 @@ class _HetGLMBase(BaseEstimator):
         # deterministic for a given n_jobs) with n_jobs threads (-1 or 0: all cores).
         o.solver = "auto"
         n_jobs = getattr(self, "n_jobs", None)
+        if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral)):
+            raise ValueError(f"n_jobs must be None or an integer, got {n_jobs!r}")
         o.n_threads = 1
         if n_jobs is not None and n_jobs != 1:
-            o.n_threads = int(n_jobs) if n_jobs > 0 else 0
+            # scikit-learn's convention: -1 all cores, -2 all but one, ...; 0 is taken as all cores.
+            cores = os.cpu_count() or 1
+            o.n_threads = int(n_jobs) if n_jobs > 0 else (0 if n_jobs in (0, -1) else max(1, cores + 1 + int(n_jobs)))
             o.deterministic = True
         if hasattr(o, "device"):
             o.device = self.device
@@ -147,7 +152,11 @@ class _HetGLMBase(BaseEstimator):
         if not res["converged"] and not res["interrupted"]:
             rel = self.duality_gap_ / abs(self.primal_objective_) if self.primal_objective_ else self.duality_gap_
             epochs = max(int(col["epochs"]) for col in cols)
-            if epochs < int(self.max_iter):  # the Newton solver stops when no decrease is measurable any more
+            if self.duality_gap_ < 0:  # dual above primal beyond tol: rounding, not convergence
+                warnings.warn(f"hetglm: the duality gap is negative beyond tol={self.tol} (relative {rel:.3g}): the "
+                              f"objective values lose precision on this data (extreme feature values or sample "
+                              f"weights); the model is kept without a certificate.", ConvergenceWarning)
+            elif epochs < int(self.max_iter):  # the Newton solver stops when no decrease is measurable any more
                 warnings.warn(f"hetglm: stopped after {epochs} iterations before the relative duality gap reached "
                               f"tol={self.tol}: no further decrease of the objective is measurable in double "
                               f"precision; the model and its certificate are kept (relative gap {rel:.3g}).",

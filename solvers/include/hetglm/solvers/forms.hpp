@@ -49,6 +49,14 @@ inline double relative_gap(const Certificate& c) {
   return scale > 0 ? c.gap / scale : c.gap;
 }
 
+/// The certificate proves the tolerance: |P - D| <= tol |P|. A gap below -tol |P| (the dual above the primal by more
+/// than the tolerance) means the objective values lost that much precision (extreme values or sample weights), so it
+/// certifies nothing; rounding-level negative gaps pass.
+inline bool certified(const Certificate& c, double tol) {
+  const double r = relative_gap(c);
+  return r <= tol && r >= -tol;
+}
+
 /// Data shared by every class of a one-vs-rest problem.
 struct ProblemData {
   const CsrMatrix* X = nullptr;   ///< samples as rows (bias column already appended)
