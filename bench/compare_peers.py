@@ -209,8 +209,12 @@ def cli_help(hetglm):
 
 def hetglm_configs(hetglm, cores):
     h = cli_help(hetglm)
+    if "newton" in h:  # the default (--solver auto --formulation auto): what a user gets without options
+        cfg = [(f"hetglm auto {cores}t", ["--threads", str(cores)], cores)]
+    else:
+        cfg = []
     if "--solver" in h:
-        cfg = [("hetglm sequential", ["--solver", "sequential"], 1),
+        cfg += [("hetglm sequential", ["--solver", "sequential"], 1),
                ("hetglm syscd 1t", ["--solver", "syscd", "--threads", "1"], 1)]
         if cores > 1:
             cfg.append((f"hetglm syscd {cores}t", ["--solver", "syscd", "--threads", str(cores)], cores))
