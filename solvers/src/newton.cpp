@@ -2,10 +2,6 @@
 // The primal Newton solver (algorithm and sources in newton.hpp; docs/formulation.md).
 #include "hetglm/solvers/newton.hpp"
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -15,6 +11,7 @@
 #include "hetglm/error.hpp"
 #include "hetglm/rng.hpp"
 #include "hetglm/solvers/numeric_guard.hpp"
+#include "executor.hpp"
 
 namespace hetglm {
 
@@ -22,6 +19,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
+constexpr index_t kRowGrain = 1024;    // samples per task of the element-wise passes
+constexpr index_t kFeatureGrain = 16;  // features per task of the per-feature passes (features can be long columns)
 constexpr std::int64_t kChunk = 4096;  // samples per partial sum (fixed: sums never depend on the thread count)
 constexpr double kRowsOnlyDoubles = 1 << 22;  // rows-only path: chunk buffers of at most this many doubles each
 constexpr int kMaxInner = 100;         // inner coordinate-descent epochs per Newton iteration, at most
@@ -35,33 +34,21 @@ constexpr int kResyncEvery = 10;       // Newton iterations between exact re-syn
 constexpr double kCgTol = 0.1;         // L2: relative residual at which conjugate gradients stop (LIBLINEAR TRON's)
 constexpr int kMaxCg = 250;            // L2: conjugate-gradient iterations per Newton iteration, at most
 
-/// body(lo, hi) for fixed chunks of [0, n); chunk c writes its own result slot, so the caller's in-order sum of
-/// the slots is the same for every thread count. Sequential under ThreadSanitizer (Debian's oneTBB is not
-/// instrumented; parallel_cpu.cpp explains).
+/// body(ch, lo, hi) for the fixed chunks of kChunk entries of [0, n); chunk ch writes its own result slot, so the
+/// caller's in-order sum of the slots is the same for every thread count (executor.hpp's parallel_chunks).
 template <class Body>
 void for_chunks(std::int64_t n, const Body& body) {
-  const std::int64_t nc = (n + kChunk - 1) / kChunk;
-#if defined(__SANITIZE_THREAD__)
-  for (std::int64_t c = 0; c < nc; ++c) body(c, c * kChunk, std::min(n, (c + 1) * kChunk));
-#else
-  if (nc <= 1) {
-    if (n > 0) body(std::int64_t{0}, std::int64_t{0}, n);
-    return;
-  }
-  tbb::parallel_for(std::int64_t{0}, nc, [&](std::int64_t c) { body(c, c * kChunk, std::min(n, (c + 1) * kChunk)); });
-#endif
+  parallel_chunks((n + kChunk - 1) / kChunk,
+                  [&](std::int64_t c) { body(c, c * kChunk, std::min(n, (c + 1) * kChunk)); });
 }
 
-/// f(i) for every i in [0, n), each independent (no reduction), in parallel.
+/// f(i) for every i in [0, n), each independent (no reduction), in parallel over ranges of `grain` indices.
 template <class F>
-void for_each_index(index_t n, const F& f) {
-#if defined(__SANITIZE_THREAD__)
-  for (index_t i = 0; i < n; ++i) f(i);
-#else
-  tbb::parallel_for(tbb::blocked_range<index_t>(0, n, 16), [&](const tbb::blocked_range<index_t>& r) {
-    for (index_t i = r.begin(); i < r.end(); ++i) f(i);
+void for_each_index(index_t n, index_t grain, const F& f) {
+  parallel_chunks((std::int64_t(n) + grain - 1) / grain, [&](std::int64_t c) {
+    const index_t hi = static_cast<index_t>(std::min<std::int64_t>(n, (c + 1) * std::int64_t(grain)));
+    for (index_t i = static_cast<index_t>(c * grain); i < hi; ++i) f(i);
   });
-#endif
 }
 
 template <class Form>
@@ -93,7 +80,7 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
   std::vector<double> buf_b(rows_only ? static_cast<std::size_t>(n_chunks) * Dn : 0);
   // out[j] = sum over chunks of buf[ch][j] (+ add(j)), features in parallel.
   auto reduce_buffers = [&](const std::vector<double>& buf, std::vector<double>& out, auto add) {
-    for_each_index(d, [&](index_t j) {
+    for_each_index(d, kFeatureGrain, [&](index_t j) {
       double t = 0;
       for (std::int64_t ch = 0; ch < n_chunks; ++ch) t += buf[std::size_t(ch) * Dn + j];
       out[j] = t + add(j);
@@ -102,7 +89,7 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
   SplitMix64 rng(o.seed);
 
   auto recompute_v = [&] {
-    for_each_index(n, [&](index_t k) {
+    for_each_index(n, kRowGrain, [&](index_t k) {
       double z = 0;
       for (offset_t p = X.offsets[k]; p < X.offsets[k + 1]; ++p) z += double(X.values[p]) * w[X.indices[p]];
       v[k] = z;
@@ -143,7 +130,7 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
     if (rows_only) {
       reduce_buffers(buf_a, s, [](index_t) { return 0.0; });
       reduce_buffers(buf_b, H, [](index_t) { return kNu; });
-    } else for_each_index(d, [&](index_t j) {
+    } else for_each_index(d, kFeatureGrain, [&](index_t j) {
       double sj = 0, hj = 0;
       for (offset_t p = A.offsets[j]; p < A.offsets[j + 1]; ++p) {
         const index_t k = A.indices[p];
@@ -159,11 +146,7 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
       loss += part_a[ch];
       conj += part_b[ch];
     }
-    for (index_t j = 0; j < d; ++j) {
-      g += PenP::value(w[j], lam, eta);
-      gconj += PenP::conjugate(s[j], lam, eta, B);
-      gsum += PenP::gap(w[j], s[j], lam, eta, B);
-    }
+    for (index_t j = 0; j < d; ++j) form.add_penalty_terms(w[j], s[j], g, gconj, gsum);
     Certificate cert;
     cert.primal = loss * inv_n + g;
     cert.dual = -conj * inv_n - gconj;
@@ -232,12 +215,12 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
           fused.template operator()<false>();
         reduce_buffers(buf_a, hp, [&](index_t j) { return lam * pv[j]; });
       } else {
-      for_each_index(n, [&](index_t i) {
+      for_each_index(n, kRowGrain, [&](index_t i) {
         double t = 0;
         for (offset_t p = X.offsets[i]; p < X.offsets[i + 1]; ++p) t += double(X.values[p]) * pv[X.indices[p]];
         xp[i] = t;
       });
-      for_each_index(d, [&](index_t j) {
+      for_each_index(d, kFeatureGrain, [&](index_t j) {
         double t = 0;
         for (offset_t p = A.offsets[j]; p < A.offsets[j + 1]; ++p) {
           const index_t i = A.indices[p];
@@ -258,7 +241,7 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
         rr += r[j] * r[j];
         rz_new += r[j] * z[j];
       }
-      for_each_index(n, [&](index_t i) { q[i] += alpha * xp[i]; });
+      for_each_index(n, kRowGrain, [&](index_t i) { q[i] += alpha * xp[i]; });
       if (rr <= stop2) break;
       const double beta = rz_new / rz;
       rz = rz_new;
@@ -371,7 +354,7 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
     ++it;
     // v += t X dir (q): no extra pass over X. Rounding drift is re-synchronized every kResyncEvery iterations (every
     // iteration with an L1 part) and before the returned certificate.
-    for_each_index(n, [&](index_t k) { v[k] += t * q[k]; });
+    for_each_index(n, kRowGrain, [&](index_t k) { v[k] += t * q[k]; });
     if (o.after_epoch) o.after_epoch(it, std::span<double>(res.alpha), std::span<double>(v));
     // With an L1 part the Lipschitzed gap multiplies any drift of v by B: re-synchronize every iteration.
     if (has_l1 || it % kResyncEvery == 0) recompute_v();
@@ -416,15 +399,7 @@ SolveResult solve_primal_newton(const Form& form, const CsrMatrix& X, const Solv
   if (!form.A && (Form::PenP::id != Penalty::l2 || !newton_rows_only(X)))
     throw InvalidArgument("solve_primal_newton: the formulation has no X^T, which only the L2 rows-only path can do without");
   if (o.n_threads < 0) throw InvalidArgument(fmt::format("--threads: must be at least 0, got {}", o.n_threads));
-#if defined(__SANITIZE_THREAD__)
-  return run_newton(form, X, o);
-#else
-  const int T = o.n_threads > 0 ? o.n_threads : std::max(1, tbb::this_task_arena::max_concurrency());
-  const int want = std::max(1, std::min(T, tbb::info::default_concurrency()));
-  if (tbb::this_task_arena::max_concurrency() == want) return run_newton(form, X, o);  // the caller's arena
-  tbb::task_arena arena(want);
-  return arena.execute([&] { return run_newton(form, X, o); });
-#endif
+  return in_solver_arena(o.n_threads, [&](int) { return run_newton(form, X, o); });
 }
 
 #define HETGLM_INSTANTIATE_NEWTON(...) \

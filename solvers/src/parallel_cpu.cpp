@@ -24,6 +24,7 @@
 #include "hetglm/solvers/numa.hpp"
 #include "hetglm/solvers/numeric_guard.hpp"
 #include "hetglm/solvers/sequential.hpp"
+#include "executor.hpp"
 
 namespace hetglm {
 
@@ -44,75 +45,6 @@ struct Sums {
   double a = 0, b = 0, c = 0;
   Sums operator+(const Sums& o) const { return {a + o.a, b + o.b, c + o.c}; }
 };
-
-// Executors. Every parallel region of the solvers goes through parallel_chunks and run_tasks, so the solver logic
-// is the same whichever threads run it. Normally they are oneTBB parallel_for loops in the caller's arena. Under
-// ThreadSanitizer (-fsanitize=thread) they are plain std::thread fork/join: Debian's libtbb is not instrumented, so
-// TSan cannot see oneTBB's internal synchronization and reports races inside its own bookkeeping; std::thread's
-// create/join edges are visible to TSan, so every report left is about the solver's own memory accesses.
-#if defined(__SANITIZE_THREAD__)
-#define HETGLM_STD_THREADS 1
-#endif
-
-#if defined(HETGLM_STD_THREADS)
-int executor_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
-
-/// Runs body(c) for every chunk c in [0, n_chunks); threads take chunks from a shared counter.
-template <class Body>
-void parallel_chunks(std::int64_t n_chunks, const Body& body) {
-  if (n_chunks <= 0) return;
-  const int T = static_cast<int>(std::min<std::int64_t>(n_chunks, executor_threads()));
-  std::atomic<std::int64_t> next{0};
-  auto worker = [&] {
-    for (std::int64_t c; (c = next.fetch_add(1)) < n_chunks;) body(c);
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < T; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& th : pool) th.join();
-}
-
-/// Runs f(t) for t in [0, n), one thread per t (results must depend on t only).
-template <class F>
-void run_tasks(int n, bool /*deterministic*/, const F& f) {
-  std::vector<std::thread> pool;
-  for (int t = 1; t < n; ++t) pool.emplace_back([&f, t] { f(t); });
-  if (n > 0) f(0);
-  for (auto& th : pool) th.join();
-}
-#else
-/// Runs body(c) for every chunk c in [0, n_chunks) in the current arena (work stealing allowed: each chunk's
-/// result must depend on c only).
-template <class Body>
-void parallel_chunks(std::int64_t n_chunks, const Body& body) {
-  if (n_chunks <= 0) return;
-  if (n_chunks == 1) {
-    body(std::int64_t{0});
-    return;
-  }
-  tbb::parallel_for(std::int64_t{0}, n_chunks, [&](std::int64_t c) { body(c); });
-}
-
-/// Runs f(t) for t in [0, n) in the current arena, one task per t. deterministic: a static partition (which OS
-/// thread runs which t is still up to TBB; results must depend on t only).
-template <class F>
-void run_tasks(int n, bool deterministic, const F& f) {
-  if (n == 1) {
-    f(0);
-    return;
-  }
-  if (deterministic) {
-    tbb::parallel_for(
-        tbb::blocked_range<int>(0, n, 1),
-        [&](const tbb::blocked_range<int>& r) {
-          for (int t = r.begin(); t < r.end(); ++t) f(t);
-        },
-        tbb::static_partitioner());
-  } else {
-    tbb::parallel_for(0, n, [&](int t) { f(t); });
-  }
-}
-#endif
 
 /// Sums body(lo, hi) over fixed chunks of kReduceGrain coordinates of [0, n), computed in parallel and added in
 /// chunk order by the caller: the result never depends on the thread count or the schedule.
@@ -436,7 +368,6 @@ Certificate parallel_certificate(const Form& f, std::span<const double> alpha, s
     cert.gap = cert.primal - cert.dual;
     cert.gap_sum = sc.c * f.inv_n;
   } else {
-    using PenP = typename Form::PenP;
     const Sums sk = reduce(f.dim(), [&](index_t lo, index_t hi) {
       Sums s;
       for (index_t k = lo; k < hi; ++k) {
@@ -447,12 +378,7 @@ Certificate parallel_certificate(const Form& f, std::span<const double> alpha, s
     });
     const Sums sj = reduce(f.n_coords(), [&](index_t lo, index_t hi) {
       Sums s;
-      for (index_t j = lo; j < hi; ++j) {
-        const double sg = f.u(j, vp);
-        s.a += PenP::value(alpha[j], f.lambda, f.eta);
-        s.b += PenP::conjugate(sg, f.lambda, f.eta, f.bound);
-        s.c += PenP::gap(alpha[j], sg, f.lambda, f.eta, f.bound);
-      }
+      for (index_t j = lo; j < hi; ++j) f.add_penalty_terms(alpha[j], f.u(j, vp), s.a, s.b, s.c);
       return s;
     });
     cert.primal = sk.a * f.inv_n + sj.a;
@@ -508,14 +434,7 @@ SolveResult solve_parallel_cpu(const Form& form, const SolverOptions& o) {
         "--deterministic: solver '{}' updates one shared vector from racing threads, so it cannot be deterministic; "
         "use --solver syscd or sequential",
         solver_kind_name(o.solver)));
-#if defined(HETGLM_STD_THREADS)
-  return run_parallel(form, o, o.n_threads > 0 ? o.n_threads : executor_threads());
-#endif
-  const int T = o.n_threads > 0 ? o.n_threads : std::max(1, tbb::this_task_arena::max_concurrency());
-  const int want = std::max(1, std::min(T, tbb::info::default_concurrency()));
-  if (tbb::this_task_arena::max_concurrency() == want) return run_parallel(form, o, T);  // the caller's arena
-  tbb::task_arena arena(want);
-  return arena.execute([&] { return run_parallel(form, o, T); });
+  return in_solver_arena(o.n_threads, [&](int T) { return run_parallel(form, o, T); });
 }
 
 SolverKind parse_solver_kind(std::string_view name) {

@@ -77,6 +77,25 @@ TrainResult fit(const Dataset& d, const std::string& model, const std::string& p
 }
 
 
+/// p (primal) and q (dual), both trained at tol 1e-7, reach the same optimum within 1e-6; each dual value bounds the
+/// other's primal (weak duality across formulations); p's certificate is at tol, exact (gap_sum = gap) and its P
+/// equals an independent recomputation from the model.
+void expect_same_optimum(const TrainResult& p, const TrainResult& q, const Dataset& d) {
+  ASSERT_EQ(p.formulation, Formulation::primal);
+  ASSERT_EQ(q.formulation, Formulation::dual);
+  EXPECT_TRUE(p.converged);
+  EXPECT_TRUE(q.converged);
+  const Certificate& cp = p.columns.at(0).certificate;
+  const Certificate& cq = q.columns.at(0).certificate;
+  EXPECT_LE(std::fabs(cp.primal - cq.primal) / cq.primal, 1e-6) << cp.primal << " vs " << cq.primal;
+  EXPECT_LE(cp.dual, cq.primal * (1 + 1e-12));
+  EXPECT_LE(cq.dual, cp.primal * (1 + 1e-12));
+  EXPECT_LE(cp.gap, 1e-7 * cp.primal);
+  EXPECT_NEAR(cp.gap_sum, cp.gap, 1e-9 * cp.primal + 1e-14);
+  EXPECT_NEAR(test::primal_objective(p.model, d, p.model.l1_ratio), cp.primal, 1e-10 * cp.primal);
+  EXPECT_EQ(p.model.formulation, "primal");
+}
+
 struct Case {
   std::string data;
   double C;
@@ -98,20 +117,7 @@ TEST(PrimalForm, PrimalAndDualReachTheSameOptimum) {
                      std::to_string(static_cast<int>(solver)));
         const TrainResult p = fit(d, model, "l2", k.C, 1e-7, "primal", 1, solver);
         const TrainResult q = fit(d, model, "l2", k.C, 1e-7, "dual", 1, solver);
-        ASSERT_EQ(p.formulation, Formulation::primal);
-        ASSERT_EQ(q.formulation, Formulation::dual);
-        EXPECT_TRUE(p.converged);
-        EXPECT_TRUE(q.converged);
-        const Certificate& cp = p.columns.at(0).certificate;
-        const Certificate& cq = q.columns.at(0).certificate;
-        EXPECT_LE(std::fabs(cp.primal - cq.primal) / cq.primal, 1e-6) << cp.primal << " vs " << cq.primal;
-        // Weak duality across formulations: each dual value bounds the other's primal.
-        EXPECT_LE(cp.dual, cq.primal * (1 + 1e-12));
-        EXPECT_LE(cq.dual, cp.primal * (1 + 1e-12));
-        EXPECT_LE(cp.gap, 1e-7 * cp.primal);
-        EXPECT_NEAR(cp.gap_sum, cp.gap, 1e-9 * cp.primal + 1e-14);
-        EXPECT_NEAR(test::primal_objective(p.model, d, p.model.l1_ratio), cp.primal, 1e-10 * cp.primal);
-        EXPECT_EQ(p.model.formulation, "primal");
+        expect_same_optimum(p, q, d);
         EXPECT_EQ(p.model.solver_type, model == "logistic" ? "L2R_LR" : "L2R_L2LOSS_SVC");
       }
     }
@@ -189,17 +195,7 @@ TEST(PrimalNewton, MatchesTheDualAtCEqualsOne) {
       const TrainResult p = fit(d, model, "l2", 1, 1e-7, "primal", 1, SolverKind::newton);
       const TrainResult q = fit(d, model, "l2", 1, 1e-7, "dual", 1, SolverKind::sequential);
       EXPECT_EQ(p.solver, SolverKind::newton);
-      EXPECT_TRUE(p.converged);
-      EXPECT_TRUE(q.converged);
-      const Certificate& cp = p.columns.at(0).certificate;
-      const Certificate& cq = q.columns.at(0).certificate;
-      EXPECT_LE(std::fabs(cp.primal - cq.primal) / cq.primal, 1e-6) << cp.primal << " vs " << cq.primal;
-      EXPECT_LE(cp.dual, cq.primal * (1 + 1e-12));
-      EXPECT_LE(cq.dual, cp.primal * (1 + 1e-12));
-      EXPECT_LE(cp.gap, 1e-7 * cp.primal);
-      EXPECT_NEAR(cp.gap_sum, cp.gap, 1e-9 * cp.primal + 1e-14);
-      EXPECT_NEAR(test::primal_objective(p.model, d, p.model.l1_ratio), cp.primal, 1e-10 * cp.primal);
-      EXPECT_EQ(p.model.formulation, "primal");
+      expect_same_optimum(p, q, d);
       // A Newton solve takes a few dozen iterations at most (one history record each).
       EXPECT_LE(p.columns.at(0).epochs, 40);
       EXPECT_EQ(p.columns.at(0).history.size(), static_cast<std::size_t>(p.columns.at(0).epochs));

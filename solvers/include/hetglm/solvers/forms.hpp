@@ -235,6 +235,14 @@ struct PrimalForm {
     }
   }
 
+  /// Feature j's share of the certificate's penalty sums: g(w_j) to g, the Lipschitzed g^*(s_j) to gconj and
+  /// gap_j = w_j s_j + g(w_j) + g^*(-s_j) to gsum (certificate(), parallel_certificate, the Newton solver).
+  void add_penalty_terms(double w, double s, double& g, double& gconj, double& gsum) const {
+    g += PenP::value(w, lambda, eta);
+    gconj += PenP::conjugate(s, lambda, eta, bound);
+    gsum += PenP::gap(w, s, lambda, eta, bound);
+  }
+
   /// Exact certificate for (w, v), v = X w: P = f(v) + sum_j g(w_j), D = -f^*(grad f(v)) - sum_j g^*(-s_j)
   /// with the Lipschitzed g^* for L1 (bound B above), so P - D = sum_j gap_j (Fenchel-Young for f).
   Certificate certificate(std::span<const double> w, std::span<const double> v) const {
@@ -244,12 +252,7 @@ struct PrimalForm {
       fconj += LossP::conjugate(y[k], -LossP::derivative(y[k], v[k], c[k]), c[k]);
     }
     double g = 0, gconj = 0, gsum = 0;
-    for (index_t j = 0; j < n_coords(); ++j) {
-      const double s = u(j, v.data());
-      g += PenP::value(w[j], lambda, eta);
-      gconj += PenP::conjugate(s, lambda, eta, bound);
-      gsum += PenP::gap(w[j], s, lambda, eta, bound);
-    }
+    for (index_t j = 0; j < n_coords(); ++j) add_penalty_terms(w[j], u(j, v.data()), g, gconj, gsum);
     Certificate cert;
     cert.primal = loss * inv_n + g;
     cert.dual = -fconj * inv_n - gconj;
