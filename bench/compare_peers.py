@@ -5,11 +5,11 @@
 Usage: python3 bench/compare_peers.py [--quick] [--build-dir build-bench] [--out bench/results]
   -> OUT/peers.md, OUT/peers.json, OUT/peers_<dataset>.png     (--quick: OUT/quick/..., about 2 minutes)
 
-Objective (conventions.md): P(w) = (1/n) sum_i loss(y_i, x_i.w) + lambda R(w), no bias anywhere (no -B, no
-intercept). Every peer's parameter is converted to the same lambda: LIBLINEAR and scikit-learn classifiers
-C = 1/(lambda n); LIBLINEAR -s 11/12 with -p 0 (squared-loss SVR = ridge) C = 1/(2 lambda n); scikit-learn
+Objective (docs/conventions.md, "Objective and scaling"): P(w) = (1/n) sum_i loss(y_i, x_i.w) + lambda R(w), no
+bias anywhere (no -B, no intercept). Every peer's parameter is converted to the same lambda: LIBLINEAR and
+scikit-learn classifiers C = 1/(lambda n); LIBLINEAR -s 11/12 with -p 0 (squared-loss SVR = ridge) C = 1/(2 lambda n); scikit-learn
 Ridge alpha = lambda n, Lasso/ElasticNet alpha = lambda (l1_ratio = eta); Snap ML regularizer = lambda n
-(sum of losses + regularizer R(w); peers.md and the README's table). P is evaluated by THIS script for every
+(sum of losses + regularizer R(w); the README's parameter table). P is evaluated by THIS script for every
 system, in float64 on the float32-rounded data (the data every system trains on), from the weights it
 returned (hetglm: the P of its per-epoch history, computed by hetglm the same way; checked on its final model).
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Check that the FPGA kernel sources stay within the HLS subset (design.md 5.4, issue 7).
+"""Check that the FPGA kernel sources stay within the HLS subset (docs/design.md, "The HLS subset"; issue 7).
 
 Kernel sources: hls/include/hetglm/hls/*.hpp, hls/src/*.cpp, the ABI header fpga/include/hetglm/fpga/kernel_abi.hpp
 and the shared math core/include/hetglm/glm_math.h + glm_math_impl.h they include. Rules:

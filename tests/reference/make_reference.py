@@ -5,7 +5,8 @@
 Reproduce:  python3 tests/reference/make_reference.py      (needs Debian liblinear-tools, scikit-learn)
 
 Every objective is evaluated here, in float64, on the data rounded to float32 exactly as hetglm stores it,
-in hetglm's scaling P(w) = (1/n) sum_i loss(y_i, x_i.w) + lambda R(w) (conventions.md):
+in hetglm's scaling P(w) = (1/n) sum_i loss(y_i, x_i.w) + lambda R(w) (docs/conventions.md, "Objective and
+scaling"):
   * LIBLINEAR (liblinear-train, tight -e; its dual solvers stop at 1000 iterations, so for -s 1/-s 3 the
     primal of its w can sit ~1e-5 above the optimum while the dual value it prints is tight: both are kept): L2 logistic -s 0, hinge SVM -s 3, squared hinge -s 1 (dual) and -s 2 (primal),
     lambda = 1/(C n); the positive class is the larger label (our convention), which only flips w's sign.
