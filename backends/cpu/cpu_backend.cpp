@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The cpu stand-in accelerator: the sequential coordinate epoch (glm_math.h, the same math as DualForm and
-// PrimalForm) over the resident coordinates, with a configurable memory budget so that it plays a
+// The cpu stand-in accelerator: the sequential coordinate epoch over the resident coordinates (glm_math.h's
+// coordinate kernel, the function DualForm, PrimalForm and every device call; columns in the shared ColumnPool), with a configurable memory budget so that it plays a
 // limited-memory accelerator in tests and benchmarks, and an optional emulated host<->device link that charges
 // every copy bytes / bandwidth of wall time (sleeping, so no core is burned: a DMA engine does not use the CPU).
 // Precision: double (default; reaches the sequential reference within 1e-6) or float (like the accelerators).
@@ -9,9 +9,9 @@
 #include <chrono>
 #include <cmath>
 #include <thread>
-#include <unordered_map>
 
 #include "hetglm/backends/registry.hpp"
+#include "hetglm/column_pool.hpp"
 #include "hetglm/losses.hpp"
 
 namespace hetglm {
@@ -35,21 +35,21 @@ class CpuBackend final : public Backend {
 
   void bind(const ObjectiveDesc& d) override {
     d_ = d;
-    auto copy = [](const double* p, std::size_t n) {
-      return p ? std::vector<T>(p, p + n) : std::vector<T>(n, T(0));
+    obj_ = math::make_objective<T>(d.obj.formulation, d.obj.loss, d.obj.penalty, T(d.obj.lambda), T(d.obj.eta),
+                                   T(d.obj.bound), T(d.obj.inv_n), T(d.obj.scale));
+    auto copy = [](const double* p, std::size_t n, T fill) {
+      return p ? std::vector<T>(p, p + n) : std::vector<T>(n, fill);
     };
     const auto nc = static_cast<std::size_t>(d.n_coords), dim = static_cast<std::size_t>(d.dim);
-    labels_ = copy(d.coord_labels, nc);
-    weights_ = d.coord_weights ? copy(d.coord_weights, nc) : std::vector<T>(nc, T(1));
-    curv_ = copy(d.coord_curvature, nc);
-    if (d.formulation == HETGLM_FORM_PRIMAL) {
-      row_labels_ = copy(d.row_labels, dim);
-      row_weights_ = d.row_weights ? copy(d.row_weights, dim) : std::vector<T>(dim, T(1));
-    }
+    labels_ = copy(d.coord_labels, nc, T(0));
+    weights_ = copy(d.coord_weights, nc, T(1));
+    curv_ = copy(d.coord_curvature, nc, T(0));
+    row_labels_ = copy(d.row_labels, d.dual() ? 0 : dim, T(0));
+    row_weights_ = copy(d.row_weights, d.dual() ? 0 : dim, T(1));
     v_.assign(dim, T(0));
-    resident_.clear();
+    pool_.reset(0);
     ws_.clear();
-    cols_.clear();
+    slots_.clear();
     alpha_.clear();
   }
 
@@ -57,26 +57,21 @@ class CpuBackend final : public Backend {
                               std::span<const double> alpha_ws) override {
     const auto t0 = Clock::now();
     check_working_set_budget(coords, A, budget_);
-    std::unordered_map<index_t, Column> next;
-    next.reserve(coords.size());
-    LoadReport rep;
-    for (index_t i : coords) {
-      auto it = resident_.find(i);
-      if (it != resident_.end()) {
-        next.emplace(i, std::move(it->second));
-        continue;
-      }
-      Column c;
-      c.idx.assign(A.indices.begin() + A.offsets[i], A.indices.begin() + A.offsets[i + 1]);
-      c.val.assign(A.values.begin() + A.offsets[i], A.values.begin() + A.offsets[i + 1]);
-      next.emplace(i, std::move(c));
-      ++rep.columns_copied;
-      rep.bytes_copied += column_bytes(A, i);
+    if (pool_.capacity() == 0 && A.nnz() > 0) {  // the "device memory": the largest working set the budget allows
+      const auto cap = static_cast<std::int64_t>(std::min<std::size_t>(std::size_t(A.nnz()), budget_ / kBytesPerNonzero));
+      pool_.reset(cap);
+      pool_idx_.assign(static_cast<std::size_t>(cap), 0);
+      pool_val_.assign(static_cast<std::size_t>(cap), T(0));
     }
-    resident_ = std::move(next);
+    const ColumnPool::Plan plan = pool_.place(coords, A);
+    ColumnPool::copy_to_slots(plan, coords, A, pool_idx_.data(), pool_val_.data());
+    LoadReport rep;
+    for (std::size_t p : plan.fresh) {
+      ++rep.columns_copied;
+      rep.bytes_copied += column_bytes(A, coords[p]);
+    }
     ws_.assign(coords.begin(), coords.end());
-    cols_.resize(ws_.size());
-    for (std::size_t p = 0; p < ws_.size(); ++p) cols_[p] = &resident_.at(ws_[p]);
+    slots_ = plan.slots;
     alpha_.assign(alpha_ws.begin(), alpha_ws.end());
     rep.bytes_copied += alpha_ws.size() * sizeof(T);
     charge(rep.bytes_copied);
@@ -93,35 +88,22 @@ class CpuBackend final : public Backend {
     const auto t0 = Clock::now();
     EpochReport rep;
     const T s = static_cast<T>(sigma);
-    const bool dual = d_.formulation == HETGLM_FORM_DUAL;
-    const T inv_ln = T(1.0 / (d_.lambda * double(d_.n))), inv_n = T(1.0 / double(d_.n));
-    const T lam = T(d_.lambda), eta = T(d_.eta), bound = T(d_.bound);
     for (int e = 0; e < epochs; ++e) {
       const std::vector<std::int32_t> order = epoch_order(ws_.size(), seed, e);
       for (std::int32_t p : order) {
-        const index_t i = ws_[static_cast<std::size_t>(p)];
-        const Column& c = *cols_[static_cast<std::size_t>(p)];
-        const T a = alpha_[static_cast<std::size_t>(p)];
-        T an;
-        if (dual) {
-          T dot = 0;
-          for (std::size_t k = 0; k < c.idx.size(); ++k) dot += c.val[k] * v_[c.idx[k]];
-          an = math::dual_step(d_.loss, labels_[i], a, dot * inv_ln, s * curv_[i], weights_[i]);
-        } else {
-          T u = 0;
-          for (std::size_t k = 0; k < c.idx.size(); ++k) {
-            const index_t r = c.idx[k];
-            u += c.val[k] * math::loss_derivative(d_.loss, row_labels_[r], v_[r], row_weights_[r]);
-          }
-          an = math::penalty_step(d_.penalty, a, u * inv_n, s * curv_[i], lam, eta, bound);
-        }
+        const auto pz = static_cast<std::size_t>(p);
+        const index_t i = ws_[pz];
+        const T a = alpha_[pz];
+        // The coordinate kernel (glm_math.h) from the column's inner product with v.
+        const T an = math::coordinate_step(obj_, a, inner(pz), curv_[i], labels_[i], weights_[i], s);
         ++rep.updates;
         if (!std::isfinite(double(an))) rep.numerics_ok = false;
         const T delta = an - a;
         if (delta == T(0)) continue;
-        alpha_[static_cast<std::size_t>(p)] = an;
+        alpha_[pz] = an;
         const T sd = s * delta;
-        for (std::size_t k = 0; k < c.idx.size(); ++k) v_[c.idx[k]] += sd * c.val[k];
+        const ColumnPool::Range& r = slots_[pz];
+        for (std::int64_t k = r.offset; k < r.offset + r.len; ++k) v_[pool_idx_[k]] += sd * pool_val_[k];
       }
       ++rep.epochs;
     }
@@ -138,33 +120,24 @@ class CpuBackend final : public Backend {
     charge(v_.size() * sizeof(T));
   }
   bool coordinate_gaps(std::span<double> out) const override {
-    const bool dual = d_.formulation == HETGLM_FORM_DUAL;
-    const double inv_ln = 1.0 / (d_.lambda * double(d_.n)), inv_n = 1.0 / double(d_.n);
     for (std::size_t p = 0; p < ws_.size() && p < out.size(); ++p) {
       const index_t i = ws_[p];
-      const Column& c = *cols_[p];
-      const double a = alpha_[p];
-      double u = 0;
-      if (dual) {
-        for (std::size_t k = 0; k < c.idx.size(); ++k) u += double(c.val[k]) * double(v_[c.idx[k]]);
-        out[p] = math::dual_gap(d_.loss, double(labels_[i]), a, u * inv_ln, double(weights_[i])) * inv_n;
-      } else {
-        for (std::size_t k = 0; k < c.idx.size(); ++k) {
-          const index_t r = c.idx[k];
-          u += double(c.val[k]) *
-               math::loss_derivative(d_.loss, double(row_labels_[r]), double(v_[r]), double(row_weights_[r]));
-        }
-        out[p] = math::primal_gap(d_.penalty, a, u * inv_n, d_.lambda, d_.eta, d_.bound);
-      }
+      out[p] = double(math::coordinate_gap(obj_, alpha_[p], inner(p), labels_[i], weights_[i]));
     }
     return true;
   }
 
  private:
-  struct Column {
-    std::vector<index_t> idx;
-    std::vector<T> val;
-  };
+  /// The raw inner product r of working-set position p's column with v (glm_math.h hetglm_shared_factor).
+  T inner(std::size_t p) const {
+    const ColumnPool::Range& r = slots_[p];
+    T dot = 0;
+    for (std::int64_t k = r.offset; k < r.offset + r.len; ++k) {
+      const index_t q = pool_idx_[k];
+      dot += pool_val_[k] * (d_.dual() ? v_[q] : math::shared_factor(obj_, v_[q], row_labels_[q], row_weights_[q]));
+    }
+    return dot;
+  }
 
   /// Emulated link: owe bytes / bandwidth seconds and sleep once the debt exceeds 100 us (short sleeps overshoot).
   void charge(std::size_t bytes) const {
@@ -180,10 +153,13 @@ class CpuBackend final : public Backend {
   double gbps_;
   mutable double debt_ = 0;
   ObjectiveDesc d_;
+  ObjectiveT<T> obj_{};
   std::vector<T> labels_, weights_, curv_, row_labels_, row_weights_, v_, alpha_;
-  std::unordered_map<index_t, Column> resident_;
+  ColumnPool pool_;
+  std::vector<index_t> pool_idx_;
+  std::vector<T> pool_val_;
   std::vector<index_t> ws_;
-  std::vector<const Column*> cols_;
+  std::vector<ColumnPool::Range> slots_;
 };
 
 }  // namespace

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // OpenCL backend: float32 data, alpha and v on any OpenCL device (PoCL's CPU device in CI). Kernels in kernels.cl,
 // compiled at run time from the embedded source (glm_math.h prepended: the single copy of the math).
-// Resident columns live in one device pool; a working-set change uploads only the columns that are not resident
-// (after defragmenting the pool on the device when the free tail is too short). Budget: the user's bytes, capped by
+// Resident columns live in one device pool placed by the shared ColumnPool (column_pool.hpp); a working-set change
+// uploads only the columns that are not resident (one write for a contiguous block). Budget: the user's bytes, capped by
 // 3/4 of CL_DEVICE_GLOBAL_MEM_SIZE; the pool never exceeds CL_DEVICE_MAX_MEM_ALLOC_SIZE.
 #include <CL/cl.h>
 #include <fmt/format.h>
@@ -11,11 +11,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
-#include <map>
 #include <mutex>
-#include <unordered_map>
 
 #include "hetglm/backends/registry.hpp"
+#include "hetglm/column_pool.hpp"
 #include "opencl_sources.hpp"
 
 namespace hetglm {
@@ -114,13 +113,10 @@ class OpenClBackend final : public Backend {
     check(st, "clCreateKernel(hetglm_epoch)");
     k_gaps_ = clCreateKernel(prog_, "hetglm_gaps", &st);
     check(st, "clCreateKernel(hetglm_gaps)");
-    k_compact_ = clCreateKernel(prog_, "hetglm_compact", &st);
-    check(st, "clCreateKernel(hetglm_compact)");
   }
   ~OpenClBackend() override {
     if (k_epoch_) clReleaseKernel(k_epoch_);
     if (k_gaps_) clReleaseKernel(k_gaps_);
-    if (k_compact_) clReleaseKernel(k_compact_);
     if (prog_) clReleaseProgram(prog_);
     for (Buffer* b : all_buffers()) {
       if (b->mem) clReleaseMemObject(b->mem);
@@ -148,7 +144,7 @@ class OpenClBackend final : public Backend {
     labels_ = tofloat(d.coord_labels, nc, 0.0f);
     weights_ = tofloat(d.coord_weights, nc, 1.0f);
     curv_ = tofloat(d.coord_curvature, nc, 0.0f);
-    const bool primal = d.formulation != HETGLM_FORM_DUAL;
+    const bool primal = !d.dual();
     const std::vector<float> rl = tofloat(primal ? d.row_labels : nullptr, primal ? dim : 1, 0.0f);
     const std::vector<float> rw = tofloat(primal ? d.row_weights : nullptr, primal ? dim : 1, 1.0f);
     write(row_lab_, rl.data(), rl.size() * sizeof(float));
@@ -156,68 +152,48 @@ class OpenClBackend final : public Backend {
     std::vector<float> zero(std::max<std::size_t>(dim, 1), 0.0f);
     write(v_, zero.data(), zero.size() * sizeof(float));
     status_zero();
-    resident_.clear();
+    pool_.reset(0);
+    pool_ready_ = false;
     ws_.clear();
-    pool_end_ = 0;
   }
 
   LoadReport load_working_set(std::span<const index_t> coords, const CsrMatrix& A,
                               std::span<const double> alpha_ws) override {
     const auto t0 = Clock::now();
     check_working_set_budget(coords, A, budget_);
+    if (!pool_ready_) {  // the pool: the largest working set the budget (and the largest allocation) allows
+      const auto cap = static_cast<std::int64_t>(std::min<std::size_t>(std::size_t(A.nnz()), pool_capacity_nnz()));
+      ensure(val_, static_cast<std::size_t>(cap) * sizeof(float));
+      ensure(idx_, static_cast<std::size_t>(cap) * sizeof(cl_int));
+      pool_.reset(cap);
+      pool_ready_ = true;
+    }
+    const ColumnPool::Plan plan = pool_.place(coords, A);
     LoadReport rep;
-    std::unordered_map<index_t, Slot> keep;
-    std::vector<index_t> fresh;
-    std::size_t fresh_nnz = 0;
-    for (index_t i : coords) {
-      auto it = resident_.find(i);
-      if (it != resident_.end()) {
-        keep.emplace(i, it->second);
-      } else {
-        fresh.push_back(i);
-        fresh_nnz += static_cast<std::size_t>(A.offsets[i + 1] - A.offsets[i]);
-      }
-    }
-    // End of the surviving columns; defragment on the device when the tail cannot take the new ones.
-    std::size_t end = 0, live = 0;
-    for (const auto& [i, s] : keep) {
-      end = std::max(end, s.start + s.len);
-      live += s.len;
-    }
-    const std::size_t cap_nnz = pool_capacity_nnz();
-    if (end + fresh_nnz > cap_nnz || end + fresh_nnz > pool_nnz()) {
-      if (end > live) {
-        compact(keep);
-        end = live;
-      }
-    }
-    if (end + fresh_nnz > pool_nnz()) grow_pool(std::min(cap_nnz, std::max(end + fresh_nnz, 2 * pool_nnz())), end);
-    if (end + fresh_nnz > pool_nnz())
-      throw DeviceError(fmt::format("opencl: the column pool cannot hold {} nonzeros ({} available)", end + fresh_nnz,
-                                    pool_nnz()));
-    if (fresh_nnz > 0) {
-      std::vector<float> val;
-      std::vector<cl_int> idx;
-      val.reserve(fresh_nnz);
-      idx.reserve(fresh_nnz);
-      std::size_t at = end;
-      for (index_t i : fresh) {
-        const std::size_t b = static_cast<std::size_t>(A.offsets[i]), e = static_cast<std::size_t>(A.offsets[i + 1]);
-        val.insert(val.end(), A.values.begin() + b, A.values.begin() + e);
-        idx.insert(idx.end(), A.indices.begin() + b, A.indices.begin() + e);
-        keep.emplace(i, Slot{at, e - b});
-        at += e - b;
-      }
-      HETGLM_CL_CHECK(clEnqueueWriteBuffer(queue_, val_.mem, CL_FALSE, end * sizeof(float), fresh_nnz * sizeof(float),
-                                           val.data(), 0, nullptr, nullptr));
-      HETGLM_CL_CHECK(clEnqueueWriteBuffer(queue_, idx_.mem, CL_TRUE, end * sizeof(cl_int), fresh_nnz * sizeof(cl_int),
-                                           idx.data(), 0, nullptr, nullptr));
+    const std::size_t fresh_nnz = static_cast<std::size_t>(plan.fresh_nnz);
+    std::vector<cl_int> idx(fresh_nnz);
+    std::vector<float> val(fresh_nnz);
+    ColumnPool::stage(plan, coords, A, idx.data(), val.data());
+    auto send = [&](std::size_t from, std::size_t n, std::int64_t at) {
+      if (n == 0) return;
+      const auto o = static_cast<std::size_t>(at);
+      HETGLM_CL_CHECK(clEnqueueWriteBuffer(queue_, val_.mem, CL_FALSE, o * sizeof(float), n * sizeof(float),
+                                           val.data() + from, 0, nullptr, nullptr));
+      HETGLM_CL_CHECK(clEnqueueWriteBuffer(queue_, idx_.mem, CL_FALSE, o * sizeof(cl_int), n * sizeof(cl_int),
+                                           idx.data() + from, 0, nullptr, nullptr));
+    };
+    if (plan.contiguous) {
+      send(0, fresh_nnz, plan.block);
     } else {
-      for (index_t i : fresh) keep.emplace(i, Slot{end, 0});  // all-zero columns occupy no pool space
+      std::size_t from = 0;
+      for (std::size_t p : plan.fresh) {
+        send(from, static_cast<std::size_t>(plan.slots[p].len), plan.slots[p].offset);
+        from += static_cast<std::size_t>(plan.slots[p].len);
+      }
     }
-    rep.columns_copied = fresh.size();
+    HETGLM_CL_CHECK(clFinish(queue_));  // the staging vectors go out of scope
+    rep.columns_copied = plan.fresh.size();
     rep.bytes_copied = fresh_nnz * kBytesPerNonzero;
-    resident_ = std::move(keep);
     ws_.assign(coords.begin(), coords.end());
     // Per-position data of the working set (small: kBytesPerCoordinate per coordinate).
     const std::size_t n = std::max<std::size_t>(ws_.size(), 1);
@@ -226,8 +202,8 @@ class OpenClBackend final : public Backend {
     std::vector<float> alpha(n, 0.0f), lab(n, 0.0f), wt(n, 1.0f), curv(n, 0.0f);
     for (std::size_t p = 0; p < ws_.size(); ++p) {
       const index_t i = ws_[p];
-      const Slot& s = resident_.at(i);
-      start[p] = static_cast<cl_long>(s.start);
+      const ColumnPool::Range& s = plan.slots[p];
+      start[p] = static_cast<cl_long>(s.offset);
       len[p] = static_cast<cl_int>(s.len);
       alpha[p] = static_cast<float>(alpha_ws[p]);
       lab[p] = labels_[i];
@@ -301,17 +277,8 @@ class OpenClBackend final : public Backend {
     cl_kernel k = k_gaps_;
     const cl_mem a[] = {start_.mem, len_.mem, val_.mem, idx_.mem, alpha_.mem, lab_.mem, wt_.mem, row_lab_.mem, row_wt_.mem, v_.mem};
     for (cl_uint j = 0; j < 10; ++j) HETGLM_CL_CHECK(clSetKernelArg(k, j, sizeof(cl_mem), &a[j]));
-    const float lam = float(d_.lambda), eta = float(d_.eta), bound = float(d_.bound), inv_n = float(1.0 / double(d_.n)),
-                inv_ln = float(1.0 / (d_.lambda * double(d_.n)));
     HETGLM_CL_CHECK(clSetKernelArg(k, 10, sizeof(cl_int), &count));
-    HETGLM_CL_CHECK(clSetKernelArg(k, 11, sizeof(cl_int), &d_.formulation));
-    HETGLM_CL_CHECK(clSetKernelArg(k, 12, sizeof(cl_int), &d_.loss));
-    HETGLM_CL_CHECK(clSetKernelArg(k, 13, sizeof(cl_int), &d_.penalty));
-    HETGLM_CL_CHECK(clSetKernelArg(k, 14, sizeof(float), &lam));
-    HETGLM_CL_CHECK(clSetKernelArg(k, 15, sizeof(float), &eta));
-    HETGLM_CL_CHECK(clSetKernelArg(k, 16, sizeof(float), &bound));
-    HETGLM_CL_CHECK(clSetKernelArg(k, 17, sizeof(float), &inv_n));
-    HETGLM_CL_CHECK(clSetKernelArg(k, 18, sizeof(float), &inv_ln));
+    self->set_objective_args(k, 11);
     HETGLM_CL_CHECK(clSetKernelArg(k, 19, sizeof(cl_mem), &gaps_.mem));
     const std::size_t gsz = ws_.size();
     HETGLM_CL_CHECK(clEnqueueNDRangeKernel(queue_, k, 1, nullptr, &gsz, nullptr, 0, nullptr, nullptr));
@@ -323,14 +290,9 @@ class OpenClBackend final : public Backend {
   }
 
  private:
-  struct Slot {
-    std::size_t start = 0, len = 0;
-  };
-
   std::vector<Buffer*> all_buffers() {
-    return {&val_, &idx_, &start_, &len_, &alpha_, &lab_, &wt_, &curv_buf_, &row_lab_, &row_wt_, &v_, &order_, &status_, &gaps_, &moves_};
+    return {&val_, &idx_, &start_, &len_, &alpha_, &lab_, &wt_, &curv_buf_, &row_lab_, &row_wt_, &v_, &order_, &status_, &gaps_};
   }
-  std::size_t pool_nnz() const { return std::min(val_.bytes / sizeof(float), idx_.bytes / sizeof(cl_int)); }
   std::size_t pool_capacity_nnz() const {
     return std::min(budget_ / kBytesPerNonzero, max_alloc_ / sizeof(float));
   }
@@ -354,78 +316,38 @@ class OpenClBackend final : public Backend {
     const cl_int zero = 0;
     write(status_, &zero, sizeof(zero));
   }
-  /// Grow the pool to `nnz` entries keeping the first `keep` (device-to-device copy).
-  void grow_pool(std::size_t nnz, std::size_t keep) {
-    for (Buffer* b : {&val_, &idx_}) {
-      const std::size_t elt = sizeof(float);
-      cl_int st = CL_SUCCESS;
-      cl_mem m = clCreateBuffer(ctx_, CL_MEM_READ_WRITE, std::max<std::size_t>(nnz, 1) * elt, nullptr, &st);
-      check(st, "clCreateBuffer(column pool)");
-      if (b->mem && keep > 0)
-        HETGLM_CL_CHECK(clEnqueueCopyBuffer(queue_, b->mem, m, 0, 0, keep * elt, 0, nullptr, nullptr));
-      if (b->mem) {
-        clFinish(queue_);
-        clReleaseMemObject(b->mem);
-      }
-      b->mem = m;
-      b->bytes = std::max<std::size_t>(nnz, 1) * elt;
-    }
-  }
-  /// Move the kept columns to the front of the pool, in their current order (the device moves them).
-  void compact(std::unordered_map<index_t, Slot>& keep) {
-    std::vector<std::pair<std::size_t, index_t>> by_start;
-    for (const auto& [i, s] : keep) by_start.emplace_back(s.start, i);
-    std::sort(by_start.begin(), by_start.end());
-    std::vector<cl_long> moves;
-    std::size_t at = 0;
-    for (const auto& [st, i] : by_start) {
-      Slot& s = keep.at(i);
-      if (s.start != at) {
-        moves.push_back(static_cast<cl_long>(s.start));
-        moves.push_back(static_cast<cl_long>(at));
-        moves.push_back(static_cast<cl_long>(s.len));
-        s.start = at;
-      }
-      at += s.len;
-    }
-    if (moves.empty()) return;
-    write(moves_, moves.data(), moves.size() * sizeof(cl_long));
-    const cl_int nm = static_cast<cl_int>(moves.size() / 3);
-    HETGLM_CL_CHECK(clSetKernelArg(k_compact_, 0, sizeof(cl_mem), &val_.mem));
-    HETGLM_CL_CHECK(clSetKernelArg(k_compact_, 1, sizeof(cl_mem), &idx_.mem));
-    HETGLM_CL_CHECK(clSetKernelArg(k_compact_, 2, sizeof(cl_mem), &moves_.mem));
-    HETGLM_CL_CHECK(clSetKernelArg(k_compact_, 3, sizeof(cl_int), &nm));
-    const std::size_t one = 1;
-    HETGLM_CL_CHECK(clEnqueueNDRangeKernel(queue_, k_compact_, 1, nullptr, &one, &one, 0, nullptr, nullptr));
-    HETGLM_CL_CHECK(clFinish(queue_));
+  /// The coordinate kernel's scalars (glm_math.h hetglm_objective_make_f arguments) from argument `first` on:
+  /// formulation, loss, penalty, lambda, eta, bound, 1/n, and the dual's 1/(lambda n) (the primal's scale is 1/n).
+  void set_objective_args(cl_kernel k, cl_uint first) {
+    const ObjectiveF o = to_float(d_.obj);
+    HETGLM_CL_CHECK(clSetKernelArg(k, first, sizeof(cl_int), &o.formulation));
+    HETGLM_CL_CHECK(clSetKernelArg(k, first + 1, sizeof(cl_int), &o.loss));
+    HETGLM_CL_CHECK(clSetKernelArg(k, first + 2, sizeof(cl_int), &o.penalty));
+    HETGLM_CL_CHECK(clSetKernelArg(k, first + 3, sizeof(float), &o.lambda));
+    HETGLM_CL_CHECK(clSetKernelArg(k, first + 4, sizeof(float), &o.eta));
+    HETGLM_CL_CHECK(clSetKernelArg(k, first + 5, sizeof(float), &o.bound));
+    HETGLM_CL_CHECK(clSetKernelArg(k, first + 6, sizeof(float), &o.inv_n));
+    HETGLM_CL_CHECK(clSetKernelArg(k, first + 7, sizeof(float), &o.scale));
   }
   void set_common_args() {
     cl_kernel k = k_epoch_;
     const cl_mem a[] = {start_.mem, len_.mem, val_.mem, idx_.mem, alpha_.mem, lab_.mem, wt_.mem, curv_buf_.mem, row_lab_.mem, row_wt_.mem, v_.mem};
     for (cl_uint j = 0; j < 11; ++j) HETGLM_CL_CHECK(clSetKernelArg(k, j, sizeof(cl_mem), &a[j]));
-    const float lam = float(d_.lambda), eta = float(d_.eta), bound = float(d_.bound), inv_n = float(1.0 / double(d_.n)),
-                inv_ln = float(1.0 / (d_.lambda * double(d_.n)));
-    HETGLM_CL_CHECK(clSetKernelArg(k, 13, sizeof(cl_int), &d_.formulation));
-    HETGLM_CL_CHECK(clSetKernelArg(k, 14, sizeof(cl_int), &d_.loss));
-    HETGLM_CL_CHECK(clSetKernelArg(k, 15, sizeof(cl_int), &d_.penalty));
-    HETGLM_CL_CHECK(clSetKernelArg(k, 16, sizeof(float), &lam));
-    HETGLM_CL_CHECK(clSetKernelArg(k, 17, sizeof(float), &eta));
-    HETGLM_CL_CHECK(clSetKernelArg(k, 18, sizeof(float), &bound));
-    HETGLM_CL_CHECK(clSetKernelArg(k, 19, sizeof(float), &inv_n));
-    HETGLM_CL_CHECK(clSetKernelArg(k, 20, sizeof(float), &inv_ln));
+    set_objective_args(k, 13);
   }
 
   cl_device_id dev_ = nullptr;
   cl_context ctx_ = nullptr;
   cl_command_queue queue_ = nullptr;
   cl_program prog_ = nullptr;
-  cl_kernel k_epoch_ = nullptr, k_gaps_ = nullptr, k_compact_ = nullptr;
+  cl_kernel k_epoch_ = nullptr, k_gaps_ = nullptr;
   std::string name_;
-  std::size_t budget_ = 0, max_alloc_ = 0, pool_end_ = 0;
+  std::size_t budget_ = 0, max_alloc_ = 0;
   ObjectiveDesc d_;
   std::vector<float> labels_, weights_, curv_;
-  Buffer val_, idx_, start_, len_, alpha_, lab_, wt_, curv_buf_, row_lab_, row_wt_, v_, order_, status_, gaps_, moves_;
-  std::unordered_map<index_t, Slot> resident_;
+  Buffer val_, idx_, start_, len_, alpha_, lab_, wt_, curv_buf_, row_lab_, row_wt_, v_, order_, status_, gaps_;
+  ColumnPool pool_;
+  bool pool_ready_ = false;
   std::vector<index_t> ws_;
 };
 

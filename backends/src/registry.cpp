@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Backend factory and device strings (registry.hpp).
 #include "hetglm/backends/registry.hpp"
+#include "hetglm/fpga/factory.hpp"
 
 #include <fmt/format.h>
 
@@ -8,8 +9,6 @@
 #include "hetglm/backends/cuda_backend.hpp"
 #endif
 
-#include <cctype>
-#include <cmath>
 
 namespace hetglm {
 
@@ -95,7 +94,8 @@ std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOpti
 #endif
     case Device::cuda:
 #if defined(HETGLM_WITH_CUDA)
-      return cuda::make_cuda_backend(options);
+      return cuda::make_cuda_backend(options, cuda::CudaOptions{.sequential = options.cuda_sequential,
+                                                                  .device = options.cuda_device});
 #else
       not_compiled(d, "HETGLM_ENABLE_CUDA");
 #endif
@@ -112,38 +112,6 @@ std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOpti
       throw UnsupportedDevice("device 'fpga-sim' is not compiled in: it needs the HLS kernel library of this build");
 #endif
   }
-}
-
-std::size_t parse_memory_size(const std::string& text, std::size_t total_bytes) {
-  auto bad = [&]() {
-    return InvalidArgument(fmt::format(
-        "--accel-memory: cannot parse '{}' (expected bytes with an optional K M G Ki Mi Gi suffix, or a percentage "
-        "such as 25%)",
-        text));
-  };
-  std::size_t pos = 0;
-  double x = 0;
-  try {
-    x = std::stod(text, &pos);
-  } catch (const std::exception&) {
-    throw bad();
-  }
-  std::string suffix = text.substr(pos);
-  if (!(std::isfinite(x) && x > 0)) throw bad();
-  double mult = 1;
-  if (suffix == "%") {
-    if (x > 100) throw InvalidArgument(fmt::format("--accel-memory: a percentage must be at most 100%, got '{}'", text));
-    return static_cast<std::size_t>(std::ceil(x / 100.0 * double(total_bytes)));
-  }
-  if (suffix.empty() || suffix == "B") mult = 1;
-  else if (suffix == "K") mult = 1e3;
-  else if (suffix == "M") mult = 1e6;
-  else if (suffix == "G") mult = 1e9;
-  else if (suffix == "Ki") mult = 1024.0;
-  else if (suffix == "Mi") mult = 1024.0 * 1024.0;
-  else if (suffix == "Gi") mult = 1024.0 * 1024.0 * 1024.0;
-  else throw bad();
-  return static_cast<std::size_t>(std::llround(x * mult));
 }
 
 }  // namespace hetglm

@@ -28,9 +28,9 @@
 #include "hetglm/io.hpp"
 #include "hetglm/libsvm.hpp"
 #include "hetglm/model.hpp"
-#include "hetglm/solvers/parallel_cpu.hpp"
-#include "hetglm/solvers/train.hpp"
-#include "hetglm/solvers/distributed.hpp"
+#include "hetglm/backends/registry.hpp"
+#include "hetglm/distributed.hpp"
+#include "hetglm/train.hpp"
 
 namespace {
 
@@ -124,46 +124,58 @@ json history_json(const std::vector<hetglm::EpochRecord>& h) {
   return a;
 }
 
+/// The command line's spelling of the options: strings parsed into the typed TrainOptions by parse_options() before any
+/// data is read; every numeric option is read straight into TrainOptions (its default is the struct's).
 struct TrainArgs {
   std::string train_file, model_file, test_file, report_file;
   hetglm::TrainOptions opt;
+  std::string model = "logistic", penalty, formulation = "auto", solver = "auto", seed = "1";
+  std::string device = "cpu", accel_memory, cpu_role = "gaps", duhl_selection = "duhl";
   std::optional<double> C, lambda;
   std::int64_t n_features = -1;
   bool zero_based = false, quiet = false;
   int threads = 0;
   bool n_features_given = false;
   bool save_on_interrupt = false;  ///< --save-on-interrupt: after Ctrl-C, write the model with its current certificate
-  std::string solver = "auto";
-  std::string seed = "1";
   bool distributed = false;  ///< --distributed: CoCoA+ over MPI (docs/mpi.md)
   int local_epochs = 1;      ///< --local-epochs
 };
 
+/// The strings of `a` into a.opt, then every check that needs no data (train.hpp check_options).
+void parse_options(TrainArgs& a) {
+  hetglm::TrainOptions& o = a.opt;
+  o.problem.model = hetglm::model_spec(a.model, a.penalty);
+  o.problem.C = a.C;
+  o.problem.lambda = a.lambda;
+  o.problem.formulation = hetglm::parse_formulation(a.formulation);
+  o.solver.solver = hetglm::parse_solver_kind(a.solver);
+  o.solver.seed = parse_seed(a.seed);
+  o.solver.n_threads = a.threads;
+  o.device.device = a.device == "auto" ? std::nullopt : std::optional<hetglm::Device>(hetglm::parse_device(a.device));
+  if (!a.accel_memory.empty()) o.device.accel_memory = hetglm::parse_memory_budget(a.accel_memory);
+  o.device.duhl.cpu_role = hetglm::parse_cpu_role(a.cpu_role);
+  o.device.duhl.selection = hetglm::parse_selection(a.duhl_selection);
+  hetglm::check_options(o);
+}
+
 int run_train(TrainArgs& a) {
   const auto t_start = std::chrono::steady_clock::now();
-  if (a.C && a.lambda) throw hetglm::InvalidArgument("-c and --lambda are mutually exclusive: give one of them");
-  a.opt.C = a.C;
-  a.opt.lambda = a.lambda;
-  hetglm::model_spec(a.opt.model, a.opt.penalty);  // validate names before reading any data
-  a.opt.solver = hetglm::parse_solver_kind(a.solver);
-  hetglm::check_formulation_name(a.opt.formulation);  // before loading the data, as --solver
-  if (a.threads < 0) throw hetglm::InvalidArgument(fmt::format("--threads: must be >= 0 (0 = all cores), got {}", a.threads));
-  a.opt.n_threads = a.threads;
-  a.opt.seed = parse_seed(a.seed);
+  parse_options(a);  // every option is checked before any data is read
   if (a.n_features < -1 || (a.n_features < 0 && a.n_features_given))
     throw hetglm::InvalidArgument(fmt::format("--n-features: must be >= 0, got {}", a.n_features));
-  if (!(std::fabs(a.opt.bias) <= std::numeric_limits<float>::max()))
+  if (!(std::fabs(a.opt.problem.bias) <= std::numeric_limits<float>::max()))
     throw hetglm::InvalidArgument(
         fmt::format("-B: the bias feature is stored as float32 and must be at most {:g} in magnitude, got {}",
-                    double(std::numeric_limits<float>::max()), a.opt.bias));
+                    double(std::numeric_limits<float>::max()), a.opt.problem.bias));
   if (a.model_file.empty()) a.model_file = default_model_path(a.train_file);
   // Outputs must not overwrite an input or each other.
   check_outputs({{"TRAIN", a.train_file}, {"--test", a.test_file}},
                 {{"MODEL", a.model_file}, {"--report-json", a.report_file}});
-  if (a.distributed && a.opt.solver != hetglm::SolverKind::automatic && a.opt.solver != hetglm::SolverKind::sequential)
+  if (a.distributed && a.opt.solver.solver != hetglm::SolverKind::automatic &&
+      a.opt.solver.solver != hetglm::SolverKind::sequential)
     throw hetglm::InvalidArgument(fmt::format(
         "--solver {}: --distributed trains with the sequential local solver on every rank (CoCoA+); drop --solver",
-        hetglm::solver_kind_name(a.opt.solver)));
+        hetglm::solver_kind_name(a.opt.solver.solver)));
   if (a.distributed) {  // `mpirun -np K hetglm train --distributed ...` (solvers/src/distributed.cpp, docs/mpi.md)
 #ifdef HETGLM_ENABLE_MPI
     if (!a.test_file.empty()) throw hetglm::InvalidArgument("--test is not supported with --distributed");
@@ -199,7 +211,7 @@ int run_train(TrainArgs& a) {
     fmt::print("loaded '{}': {} samples, {} features, {} nonzeros in {:.3f}s\n", a.train_file, data.X.n_rows,
                data.X.n_cols, data.X.nnz(), load_seconds);
 
-  a.opt.should_stop = [] { return g_interrupted.load(); };
+  a.opt.solver.should_stop = [] { return g_interrupted.load(); };
   bool multi_column = false;
   if (!a.quiet) {
     a.opt.on_epoch = [&multi_column](int, double label, const hetglm::EpochRecord& r) {
@@ -212,7 +224,7 @@ int run_train(TrainArgs& a) {
   // One-vs-rest prefixes progress lines with the class.
   {
     std::set<double> labels(data.y.begin(), data.y.end());
-    multi_column = labels.size() > 2 && hetglm::model_spec(a.opt.model, a.opt.penalty).classifier;
+    multi_column = labels.size() > 2 && a.opt.problem.model.classifier;
   }
   t0 = std::chrono::steady_clock::now();
   // The process's one oneTBB arena (conventions.md): the solver threads and one-vs-rest classes share it.
@@ -249,27 +261,27 @@ int run_train(TrainArgs& a) {
   // The solver that ran (--solver auto resolved); "duhl" when an accelerator trained.
   report["solver"] = res.solver == hetglm::SolverKind::automatic ? std::string("duhl")
                                                                   : std::string(hetglm::solver_kind_name(res.solver));
-  report["device"] = a.opt.device;
+  report["device"] = a.device;
   if (!res.device_reason.empty()) {
     report["device_reason"] = res.device_reason;
     if (!a.quiet) fmt::print("{}\n", res.device_reason);
   }
   if (!res.device.empty()) {
     report["accelerator"] = res.device;
-    report["accel_memory"] = a.opt.accel_memory;
-    report["cpu_role"] = a.opt.cpu_role;
-    report["duhl_selection"] = a.opt.duhl_selection;
-    report["link_bandwidth_gbps"] = a.opt.link_bandwidth;
+    report["accel_memory"] = a.accel_memory;
+    report["cpu_role"] = a.cpu_role;
+    report["duhl_selection"] = a.duhl_selection;
+    report["link_bandwidth_gbps"] = a.opt.device.backend.link_bandwidth_gbps;
   }
   report["threads"] = a.threads > 0 ? a.threads : tbb::info::default_concurrency();
-  report["numa_nodes"] = a.opt.numa_nodes;
-  report["deterministic"] = a.opt.deterministic;
+  report["numa_nodes"] = a.opt.solver.numa_nodes;
+  report["deterministic"] = a.opt.solver.deterministic;
   report["lambda"] = res.lambda;
   report["l1_ratio"] = res.model.l1_ratio;
-  report["tol"] = a.opt.tol;
-  report["max_epochs"] = a.opt.max_epochs;
-  report["seed"] = a.opt.seed;
-  report["bias"] = a.opt.bias;
+  report["tol"] = a.opt.solver.tol;
+  report["max_epochs"] = a.opt.solver.max_epochs;
+  report["seed"] = a.opt.solver.seed;
+  report["bias"] = a.opt.problem.bias;
   report["n_samples"] = data.X.n_rows;
   report["n_features"] = data.X.n_cols;
   report["nnz"] = data.X.nnz();
@@ -319,18 +331,18 @@ int run_train(TrainArgs& a) {
                    "warning: the duality gap is negative beyond the tolerance{}: P - D = {:.3e} (relative {:.3e}); the "
                    "objective values lose precision on this data (extreme feature values or sample weights), so the "
                    "model is written without a certificate at tol {:.1e}\n",
-                   who, c.certificate.gap, c.certificate.gap / std::fabs(c.certificate.primal), a.opt.tol);
-      else if (c.epochs < a.opt.max_epochs)  // the Newton solver stops when no decrease is measurable any more
+                   who, c.certificate.gap, c.certificate.gap / std::fabs(c.certificate.primal), a.opt.solver.tol);
+      else if (c.epochs < a.opt.solver.max_epochs)  // the Newton solver stops when no decrease is measurable any more
         fmt::print(stderr,
                    "warning: stopped after {} epochs before the tolerance{}: no further decrease of the objective is "
                    "measurable in double precision; relative gap {:.3e} > tol {:.1e}; the model and its certificate "
                    "are written\n",
-                   c.epochs, who, c.certificate.gap / std::fabs(c.certificate.primal), a.opt.tol);
+                   c.epochs, who, c.certificate.gap / std::fabs(c.certificate.primal), a.opt.solver.tol);
       else
         fmt::print(stderr,
                    "warning: reached --max-epochs {} before the tolerance{}: relative gap {:.3e} > tol {:.1e}; "
                    "the model and its certificate are written\n",
-                   a.opt.max_epochs, who, c.certificate.gap / std::fabs(c.certificate.primal), a.opt.tol);
+                   a.opt.solver.max_epochs, who, c.certificate.gap / std::fabs(c.certificate.primal), a.opt.solver.tol);
     }
   }
   // The report first: if it cannot be written, the previous model stays untouched. Paths that are not UTF-8
@@ -435,18 +447,18 @@ int hetglm_cli_main(int argc, char** argv) {
   auto* train = app.add_subcommand("train", "train a model on a libsvm file");
   train->add_option("TRAIN", ta.train_file, "training data (libsvm/svmlight, optionally .gz)")->required();
   train->add_option("MODEL", ta.model_file, "output model file (default: TRAIN's file name + .model)");
-  train->add_option("--model", ta.opt.model, "logistic | svm | squared-hinge | ridge | lasso | elastic-net")
+  train->add_option("--model", ta.model, "logistic | svm | squared-hinge | ridge | lasso | elastic-net")
       ->capture_default_str();
-  train->add_option("--penalty", ta.opt.penalty, "l2 | l1 | elastic-net (default: the model's own)");
+  train->add_option("--penalty", ta.penalty, "l2 | l1 | elastic-net (default: the model's own)");
   train->add_option("-c", ta.C, "LIBLINEAR's C: lambda = 1/(C n)");
   train->add_option("--lambda", ta.lambda, "regularization strength lambda of P(w) (scikit-learn's alpha for lasso)");
-  train->add_option("--l1-ratio", ta.opt.l1_ratio, "elastic-net mixing in [0, 1]")->capture_default_str();
-  train->add_option("--tol", ta.opt.tol, "stop when the duality gap <= tol * |primal|")->capture_default_str();
-  train->add_option("--max-epochs", ta.opt.max_epochs, "epoch limit (reaching it is a warning)")->capture_default_str();
+  train->add_option("--l1-ratio", ta.opt.problem.l1_ratio, "elastic-net mixing in [0, 1]")->capture_default_str();
+  train->add_option("--tol", ta.opt.solver.tol, "stop when the duality gap <= tol * |primal|")->capture_default_str();
+  train->add_option("--max-epochs", ta.opt.solver.max_epochs, "epoch limit (reaching it is a warning)")->capture_default_str();
   train->add_option("--seed", ta.seed, "seed of the coordinate order, an integer in [0, 2^64-1]")->capture_default_str();
-  train->add_option("-B", ta.opt.bias, "bias: >= 0 appends a constant feature of this value (LIBLINEAR -B)")
+  train->add_option("-B", ta.opt.problem.bias, "bias: >= 0 appends a constant feature of this value (LIBLINEAR -B)")
       ->capture_default_str();
-  train->add_option("--formulation", ta.opt.formulation, "auto | dual | primal")->capture_default_str();
+  train->add_option("--formulation", ta.formulation, "auto | dual | primal")->capture_default_str();
   train->add_option("--n-features", ta.n_features, "number of features; a larger index in TRAIN is an error")
       ->each([&ta](const std::string&) { ta.n_features_given = true; });
   train->add_flag("--zero-based", ta.zero_based, "feature indices start at 0 (scikit-learn's dump_svmlight_file)");
@@ -454,27 +466,27 @@ int hetglm_cli_main(int argc, char** argv) {
   train->add_option("--report-json", ta.report_file, "write a JSON report (certificate, metrics, history)");
   train->add_option("--threads", ta.threads, "threads for reading and for the solver (0 = all cores)")
       ->capture_default_str();
-  train->add_option("--device", ta.opt.device,
+  train->add_option("--device", ta.device,
                     "cpu | opencl | cuda | fpga | fpga-sim | auto: accelerator for DuHL (cpu = the CPU solver, or the "
                     "cpu stand-in when --accel-memory is given)")
       ->capture_default_str();
-  train->add_option("--accel-memory", ta.opt.accel_memory,
+  train->add_option("--accel-memory", ta.accel_memory,
                     "DuHL accelerator budget: bytes with K M G (10^3..) or Ki Mi Gi (2^10..), or a percentage such as 25%");
-  train->add_option("--cpu-role", ta.opt.cpu_role, "DuHL: gaps (as published) | solve (the CPU also trains)")
+  train->add_option("--cpu-role", ta.cpu_role, "DuHL: gaps (as published) | solve (the CPU also trains)")
       ->capture_default_str();
-  train->add_option("--duhl-selection", ta.opt.duhl_selection, "DuHL working sets: duhl | random | streaming (baselines)")
+  train->add_option("--duhl-selection", ta.duhl_selection, "DuHL working sets: duhl | random | streaming (baselines)")
       ->capture_default_str();
-  train->add_option("--link-bandwidth", ta.opt.link_bandwidth, "cpu stand-in: emulated host-device link in GB/s (0 = none)")
+  train->add_option("--link-bandwidth", ta.opt.device.backend.link_bandwidth_gbps, "cpu stand-in: emulated host-device link in GB/s (0 = none)")
       ->capture_default_str();
-  train->add_option("--xclbin", ta.opt.xclbin, "--device fpga: the FPGA binary built from hls/ with Vitis (docs/fpga.md)");
-  train->add_option("--duhl-epochs", ta.opt.duhl_epochs, "DuHL: accelerator epochs per round")->capture_default_str();
+  train->add_option("--xclbin", ta.opt.device.backend.xclbin, "--device fpga: the FPGA binary built from hls/ with Vitis (docs/fpga.md)");
+  train->add_option("--duhl-epochs", ta.opt.device.duhl.epochs_per_round, "DuHL: accelerator epochs per round")->capture_default_str();
   train->add_option("--solver", ta.solver,
                     "auto | newton | sequential | syscd | passcode-atomic | passcode-wild (auto: newton for the primal "
                     "of logistic and squared hinge, else syscd, or sequential with --threads 1)")
       ->capture_default_str();
-  train->add_option("--numa-nodes", ta.opt.numa_nodes, "syscd: NUMA nodes (0 = the machine's; K = K virtual nodes)")
+  train->add_option("--numa-nodes", ta.opt.solver.numa_nodes, "syscd: NUMA nodes (0 = the machine's; K = K virtual nodes)")
       ->capture_default_str();
-  train->add_flag("--deterministic", ta.opt.deterministic,
+  train->add_flag("--deterministic", ta.opt.solver.deterministic,
                   "syscd: the same --seed and --threads give a byte-identical model file");
   train->add_flag("--save-on-interrupt", ta.save_on_interrupt,
                   "on Ctrl-C, still write the model (with its current, unconverged certificate) and the report; "

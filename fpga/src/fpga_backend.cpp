@@ -3,29 +3,26 @@
 // SimDevice running the HLS kernel as C++. Both go through the same buffer packing and argument ABI
 // (kernel_abi.hpp), so the sim tests the host control path that the card runs.
 //
-// Device state: a column pool (values, indices) holding the resident columns as contiguous ranges; per working-set
-// position col_ptr {offset, nnz}, coord {y, c, curvature, 0} and alpha; v; per row {y, c} (primal); the visiting
-// order; status. A swap appends only the columns that are not resident (one contiguous write); when the pool is
-// full it is compacted (resident columns re-sent from the host matrix: counted in bytes_copied, not in
-// columns_copied). Everything on the device is float32 (conventions.md); the host re-synchronizes v in double.
+// Device state: a column pool (values, indices) holding the resident columns as contiguous ranges, placed by the
+// shared ColumnPool (column_pool.hpp: only columns that are not resident travel, one write for a contiguous block);
+// per working-set position col_ptr {offset, nnz}, coord {y, c, curvature, 0} and alpha; v; per row {y, c} (primal);
+// the visiting order; status. Everything on the device is float32 (docs/conventions.md, "Precision"); the host
+// re-synchronizes v in double.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <unordered_map>
 
-#include "hetglm/backends/registry.hpp"
+#include "hetglm/fpga/factory.hpp"
+#include "hetglm/column_pool.hpp"
 #include "hetglm/fpga/device.hpp"
 
 namespace hetglm {
 namespace {
 
-static_assert(fpga::abi::kFormDual == HETGLM_FORM_DUAL && fpga::abi::kFormPrimal == HETGLM_FORM_PRIMAL,
-              "kernel_abi.hpp formulation ids must equal backend.hpp's");
-
 using Clock = std::chrono::steady_clock;
-namespace abi = fpga::abi;
+namespace abi = hls::abi;
 
 class FpgaBackend final : public Backend {
  public:
@@ -56,7 +53,7 @@ class FpgaBackend final : public Backend {
       coord_[abi::kCoordWords * i + 2] = d.coord_curvature ? float(d.coord_curvature[i]) : 0.0f;
     }
     std::vector<float> row(std::max<std::size_t>(dim, 1) * abi::kRowWords, 0.0f);
-    if (d.formulation == HETGLM_FORM_PRIMAL)
+    if (!d.dual())
       for (std::size_t k = 0; k < dim; ++k) {
         row[abi::kRowWords * k] = d.row_labels ? float(d.row_labels[k]) : 0.0f;
         row[abi::kRowWords * k + 1] = d.row_weights ? float(d.row_weights[k]) : 1.0f;
@@ -66,13 +63,9 @@ class FpgaBackend final : public Backend {
     dev_->write(row_, row.data(), row.size() * sizeof(float));
     std::vector<float> zero(dim, 0.0f);
     dev_->write(v_, zero.data(), zero.size() * sizeof(float));
-    resident_.clear();
+    pool_.reset(0);
+    pool_ready_ = false;
     ws_.clear();
-    pool_end_ = 0;
-    if (pool_val_ < 0) {
-      pool_cap_ = 1024;
-      realloc_pool();
-    }
     bound_ = true;
   }
 
@@ -85,43 +78,37 @@ class FpgaBackend final : public Backend {
       throw InvalidArgument(fmt::format("device '{}': a working set of {} coordinates is more than the {} the FPGA "
                                         "kernel holds on chip; give a smaller --accel-memory",
                                         device_name(kind_), coords.size(), abi::kMaxCoords));
+    if (!pool_ready_) {  // the pool: the largest working set the budget allows
+      const auto cap = static_cast<std::int64_t>(std::min<std::size_t>(std::size_t(A.nnz()), budget_ / kBytesPerNonzero));
+      if (pool_val_ >= 0) dev_->free(pool_val_);
+      if (pool_idx_ >= 0) dev_->free(pool_idx_);
+      pool_val_ = dev_->alloc(static_cast<std::size_t>(std::max<std::int64_t>(cap, 1)) * sizeof(float), abi::kArgColVal);
+      pool_idx_ = dev_->alloc(static_cast<std::size_t>(std::max<std::int64_t>(cap, 1)) * sizeof(int), abi::kArgColIdx);
+      pool_.reset(cap);
+      pool_ready_ = true;
+    }
+    const ColumnPool::Plan plan = pool_.place(coords, A);
     LoadReport rep;
-    // Keep the resident columns of the new set where they are; the rest leave the pool.
-    std::unordered_map<index_t, Slot> next;
-    next.reserve(coords.size());
-    std::vector<index_t> fresh;
-    std::size_t kept_nnz = 0, fresh_nnz = 0;
-    for (index_t i : coords) {
-      const auto len = static_cast<std::int64_t>(A.offsets[i + 1] - A.offsets[i]);
-      auto it = resident_.find(i);
-      if (it != resident_.end()) {
-        next.emplace(i, it->second);
-        kept_nnz += static_cast<std::size_t>(len);
-      } else {
-        fresh.push_back(i);
-        fresh_nnz += static_cast<std::size_t>(len);
+    const std::size_t fresh_nnz = static_cast<std::size_t>(plan.fresh_nnz);
+    std::vector<int> idx(fresh_nnz);
+    std::vector<float> val(fresh_nnz);
+    ColumnPool::stage(plan, coords, A, idx.data(), val.data());
+    auto send = [&](std::size_t from, std::size_t n, std::int64_t at) {
+      if (n == 0) return;
+      dev_->write(pool_val_, val.data() + from, n * sizeof(float), static_cast<std::size_t>(at) * sizeof(float));
+      dev_->write(pool_idx_, idx.data() + from, n * sizeof(int), static_cast<std::size_t>(at) * sizeof(int));
+    };
+    if (plan.contiguous) {
+      send(0, fresh_nnz, plan.block);
+    } else {
+      std::size_t s = 0;
+      for (std::size_t p : plan.fresh) {
+        send(s, static_cast<std::size_t>(plan.slots[p].len), plan.slots[p].offset);
+        s += static_cast<std::size_t>(plan.slots[p].len);
       }
     }
-    std::size_t start = pool_end_;
-    if (pool_end_ + fresh_nnz > pool_cap_) {
-      // Compact: the kept columns move to the front (re-sent from the host), the fresh ones follow.
-      const std::size_t total = kept_nnz + fresh_nnz;
-      if (total > pool_cap_) {
-        pool_cap_ = std::max<std::size_t>(2 * total, 1024);
-        realloc_pool();
-      }
-      std::vector<index_t> kept;
-      for (index_t i : coords)
-        if (next.count(i)) kept.push_back(i);
-      std::size_t off = 0;
-      rep.bytes_copied += append(kept, A, 0, next, off);
-      start = off;
-    }
-    std::size_t end = start;
-    rep.bytes_copied += append(fresh, A, start, next, end);
-    pool_end_ = end;
-    rep.columns_copied = fresh.size();
-    resident_ = std::move(next);
+    rep.bytes_copied += fresh_nnz * kBytesPerNonzero;
+    rep.columns_copied = plan.fresh.size();
     ws_.assign(coords.begin(), coords.end());
     // Per-position arrays.
     const std::size_t ws = ws_.size();
@@ -129,7 +116,7 @@ class FpgaBackend final : public Backend {
     std::vector<float> coord(std::max<std::size_t>(ws, 1) * abi::kCoordWords, 0.0f);
     std::vector<float> alpha(std::max<std::size_t>(ws, 1), 0.0f);
     for (std::size_t p = 0; p < ws; ++p) {
-      const Slot& s = resident_.at(ws_[p]);
+      const ColumnPool::Range& s = plan.slots[p];
       ptr[2 * p] = static_cast<int>(s.offset);
       ptr[2 * p + 1] = static_cast<int>(s.len);
       std::copy_n(&coord_[abi::kCoordWords * static_cast<std::size_t>(ws_[p])], abi::kCoordWords, &coord[abi::kCoordWords * p]);
@@ -176,18 +163,18 @@ class FpgaBackend final : public Backend {
     a.buffers[abi::kArgRow] = row_;
     a.buffers[abi::kArgOrder] = order_;
     a.buffers[abi::kArgStatus] = status_;
-    const bool dual = d_.formulation == HETGLM_FORM_DUAL;
+    const ObjectiveF of = to_float(d_.obj);
     a.scalars.ws = static_cast<int>(ws);
     a.scalars.dim = d_.dim;
     a.scalars.epochs = epochs;
-    a.scalars.formulation = d_.formulation;
-    a.scalars.loss = d_.loss;
-    a.scalars.penalty = d_.penalty;
-    a.scalars.scale = dual ? float(1.0 / (d_.lambda * double(d_.n))) : float(1.0 / double(d_.n));
+    a.scalars.formulation = of.formulation;
+    a.scalars.loss = of.loss;
+    a.scalars.penalty = of.penalty;
+    a.scalars.scale = of.scale;
     a.scalars.sigma = float(sigma);
-    a.scalars.lambda = float(d_.lambda);
-    a.scalars.eta = float(d_.eta);
-    a.scalars.bound = float(d_.bound);
+    a.scalars.lambda = of.lambda;
+    a.scalars.eta = of.eta;
+    a.scalars.bound = of.bound;
     dev_->run(a);
     dev_->wait();
     int status[abi::kStatusWords] = {0, 0, 0, 0};
@@ -215,10 +202,6 @@ class FpgaBackend final : public Backend {
   }
 
  private:
-  struct Slot {
-    std::size_t offset = 0, len = 0;
-  };
-
   void check_bound() const {
     if (!bound_) throw InvalidArgument(fmt::format("device '{}': bind() an objective first", device_name(kind_)));
   }
@@ -229,42 +212,15 @@ class FpgaBackend final : public Backend {
     cap = std::max(bytes, cap * 2);
     b = dev_->alloc(cap, arg);
   }
-  void realloc_pool() {
-    if (pool_val_ >= 0) dev_->free(pool_val_);
-    if (pool_idx_ >= 0) dev_->free(pool_idx_);
-    pool_val_ = dev_->alloc(pool_cap_ * sizeof(float), abi::kArgColVal);
-    pool_idx_ = dev_->alloc(pool_cap_ * sizeof(int), abi::kArgColIdx);
-  }
-  /// Write `cols` contiguously from pool offset `start` (one write per array); record their slots; `end` receives
-  /// the end offset. Returns the bytes sent.
-  std::size_t append(const std::vector<index_t>& cols, const CsrMatrix& A, std::size_t start,
-                     std::unordered_map<index_t, Slot>& slots, std::size_t& end) {
-    std::vector<float> val;
-    std::vector<int> idx;
-    std::size_t off = start;
-    for (index_t i : cols) {
-      const offset_t b = A.offsets[i], e = A.offsets[i + 1];
-      val.insert(val.end(), A.values.begin() + b, A.values.begin() + e);
-      idx.insert(idx.end(), A.indices.begin() + b, A.indices.begin() + e);
-      slots[i] = Slot{off, static_cast<std::size_t>(e - b)};
-      off += static_cast<std::size_t>(e - b);
-    }
-    end = off;
-    if (val.empty()) return 0;
-    dev_->write(pool_val_, val.data(), val.size() * sizeof(float), start * sizeof(float));
-    dev_->write(pool_idx_, idx.data(), idx.size() * sizeof(int), start * sizeof(int));
-    return val.size() * kBytesPerNonzero;
-  }
-
   Device kind_;
   std::unique_ptr<fpga::Device> dev_;
   std::size_t budget_ = 0;
   ObjectiveDesc d_;
   bool bound_ = false;
   std::vector<float> coord_;  ///< per coordinate {y, c, curvature, 0}, host copy
-  std::unordered_map<index_t, Slot> resident_;
+  ColumnPool pool_;
+  bool pool_ready_ = false;
   std::vector<index_t> ws_;
-  std::size_t pool_end_ = 0, pool_cap_ = 0;
   fpga::BufferId pool_val_ = -1, pool_idx_ = -1, col_ptr_ = -1, coord_buf_ = -1, alpha_ = -1, v_ = -1, row_ = -1,
                  order_ = -1, status_ = -1;
   std::size_t col_ptr_cap_ = 0, coord_cap_ = 0, alpha_cap_ = 0, v_cap_ = 0, row_cap_ = 0, order_cap_ = 0;

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "hetglm/backend.hpp"
-#include "hetglm/backends/registry.hpp"
+#include "hetglm/fpga/factory.hpp"
 #include "hetglm/fpga/device.hpp"
 
 namespace hetglm::fpga {

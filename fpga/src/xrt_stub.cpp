@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // make_xrt_device when built without HETGLM_ENABLE_XRT: the rebuild hint (design.md lesson 6).
 #include "hetglm/backend.hpp"
-#include "hetglm/backends/registry.hpp"
+#include "hetglm/fpga/factory.hpp"
 #include "hetglm/fpga/device.hpp"
 
 namespace hetglm::fpga {

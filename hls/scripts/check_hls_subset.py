@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Check that the FPGA kernel sources stay within the HLS subset (docs/design.md, "The HLS subset"; issue 7).
 
-Kernel sources: hls/include/hetglm/hls/*.hpp, hls/src/*.cpp, the ABI header fpga/include/hetglm/fpga/kernel_abi.hpp
+Kernel sources: hls/include/hetglm/hls/*.hpp, hls/src/*.cpp, the ABI header hls/include/hetglm/hls/kernel_abi.hpp
 and the shared math core/include/hetglm/glm_math.h + glm_math_impl.h they include. Rules:
   - no heap: new, delete, malloc, calloc, realloc, free, aligned_alloc;
   - no STL containers or strings (std::vector, map, set, list, deque, string, unique_ptr, ...) and no includes of
@@ -22,7 +22,7 @@ KERNEL_GLOBS = [
     ("hls/include/hetglm/hls", (".hpp", ".h")),
     ("hls/src", (".cpp",)),
 ]
-KERNEL_FILES = ["fpga/include/hetglm/fpga/kernel_abi.hpp", "core/include/hetglm/glm_math.h",
+KERNEL_FILES = ["hls/include/hetglm/hls/kernel_abi.hpp", "core/include/hetglm/glm_math.h",
                 "core/include/hetglm/glm_math_impl.h"]
 PRAGMA_MACRO_FILE = "portable.hpp"
 

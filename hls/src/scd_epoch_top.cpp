@@ -2,7 +2,7 @@
 // The extern "C" top function of the FPGA kernel (kernel_abi.hpp): one kernel for every model, with formulation,
 // loss and penalty ids as scalar arguments (kernel_abi.hpp says why). Synthesized by v++ (hls/Makefile) and, as
 // plain C++, linked into the simulated device (fpga/src/sim_device.cpp) and the C-simulation test.
-#include "hetglm/fpga/kernel_abi.hpp"
+#include "hetglm/hls/kernel_abi.hpp"
 #include "hetglm/hls/portable.hpp"
 #include "hetglm/hls/scd_epoch.hpp"
 
@@ -35,9 +35,9 @@ extern "C" void hetglm_scd_epoch(const float* col_val, const int* col_idx, const
   HETGLM_HLS(HLS INTERFACE s_axilite port=return)
   // On-chip memories (BRAM/URAM). Static: they are the kernel's fixed RAMs, and in C simulation they stay off the
   // caller's stack; the simulated device serializes calls (one compute unit), as the card does.
-  static hetglm::hls::OnChip<hetglm::fpga::abi::kMaxDim, hetglm::fpga::abi::kMaxCoords> m;
+  static hetglm::hls::OnChip<hetglm::hls::abi::kMaxDim, hetglm::hls::abi::kMaxCoords> m;
   HETGLM_HLS(HLS BIND_STORAGE variable=m.alpha type=ram_2p impl=uram)
-  hetglm::hls::scd_epochs<hetglm::fpga::abi::kMaxDim, hetglm::fpga::abi::kMaxCoords, hetglm::fpga::abi::kPartials>(
+  hetglm::hls::scd_epochs<hetglm::hls::abi::kMaxDim, hetglm::hls::abi::kMaxCoords, hetglm::hls::abi::kPartials>(
       col_val, col_idx, col_ptr, coord, alpha, v, row, order, status, ws, dim, epochs, formulation, loss, penalty,
       scale, sigma, lambda, eta, bound, m);
 }

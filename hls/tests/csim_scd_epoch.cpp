@@ -2,28 +2,30 @@
 // C simulation of the FPGA kernel (plain g++): the top function hetglm_scd_epoch, called as a testbench calls it
 // (arrays packed as kernel_abi.hpp says), equals
 //   (1) scd_epoch_host() below: a host reference of the same algorithm in float (same coordinate order, same
-//       partial-sum order; conventions.md), within float rounding, and
-//   (2) the core's reference epoch in double (conformance.hpp reference_epoch: DualForm/PrimalForm::step), within
+//       partial-sum order; docs/conventions.md, "FPGA C simulation"), within float rounding, and
+//   (2) the core's reference epoch in double (conformance.hpp reference_epoch: the forms' coordinate kernel), within
 //       the float32 accelerator tolerance of the backend conformance test,
-// for every model, on real data. Also: sizes over the kernel's maxima are refused with an error code.
+// for every formulation of the conformance list, on real data. Also: sizes over the kernel's maxima are refused with
+// an error code.
 #include <cmath>
 #include <vector>
 
 #include "../../tests/backends/conformance.hpp"
-#include "hetglm/fpga/kernel_abi.hpp"
+#include "hetglm/hls/kernel_abi.hpp"
 #include "hetglm/glm_math.h"
 #include "hetglm/hls/scd_epoch_top.hpp"
 #include "hetglm/solvers/duhl.hpp"
 
 namespace hetglm::testing {
 namespace {
-namespace abi = fpga::abi;
+namespace abi = hls::abi;
 
 /// The kernel's packed arguments for working set `ws` of `A` (kernel_abi.hpp).
 struct Packed {
   std::vector<float> val, coord, alpha, v, row;
   std::vector<int> idx, ptr, order, status = std::vector<int>(abi::kStatusWords, 0);
   abi::Scalars s{};
+  ObjectiveF obj{};  ///< the same scalars as the coordinate kernel's objective (host reference)
 };
 
 Packed pack(const ObjectiveDesc& d, const CsrMatrix& A, const std::vector<index_t>& ws, int epochs,
@@ -49,14 +51,14 @@ Packed pack(const ObjectiveDesc& d, const CsrMatrix& A, const std::vector<index_
   k.alpha.assign(ws.size(), 0.0f);
   k.v.assign(static_cast<std::size_t>(d.dim), 0.0f);
   k.row.assign(2 * static_cast<std::size_t>(std::max(d.dim, 1)), 0.0f);
-  if (d.formulation == HETGLM_FORM_PRIMAL)
+  if (!d.dual())
     for (int r = 0; r < d.dim; ++r) k.row[2 * r] = float(d.row_labels[r]), k.row[2 * r + 1] = float(d.row_weights[r]);
   for (int e = 0; e < epochs; ++e)
     for (std::int32_t p : epoch_order(ws.size(), seed, e)) k.order.push_back(p);
-  const bool dual = d.formulation == HETGLM_FORM_DUAL;
-  k.s = abi::Scalars{static_cast<int>(ws.size()), d.dim, epochs, d.formulation, d.loss, d.penalty,
-                     dual ? float(1.0 / (d.lambda * double(d.n))) : float(1.0 / double(d.n)), float(sigma),
-                     float(d.lambda), float(d.eta), float(d.bound)};
+  const ObjectiveF o = to_float(d.obj);
+  k.s = abi::Scalars{static_cast<int>(ws.size()), d.dim, epochs, o.formulation, o.loss, o.penalty, o.scale,
+                     float(sigma), o.lambda, o.eta, o.bound};
+  k.obj = o;
   return k;
 }
 
@@ -77,42 +79,26 @@ void scd_epoch_host(Packed& k) {
       float part[abi::kPartials] = {};
       for (int q = 0; q < len; ++q) {
         const int r = k.idx[b + q];
-        const float g = s.formulation == abi::kFormPrimal
-                            ? hetglm_loss_derivative_f(s.loss, k.row[2 * r], k.v[r], k.row[2 * r + 1])
-                            : k.v[r];
+        const float g = hetglm_shared_factor_f(k.obj, k.v[r], k.row[2 * r], k.row[2 * r + 1]);
         part[q % abi::kPartials] += k.val[b + q] * g;
       }
       float sum = 0.0f;
       for (float x : part) sum += x;
       const float a = k.alpha[p];
-      const float an = s.formulation == abi::kFormPrimal
-                           ? hetglm_penalty_step_f(s.penalty, a, sum * s.scale, s.sigma * k.coord[4 * p + 2],
-                                                   s.lambda, s.eta, s.bound)
-                           : hetglm_dual_step_f(s.loss, k.coord[4 * p], a, sum * s.scale,
-                                                s.sigma * k.coord[4 * p + 2], k.coord[4 * p + 1]);
+      // The coordinate kernel (glm_math.h), as the device's step.
+      const float an = hetglm_coordinate_step_f(k.obj, a, sum, k.coord[4 * p + 2], k.coord[4 * p], k.coord[4 * p + 1],
+                                                s.sigma);
       if (an - a == 0.0f) continue;
       k.alpha[p] = an;
       for (int q = 0; q < len; ++q) k.v[k.idx[b + q]] += s.sigma * (an - a) * k.val[b + q];
     }
 }
 
-struct ModelCase {
-  const char* model;
-  const char* file;
-  index_t rows;
-  double lambda;
-};
-const ModelCase kModels[] = {
-    {"logistic", "w7a", 400, 1e-3},        {"svm", "mushrooms", 300, 1e-3},
-    {"squared-hinge", "a9a", 400, 1e-3},   {"ridge", "housing_scale", 506, 1e-2},
-    {"lasso", "housing_scale", 506, 0.05}, {"elastic-net", "housing_scale", 506, 0.05},
-};
-
 class CSim : public ::testing::TestWithParam<ModelCase> {};
 
 TEST_P(CSim, KernelEpochEqualsTheHostReferenceOfTheSameAlgorithm) {
   const ModelCase& mc = GetParam();
-  auto prob = make_problem(mc.model, mc.file, mc.rows, mc.lambda);
+  auto prob = make_problem(mc);
   with_form(*prob, [&](const auto& form) {
     const CsrMatrix& A = *form.A;
     std::vector<double> curv;
@@ -155,12 +141,8 @@ TEST_P(CSim, KernelEpochEqualsTheHostReferenceOfTheSameAlgorithm) {
   });
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryModel, CSim, ::testing::ValuesIn(kModels), [](const auto& info) {
-  std::string n = info.param.model;
-  for (char& ch : n)
-    if (ch == '-') ch = '_';
-  return n;
-});
+INSTANTIATE_TEST_SUITE_P(EveryFormulation, CSim, ::testing::ValuesIn(kEpochModels),
+                         [](const auto& info) { return info.param.name(); });
 
 TEST(CSimLimits, SizesOverTheKernelMaximaAreRefusedAndChangeNothing) {
   Packed k;
@@ -172,7 +154,7 @@ TEST(CSimLimits, SizesOverTheKernelMaximaAreRefusedAndChangeNothing) {
   k.coord.assign(4, 1.0f);
   k.row.assign(2, 0.0f);
   k.order.assign(1, 0);
-  k.s = abi::Scalars{1, abi::kMaxDim + 1, 1, abi::kFormDual, HETGLM_LOSS_SQUARED, 0, 1.0f, 1.0f, 1.0f, 0.0f, 0.0f};
+  k.s = abi::Scalars{1, abi::kMaxDim + 1, 1, HETGLM_FORM_DUAL, HETGLM_LOSS_SQUARED, 0, 1.0f, 1.0f, 1.0f, 0.0f, 0.0f};
   run_kernel(k);
   EXPECT_EQ(k.status[abi::kStatusError], abi::kErrDimTooLarge);
   k.s.dim = 4;

@@ -14,6 +14,7 @@
 
 #include "hetglm/error.hpp"
 #include "hetglm/rng.hpp"
+#include "hetglm/solvers/epoch_driver.hpp"
 
 namespace hetglm {
 
@@ -42,27 +43,16 @@ std::size_t data_bytes(const CsrMatrix& A) {
 template <class Form>
 ObjectiveDesc describe_objective(const Form& form, std::vector<double>& storage) {
   ObjectiveDesc d;
-  d.lambda = form.lambda;
+  d.obj = form.obj;
   d.n_coords = form.n_coords();
   d.dim = form.dim();
+  storage.resize(static_cast<std::size_t>(form.n_coords()));
+  for (index_t i = 0; i < form.n_coords(); ++i) storage[i] = form.curvature(i);
+  d.coord_curvature = storage.data();
   if constexpr (Form::formulation == Formulation::dual) {
-    d.formulation = HETGLM_FORM_DUAL;
-    d.loss = static_cast<int>(Form::LossP::id);
-    d.n = form.n_coords();
-    storage.resize(static_cast<std::size_t>(form.n_coords()));
-    for (index_t i = 0; i < form.n_coords(); ++i) storage[i] = form.sq_norm[i] * form.inv_lambda_n;
     d.coord_labels = form.y;
     d.coord_weights = form.c;
-    d.coord_curvature = storage.data();
   } else {
-    d.formulation = HETGLM_FORM_PRIMAL;
-    d.loss = static_cast<int>(Form::LossP::id);
-    d.penalty = static_cast<int>(Form::PenP::id);
-    d.eta = form.eta;
-    d.bound = form.bound;
-    d.n = form.dim();
-    storage = form.h;
-    d.coord_curvature = storage.data();
     d.row_labels = form.y;
     d.row_weights = form.c;
   }
@@ -72,21 +62,17 @@ ObjectiveDesc describe_objective(const Form& form, std::vector<double>& storage)
 namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-void check_finite(const Certificate& c, int round) {
-  if (!std::isfinite(c.primal) || !std::isfinite(c.dual))
-    throw TrainingError(fmt::format("numerical failure at DuHL round {}: the objective is not finite (primal {}, dual {})",
-                                    round, c.primal, c.dual));
-}
 }  // namespace
 
 template <class Form>
 DuhlResult solve_duhl(const Form& form, Backend& accel, const SolverOptions& so, const DuhlOptions& o) {
-  const auto t0 = Clock::now();
-  double cert_seconds = 0;  // excluded from the per-round times (measurement, not training)
   const CsrMatrix& A = *form.A;
   const index_t m = form.n_coords();
   const auto mz = static_cast<std::size_t>(m);
   DuhlResult res;
+  // One history row per round with an exact certificate; the exact-certificate passes are measurement, not training:
+  // the driver leaves them out of the per-round times.
+  EpochDriver driver(so, res, Form::formulation);
   res.device = accel.description();
 
   std::vector<std::size_t> bytes(mz);
@@ -120,7 +106,7 @@ DuhlResult solve_duhl(const Form& form, Backend& accel, const SolverOptions& so,
   std::vector<double>& alpha = res.alpha;
   std::vector<double> v(static_cast<std::size_t>(form.dim()), 0.0);
   std::vector<double> z(mz);
-  for (index_t i = 0; i < m; ++i) z[i] = form.gap(i, 0.0, form.u(i, v.data()));
+  for (index_t i = 0; i < m; ++i) z[i] = form.coordinate_gap(i, 0.0, v.data());
 
   std::vector<char> in_ws(mz, 0);
   std::vector<index_t> ws, cand(mz);
@@ -175,13 +161,6 @@ DuhlResult solve_duhl(const Form& form, Backend& accel, const SolverOptions& so,
     }
   };
 
-  auto record = [&](int round, const Certificate& c) {
-    EpochRecord r{round, since(t0) - cert_seconds, c.primal, c.dual, c.gap, relative_gap(c)};
-    res.history.push_back(r);
-    if (so.on_epoch) so.on_epoch(r);
-    return r;
-  };
-
   std::vector<double> alpha_ws, alpha_new, v_loc;
   std::vector<std::pair<index_t, double>> cpu_deltas;
   int round = 0;
@@ -234,17 +213,12 @@ DuhlResult solve_duhl(const Form& form, Backend& accel, const SolverOptions& so,
         ++outside_visits;
         ++rec.cpu_updates;
         if (!solve) {
-          z[i] = form.gap(i, alpha[i], form.u(i, v.data()));
+          z[i] = form.coordinate_gap(i, alpha[i], v.data());
           continue;
         }
-        z[i] = form.gap(i, alpha[i], form.u(i, v_loc.data()));
-        const double a_new = form.coordinate_step(i, alpha[i], v_loc.data(), sigma);
-        const double delta = a_new - alpha[i];
-        if (delta == 0) continue;
-        alpha[i] = a_new;
-        cpu_deltas.emplace_back(i, delta);
-        const double sd = sigma * delta;
-        for (offset_t k = A.offsets[i]; k < A.offsets[i + 1]; ++k) v_loc[A.indices[k]] += sd * double(A.values[k]);
+        z[i] = form.coordinate_gap(i, alpha[i], v_loc.data());
+        const double delta = update_coordinate(form, i, alpha.data(), v_loc.data(), sigma);
+        if (delta != 0) cpu_deltas.emplace_back(i, delta);
       }
     }
     accel_thread.join();
@@ -256,9 +230,7 @@ DuhlResult solve_duhl(const Form& form, Backend& accel, const SolverOptions& so,
     // Merge (gamma = 1): alpha from both units; v += A dalpha in double, from alpha (never the device's float v).
     alpha_new.resize(ws.size());
     accel.get_alpha(alpha_new);
-    auto axpy = [&](index_t i, double delta) {
-      for (offset_t k = A.offsets[i]; k < A.offsets[i + 1]; ++k) v[A.indices[k]] += delta * double(A.values[k]);
-    };
+    auto axpy = [&](index_t i, double delta) { row_axpy(A, i, delta, v.data()); };
     for (std::size_t p = 0; p < ws.size(); ++p) {
       const double delta = alpha_new[p] - alpha[ws[p]];
       if (delta == 0) continue;
@@ -269,40 +241,33 @@ DuhlResult solve_duhl(const Form& form, Backend& accel, const SolverOptions& so,
     // Fresh gaps of P from the merged v, in double on the host (O(nnz_P)): the device's float32 gaps
     // (Backend::coordinate_gaps) are too noisy for selection when the Lipschitzing bound B multiplies the rounding
     // of s_j (Lasso on PoCL stalled on that noise).
-    for (index_t i : ws) z[i] = form.gap(i, alpha[i], form.u(i, v.data()));
+    for (index_t i : ws) z[i] = form.coordinate_gap(i, alpha[i], v.data());
 
+    const bool interrupt = driver.poll_interrupt();  // once per round; record() below uses this answer
     if (round % exact_every == 0 || round == max_rounds) {
       const auto tc = Clock::now();
       v = shared_vector(form, alpha);
-      const Certificate c = form.certificate(alpha, v);
-      cert_seconds += since(tc);
-      check_finite(c, round);
-      const EpochRecord r = record(round, c);
+      const Certificate c = certificate(form, alpha, v);
+      driver.exclude(since(tc));
+      // The driver records the round (finite check, history, progress) and applies the stop rule; the round budget
+      // is max_rounds here, so only convergence and interrupts stop it.
+      const EpochDriver::Stop s = driver.record(round, c, alpha, v);
       rec.exact = true;
       rec.primal = c.primal;
       rec.dual = c.dual;
       rec.gap = c.gap;
-      rec.rel_gap = r.rel_gap;
-      if (r.rel_gap <= so.tol) {
-        res.converged = true;
-        stop = true;
-      }
-    }
-    if (so.should_stop && so.should_stop()) {
-      res.interrupted = true;
+      rec.rel_gap = relative_gap(c);
+      stop = s == EpochDriver::Stop::converged || s == EpochDriver::Stop::interrupted;
+    } else if (interrupt) {
+      driver.mark_interrupted();
       stop = true;
     }
-    rec.seconds = since(t0) - cert_seconds;
+    rec.seconds = driver.seconds();
     res.rounds.push_back(rec);
     if (o.on_round) o.on_round(rec);
   }
   v = shared_vector(form, alpha);
-  res.certificate = form.certificate(alpha, v);
-  check_finite(res.certificate, round);
-  res.converged = certified(res.certificate, so.tol);
-  res.w = form.weights(alpha, v);
-  res.epochs = round;
-  res.seconds = since(t0);
+  driver.finish(form, certificate(form, alpha, v), v, round);
   return res;
 }
 

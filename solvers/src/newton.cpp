@@ -10,14 +10,12 @@
 
 #include "hetglm/error.hpp"
 #include "hetglm/rng.hpp"
-#include "hetglm/solvers/numeric_guard.hpp"
+#include "hetglm/solvers/epoch_driver.hpp"
 #include "executor.hpp"
 
 namespace hetglm {
 
 namespace {
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 constexpr index_t kRowGrain = 1024;    // samples per task of the element-wise passes
 constexpr index_t kFeatureGrain = 16;  // features per task of the per-feature passes (features can be long columns)
@@ -55,7 +53,6 @@ template <class Form>
 SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions& o) {
   using LossP = typename Form::LossP;
   using PenP = typename Form::PenP;
-  const auto t0 = Clock::now();
   // Rows-only (fused) path: no X^T; every X^T u is summed per chunk of kChunk rows into its own buffer of d
   // doubles, and the buffers are added in chunk order (deterministic). Otherwise X^T = form.A, features in parallel.
   const bool rows_only = form.A == nullptr;
@@ -69,6 +66,7 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
   const bool has_l1 = eta > 0;  // l1 (eta = 1) or elastic net with an L1 part
 
   SolveResult res;
+  EpochDriver driver(o, res, Formulation::primal);
   res.alpha.assign(Dn, 0.0);
   double* w = res.alpha.data();
   std::vector<double> v(N, 0.0), grad(N), curv(N), lossv(N), q(N);
@@ -100,14 +98,12 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
     for_chunks(n, [&](std::int64_t ch, std::int64_t lo, std::int64_t hi) {
       double loss = 0, conj = 0;
       for (std::int64_t k = lo; k < hi; ++k) {
-        const double l = LossP::value(y[k], v[k], c[k]);
-        const double g = LossP::derivative(y[k], v[k], c[k]);
-        lossv[k] = l;
-        loss += l;
-        // phi_k^*(g) at g = phi_k'(v_k) by the Fenchel-Young equality, g v_k - phi_k(v_k): the same value as
-        // LossP::conjugate(y, -g, c) (PrimalForm::certificate) without its two logarithms.
-        conj += g * v[k] - l;
-        grad[k] = g * inv_n;
+        // The form's per-sample certificate terms (PrimalForm::sample), with the derivative the solver needs.
+        const SampleTerms t = form.sample(static_cast<index_t>(k), v[k]);
+        lossv[k] = t.value;
+        loss += t.value;
+        conj += t.conj;
+        grad[k] = t.derivative * inv_n;
         curv[k] = LossP::curvature(y[k], v[k], c[k]) * inv_n;
       }
       part_a[ch] = loss;
@@ -141,18 +137,13 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
       s[j] = sj;
       H[j] = hj + kNu;
     });
-    double loss = 0, conj = 0, g = 0, gconj = 0, gsum = 0;
+    CertificateTerms samples, features;
     for (std::int64_t ch = 0; ch < n_chunks; ++ch) {
-      loss += part_a[ch];
-      conj += part_b[ch];
+      samples.value += part_a[ch];
+      samples.conj += part_b[ch];
     }
-    for (index_t j = 0; j < d; ++j) form.add_penalty_terms(w[j], s[j], g, gconj, gsum);
-    Certificate cert;
-    cert.primal = loss * inv_n + g;
-    cert.dual = -conj * inv_n - gconj;
-    cert.gap = cert.primal - cert.dual;
-    cert.gap_sum = gsum;
-    return cert;
+    for (index_t j = 0; j < d; ++j) form.add_penalty_terms(w[j], s[j], features);
+    return form.finish(features, samples);
   };
 
   // Every stored value is 1 (one-hot / binary LIBSVM data): the fused CG pass then skips the values.
@@ -258,21 +249,14 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
   double best_seen = std::numeric_limits<double>::infinity();
   for (;;) {
     const Certificate cert = state();
-    check_finite_certificate(cert, it, res.alpha, v, "w");
+    if (it == 0) driver.check_finite(cert, it, res.alpha, v);
     if (std::abs(relative_gap(cert)) < best_seen) {
       best_seen = std::abs(relative_gap(cert));
       best_w.assign(res.alpha.begin(), res.alpha.end());
     }
-    if (it > 0) {
-      EpochRecord r{it, since(t0), cert.primal, cert.dual, cert.gap, relative_gap(cert)};
-      res.history.push_back(r);
-      if (o.on_epoch) o.on_epoch(r);
-      if (o.should_stop && o.should_stop()) {
-        res.interrupted = relative_gap(cert) > o.tol;
-        break;
-      }
-    }
-    if (relative_gap(cert) <= o.tol || it >= o.max_epochs) break;
+    // Iteration `it` is done: the epoch driver records it and applies the stop rule (converged, interrupted, budget).
+    if (it > 0 && driver.record(it, cert, res.alpha, v) != EpochDriver::Stop::none) break;
+    if (it == 0 && relative_gap(cert) <= o.tol) break;
 
     // Step 2: the Newton direction. L2: preconditioned conjugate gradients on the Newton system; otherwise
     // coordinate descent on the quadratic model (sequential, seeded order). Both leave q = X dir.
@@ -375,12 +359,7 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
       res.certificate = state();
     }
   }
-  check_finite_certificate(res.certificate, it, res.alpha, v, "w");
-  res.converged = certified(res.certificate, o.tol);
-  if (res.converged) res.interrupted = false;
-  res.w = form.weights(res.alpha, v);
-  res.epochs = it;
-  res.seconds = since(t0);
+  driver.finish(form, res.certificate, v, it);
   return res;
 }
 }  // namespace
@@ -404,9 +383,7 @@ SolveResult solve_primal_newton(const Form& form, const CsrMatrix& X, const Solv
 
 #define HETGLM_INSTANTIATE_NEWTON(...) \
   template SolveResult solve_primal_newton(const __VA_ARGS__&, const CsrMatrix&, const SolverOptions&);
-HETGLM_FOR_EACH_PRIMAL_PENALTY_(HETGLM_INSTANTIATE_NEWTON, ::hetglm::Loss::squared)
-HETGLM_FOR_EACH_PRIMAL_PENALTY_(HETGLM_INSTANTIATE_NEWTON, ::hetglm::Loss::logistic)
-HETGLM_FOR_EACH_PRIMAL_PENALTY_(HETGLM_INSTANTIATE_NEWTON, ::hetglm::Loss::squared_hinge)
+HETGLM_FOR_EACH_PRIMAL_FORM(HETGLM_INSTANTIATE_NEWTON)
 #undef HETGLM_INSTANTIATE_NEWTON
 
 }  // namespace hetglm

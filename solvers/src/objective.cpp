@@ -1,33 +1,48 @@
 // SPDX-License-Identifier: Apache-2.0
+// Models and their names (objective.hpp).
 #include "hetglm/solvers/objective.hpp"
 
 #include <fmt/format.h>
+
+#include <cmath>
 
 #include "hetglm/error.hpp"
 
 namespace hetglm {
 
+namespace {
+const ModelRow* find_model(const std::string& name) {
+  for (const ModelRow& r : kModels)
+    if (name == r.name) return &r;
+  return nullptr;
+}
+/// The model whose own penalty is `p` among those that fix their penalty, for the squared loss (ridge, lasso,
+/// elastic-net): the model to point a user at.
+const ModelRow* model_with_penalty(Loss loss, Penalty p) {
+  for (const ModelRow& r : kModels)
+    if (r.loss == loss && !r.any_penalty && r.default_penalty == p) return &r;
+  return nullptr;
+}
+}  // namespace
+
+std::string model_names(std::string_view last_separator) {
+  std::string s;
+  const std::size_t n = std::size(kModels);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i > 0) s += i + 1 == n ? std::string(last_separator) : std::string(", ");
+    s += kModels[i].name;
+  }
+  return s;
+}
+
 ModelSpec model_spec(const std::string& model, const std::string& penalty) {
+  const ModelRow* row = find_model(model);
+  if (!row) throw InvalidArgument(fmt::format("--model: unknown model '{}' (expected {})", model, model_names()));
   ModelSpec s;
   s.name = model;
-  if (model == "logistic") {
-    s.loss = Loss::logistic;
-  } else if (model == "svm") {
-    s.loss = Loss::hinge;
-  } else if (model == "squared-hinge") {
-    s.loss = Loss::squared_hinge;
-  } else if (model == "ridge") {
-    s.loss = Loss::squared;
-  } else if (model == "lasso") {
-    s.loss = Loss::squared;
-  } else if (model == "elastic-net") {
-    s.loss = Loss::squared;
-  } else {
-    throw InvalidArgument(fmt::format(
-        "--model: unknown model '{}' (expected logistic, svm, squared-hinge, ridge, lasso or elastic-net)", model));
-  }
-  s.classifier = s.loss != Loss::squared;
-  const Penalty def = model == "lasso" ? Penalty::l1 : model == "elastic-net" ? Penalty::elastic_net : Penalty::l2;
+  s.loss = row->loss;
+  s.classifier = row->classifier;
+  const Penalty def = row->default_penalty;
   if (penalty.empty()) {
     s.penalty = def;
   } else if (penalty == "l2") {
@@ -39,15 +54,12 @@ ModelSpec model_spec(const std::string& model, const std::string& penalty) {
   } else {
     throw InvalidArgument(fmt::format("--penalty: unknown penalty '{}' (expected l2, l1 or elastic-net)", penalty));
   }
-  // L1 and elastic net for logistic and squared hinge train on the primal path (conventions.md); the hinge
-  // loss (svm) is dual only, and ridge / lasso / elastic-net name their penalty.
-  const bool smooth_classifier = s.loss == Loss::logistic || s.loss == Loss::squared_hinge;
-  if (s.penalty != def && !smooth_classifier) {
-    // For the squared loss the penalty is the model: point at the model that has it.
-    const char* other = s.penalty == Penalty::l1 ? "lasso" : s.penalty == Penalty::elastic_net ? "elastic-net" : "ridge";
+  if (s.penalty != def && !row->any_penalty) {
+    // Where another model has this penalty as its own (ridge / lasso / elastic-net), point at it.
+    const ModelRow* other = model_with_penalty(row->loss, s.penalty);
     throw InvalidArgument(fmt::format("--penalty {} is not available for --model {} (it uses {}){}", penalty, model,
                                       penalty_name(def),
-                                      s.loss == Loss::squared ? fmt::format("; use --model {}", other) : std::string()));
+                                      other ? fmt::format("; use --model {}", other->name) : std::string()));
   }
   return s;
 }
@@ -56,42 +68,107 @@ std::string penalty_name(Penalty p) {
   switch (p) {
     case Penalty::l2: return "l2";
     case Penalty::l1: return "l1";
-    default: return "elastic-net";
+    case Penalty::elastic_net: return "elastic-net";
   }
+  return "unknown";
 }
 
 std::string formulation_name(Formulation f) { return f == Formulation::dual ? "dual" : "primal"; }
 
-std::string solver_type_name(const ModelSpec& spec, Formulation f) {
-  const bool dual = f == Formulation::dual;
-  switch (spec.loss) {
-    case Loss::logistic:
-      if (spec.penalty == Penalty::l1) return "L1R_LR";
-      if (spec.penalty == Penalty::elastic_net) return "ELASTIC_NET_LR";
-      return dual ? "L2R_LR_DUAL" : "L2R_LR";
-    case Loss::hinge:
-      return "L2R_L1LOSS_SVC_DUAL";
-    case Loss::squared_hinge:
-      if (spec.penalty == Penalty::l1) return "L1R_L2LOSS_SVC";
-      if (spec.penalty == Penalty::elastic_net) return "ELASTIC_NET_L2LOSS_SVC";
-      return dual ? "L2R_L2LOSS_SVC_DUAL" : "L2R_L2LOSS_SVC";
-    default:
-      if (spec.penalty == Penalty::l1) return "LASSO";
-      if (spec.penalty == Penalty::elastic_net) return "ELASTIC_NET";
-      return dual ? "RIDGE_DUAL" : "RIDGE_PRIMAL";
+FormulationRequest parse_formulation(std::string_view name) {
+  if (name == "auto") return FormulationRequest::automatic;
+  if (name == "dual") return FormulationRequest::dual;
+  if (name == "primal") return FormulationRequest::primal;
+  throw InvalidArgument(fmt::format("--formulation: unknown value '{}' (expected auto, dual or primal)", name));
+}
+
+std::string_view formulation_request_name(FormulationRequest f) {
+  switch (f) {
+    case FormulationRequest::automatic: return "auto";
+    case FormulationRequest::dual: return "dual";
+    case FormulationRequest::primal: return "primal";
   }
+  return "unknown";
 }
 
 std::string no_dual_form_message(const ModelSpec& spec) {
-  if (spec.name == "logistic" || spec.name == "squared-hinge")
+  const ModelRow* row = find_model(spec.name);
+  if (row && row->any_penalty)
     return fmt::format("--formulation dual: penalty {} of model '{}' has no dual (SDCA) form; use primal",
                        penalty_name(spec.penalty), spec.name);
   return fmt::format("--formulation dual: model '{}' has no dual (SDCA) form; use primal", spec.name);
 }
 
-void check_formulation_name(const std::string& name) {
-  if (name != "auto" && name != "dual" && name != "primal")
-    throw InvalidArgument(fmt::format("--formulation: unknown value '{}' (expected auto, dual or primal)", name));
+std::string no_primal_form_message(const ModelSpec& spec) {
+  return fmt::format("--formulation primal: the {} loss is not smooth, so {} trains in the dual only",
+                     spec.loss == Loss::hinge ? "hinge" : "model's", spec.name);
+}
+
+std::optional<Formulation> forced_formulation(const ModelSpec& spec, FormulationRequest request) {
+  const bool dual_ok = spec.penalty == Penalty::l2 && has_dual_step(spec.loss);
+  const bool primal_ok = is_smooth(spec.loss);
+  switch (request) {
+    case FormulationRequest::dual:
+      if (!dual_ok) throw InvalidArgument(no_dual_form_message(spec));
+      return Formulation::dual;
+    case FormulationRequest::primal:
+      if (!primal_ok) throw InvalidArgument(no_primal_form_message(spec));
+      return Formulation::primal;
+    case FormulationRequest::automatic:
+      if (!dual_ok) return Formulation::primal;
+      if (!primal_ok) return Formulation::dual;
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::string solver_type_name(const ModelSpec& spec, Formulation f) {
+  const ModelRow* row = find_model(spec.name);
+  const char* name = nullptr;
+  if (row) {
+    if (f == Formulation::dual) name = row->type_dual_l2;
+    else if (spec.penalty == Penalty::l2) name = row->type_primal_l2;
+    else if (spec.penalty == Penalty::l1) name = row->type_primal_l1;
+    else name = row->type_primal_elastic_net;
+  }
+  if (!name)
+    throw InvalidArgument(fmt::format("model '{}' with penalty {} has no {} formulation", spec.name,
+                                      penalty_name(spec.penalty), formulation_name(f)));
+  return name;
+}
+
+double resolve_lambda(const ModelSpec& spec, std::optional<double> C, std::optional<double> lambda,
+                      std::int64_t n) {
+  if (C && lambda) throw InvalidArgument("-c and --lambda are mutually exclusive: give one of them");
+  // lambda must leave 1/(lambda n) finite (the SDCA scaling w = v/(lambda n)) and lambda itself finite.
+  auto usable = [n](double lam) { return std::isfinite(lam) && lam > 0 && std::isfinite(1.0 / (lam * double(n))); };
+  if (C) {
+    if (!(std::isfinite(*C) && *C > 0)) throw InvalidArgument(fmt::format("-c: C must be a positive number, got {}", *C));
+    const double lam = 1.0 / (*C * static_cast<double>(n));
+    if (!usable(lam))
+      throw InvalidArgument(fmt::format("-c: C = {} makes lambda = 1/(C n) = {} out of double range", *C, lam));
+    return lam;
+  }
+  if (lambda) {
+    if (!(std::isfinite(*lambda) && *lambda > 0))
+      throw InvalidArgument(fmt::format("--lambda: lambda must be a positive number, got {}", *lambda));
+    if (!usable(*lambda))
+      throw InvalidArgument(fmt::format("--lambda: lambda = {} is too small: 1/(lambda n) overflows", *lambda));
+    return *lambda;
+  }
+  // C = 1 for the classifiers and the L2 models (ridge: scikit-learn's alpha = 1); 1.0 for lasso and elastic net.
+  const ModelRow* row = find_model(spec.name);
+  if (spec.classifier || (row && row->default_penalty == Penalty::l2)) return 1.0 / static_cast<double>(n);
+  return 1.0;
+}
+
+double l1_share(Penalty p, double l1_ratio) {
+  switch (p) {
+    case Penalty::l2: return 0.0;
+    case Penalty::l1: return 1.0;
+    case Penalty::elastic_net: return l1_ratio;
+  }
+  return 0.0;
 }
 
 }  // namespace hetglm

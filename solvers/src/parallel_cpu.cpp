@@ -22,43 +22,33 @@
 #include "hetglm/error.hpp"
 #include "hetglm/rng.hpp"
 #include "hetglm/solvers/numa.hpp"
-#include "hetglm/solvers/numeric_guard.hpp"
+#include "hetglm/solvers/epoch_driver.hpp"
 #include "hetglm/solvers/sequential.hpp"
 #include "executor.hpp"
 
 namespace hetglm {
 
 namespace {
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
 
 bool finite(const Certificate& c) { return std::isfinite(c.primal) && std::isfinite(c.dual); }
-
 
 constexpr index_t kReduceGrain = 2048;   // coordinates per leaf of the certificate reduction
 constexpr std::size_t kVecGrain = 4096;  // entries of v per task of the replica merge
 constexpr int kResyncEvery = 10;         // epochs between exact re-synchronizations v = A alpha
 
-/// Partial sums of a certificate.
-struct Sums {
-  double a = 0, b = 0, c = 0;
-  Sums operator+(const Sums& o) const { return {a + o.a, b + o.b, c + o.c}; }
-};
-
 /// Sums body(lo, hi) over fixed chunks of kReduceGrain coordinates of [0, n), computed in parallel and added in
 /// chunk order by the caller: the result never depends on the thread count or the schedule.
 template <class Body>
-Sums reduce(index_t n, const Body& body) {
+CertificateTerms reduce(index_t n, const Body& body) {
   if (n <= 0) return {};
   const std::int64_t chunks = (std::int64_t(n) + kReduceGrain - 1) / kReduceGrain;
-  std::vector<Sums> part(static_cast<std::size_t>(chunks));
+  std::vector<CertificateTerms> part(static_cast<std::size_t>(chunks));
   parallel_chunks(chunks, [&](std::int64_t c) {
     const index_t lo = static_cast<index_t>(c * kReduceGrain);
     part[c] = body(lo, static_cast<index_t>(std::min<std::int64_t>(lo + std::int64_t(kReduceGrain), n)));
   });
-  Sums total;
-  for (const Sums& p : part) total = total + p;
+  CertificateTerms total;
+  for (const CertificateTerms& p : part) total = total + p;
   return total;
 }
 
@@ -105,7 +95,6 @@ inline void prefetch_bucket(const CsrMatrix& A, const double* alpha, index_t lo,
 
 template <class Form>
 SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T) {
-  const auto t0 = Clock::now();
   const CsrMatrix& A = *form.A;
   const index_t m = form.n_coords();
   const std::size_t d = static_cast<std::size_t>(form.dim());
@@ -138,6 +127,7 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T) 
   const double sigma = syscd ? static_cast<double>(T) : 1.0;  // CoCoA+ sigma' = number of replicas (gamma = 1)
 
   SolveResult res;
+  EpochDriver driver(o, res, Form::formulation);
   res.alpha.assign(static_cast<std::size_t>(m), 0.0);
   double* alpha = res.alpha.data();
   std::vector<double> v(d, 0.0);
@@ -177,14 +167,7 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T) 
   SplitMix64 rng(o.seed);
 
   // One coordinate step of SySCD on replica vt (sigma'-scaled local update, CoCoA+).
-  auto step_syscd = [&](index_t i, double* vt) {
-    const double a_new = form.coordinate_step(i, alpha[i], vt, sigma);
-    const double delta = a_new - alpha[i];
-    if (delta == 0) return;
-    alpha[i] = a_new;
-    const double sd = sigma * delta;
-    for (offset_t k = A.offsets[i]; k < A.offsets[i + 1]; ++k) vt[idx[k]] += sd * double(val[k]);
-  };
+  auto step_syscd = [&](index_t i, double* vt) { update_coordinate(form, i, alpha, vt, sigma); };
   // One coordinate step of PASSCoDe on the shared v: gather v's entries of row i with relaxed atomic loads into
   // the thread's scratch (Form::u reads v only at row i's indices), step, then add atomically (fetch_add) or
   // wildly (load + store, an update may be lost).
@@ -279,25 +262,15 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T) 
     });
   };
 
-  auto record = [&](int epoch, const Certificate& c) {
-    EpochRecord r{epoch, since(t0), c.primal, c.dual, c.gap, relative_gap(c)};
-    res.history.push_back(r);
-    if (o.on_epoch) o.on_epoch(r);
-    return r;
-  };
   auto resync = [&] {
     v = parallel_shared_vector(form, res.alpha, T);
     return parallel_certificate(form, res.alpha, v);
   };
 
-  // A non-finite certificate names the first non-finite alpha_i (w_j in the primal) or v_k (numeric_guard.hpp).
-  const char* alpha_name = Form::formulation == Formulation::dual ? "alpha" : "w";
-  auto check_finite = [&](const Certificate& c, int e) { check_finite_certificate(c, e, res.alpha, v, alpha_name); };
-
   int epoch = 0;
   bool exact = true;  // v == A alpha (re-synchronized) and `cert` certifies it
-  Certificate cert{};
-  while (epoch < o.max_epochs) {
+  Certificate cert = parallel_certificate(form, res.alpha, v);  // alpha = 0, v = 0: exact
+  while (driver.budget_left(epoch)) {
     // A fresh random permutation of each node's buckets; contiguous cuts of it are the threads' lists.
     for (int k = 0; k < K; ++k) shuffle(std::span<index_t>(perm[k]), rng);
     for (int t = 0; t < T; ++t) cursor[t].store(list_lo[t], std::memory_order_relaxed);
@@ -309,31 +282,19 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T) 
     exact = false;
     // Non-finite: name the first non-finite alpha_i or v_k of the epoch's own state (before the re-synchronization
     // below could hide a non-finite v).
-    if (!finite(cert)) throw_if_nonfinite_state(epoch, res.alpha, v, alpha_name);
-    const bool stop = o.should_stop && o.should_stop();
-    if (wild || !finite(cert) || relative_gap(cert) <= o.tol || epoch % kResyncEvery == 0 ||
-        epoch == o.max_epochs || stop) {
+    if (!finite(cert)) driver.check_state(epoch, res.alpha, v);
+    // The certificate is exact when the gap claims convergence, every kResyncEvery epochs, on the last epoch of
+    // the budget, on an interrupt, and every epoch for wild (whose v may have lost updates).
+    const bool stop = driver.poll_interrupt();
+    if (wild || !finite(cert) || relative_gap(cert) <= o.tol || epoch % kResyncEvery == 0 || !driver.budget_left(epoch) ||
+        stop) {
       cert = resync();
       exact = true;
     }
-    check_finite(cert, epoch);
-    const EpochRecord r = record(epoch, cert);
-    if (r.rel_gap <= o.tol) {
-      res.converged = true;
-      break;
-    }
-    if (stop) {
-      res.interrupted = true;
-      break;
-    }
+    if (driver.record(epoch, cert, res.alpha, v) != EpochDriver::Stop::none) break;
   }
-  if (!exact || epoch == 0) cert = resync();
-  res.certificate = cert;
-  check_finite(res.certificate, epoch);
-  res.converged = certified(res.certificate, o.tol);
-  res.w = form.weights(res.alpha, v);
-  res.epochs = epoch;
-  res.seconds = since(t0);
+  if (!exact) cert = resync();
+  driver.finish(form, cert, v, epoch);
   return res;
 }
 
@@ -341,52 +302,15 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T) 
 
 template <class Form>
 Certificate parallel_certificate(const Form& f, std::span<const double> alpha, std::span<const double> v) {
-  using LossP = typename Form::LossP;
   const double* vp = v.data();
-  Certificate cert;
-  if constexpr (Form::formulation == Formulation::dual) {
-    const Sums sv = reduce(static_cast<index_t>(v.size()), [&](index_t lo, index_t hi) {
-      Sums s;
-      for (index_t k = lo; k < hi; ++k) s.a += vp[k] * vp[k];
-      return s;
-    });
-    const Sums sc = reduce(f.n_coords(), [&](index_t lo, index_t hi) {
-      Sums s;
-      for (index_t i = lo; i < hi; ++i) {
-        const double z = f.u(i, vp);
-        s.a += LossP::value(f.y[i], z, f.c[i]);
-        // + 0 * alpha_i: a non-finite alpha_i makes the dual non-finite (the conjugates clamp their argument, which
-        // would hide a NaN), so the numerical guard sees it; it adds exactly 0 otherwise.
-        s.b += LossP::conjugate(f.y[i], alpha[i], f.c[i]) + 0.0 * alpha[i];
-        s.c += LossP::dual_gap(f.y[i], alpha[i], z, f.c[i]);
-      }
-      return s;
-    });
-    const double reg = 0.5 * f.lambda * sv.a * f.inv_lambda_n * f.inv_lambda_n;  // lambda/2 ||w||^2
-    cert.primal = sc.a * f.inv_n + reg;
-    cert.dual = -sc.b * f.inv_n - reg;
-    cert.gap = cert.primal - cert.dual;
-    cert.gap_sum = sc.c * f.inv_n;
-  } else {
-    const Sums sk = reduce(f.dim(), [&](index_t lo, index_t hi) {
-      Sums s;
-      for (index_t k = lo; k < hi; ++k) {
-        s.a += LossP::value(f.y[k], vp[k], f.c[k]);
-        s.b += LossP::conjugate(f.y[k], -LossP::derivative(f.y[k], vp[k], f.c[k]), f.c[k]);
-      }
-      return s;
-    });
-    const Sums sj = reduce(f.n_coords(), [&](index_t lo, index_t hi) {
-      Sums s;
-      for (index_t j = lo; j < hi; ++j) f.add_penalty_terms(alpha[j], f.u(j, vp), s.a, s.b, s.c);
-      return s;
-    });
-    cert.primal = sk.a * f.inv_n + sj.a;
-    cert.dual = -sk.b * f.inv_n - sj.b;
-    cert.gap = cert.primal - cert.dual;
-    cert.gap_sum = sj.c;
-  }
-  return cert;
+  const double* ap = alpha.data();
+  const CertificateTerms shared = reduce(static_cast<index_t>(v.size()), [&](index_t lo, index_t hi) {
+    return shared_terms(f, lo, hi, vp);
+  });
+  const CertificateTerms coords = reduce(f.n_coords(), [&](index_t lo, index_t hi) {
+    return coordinate_terms(f, lo, hi, ap, vp);
+  });
+  return f.finish(coords, shared);
 }
 
 template <class Form>
@@ -437,36 +361,12 @@ SolveResult solve_parallel_cpu(const Form& form, const SolverOptions& o) {
   return in_solver_arena(o.n_threads, [&](int T) { return run_parallel(form, o, T); });
 }
 
-SolverKind parse_solver_kind(std::string_view name) {
-  if (name == "sequential") return SolverKind::sequential;
-  if (name == "syscd") return SolverKind::syscd;
-  if (name == "passcode-atomic") return SolverKind::passcode_atomic;
-  if (name == "passcode-wild") return SolverKind::passcode_wild;
-  if (name == "newton") return SolverKind::newton;
-  if (name == "auto") return SolverKind::automatic;
-  throw InvalidArgument(fmt::format(
-      "--solver: unknown solver '{}' (expected auto, newton, sequential, syscd, passcode-atomic or passcode-wild)",
-      name));
-}
-
-std::string_view solver_kind_name(SolverKind kind) {
-  switch (kind) {
-    case SolverKind::sequential: return "sequential";
-    case SolverKind::syscd: return "syscd";
-    case SolverKind::passcode_atomic: return "passcode-atomic";
-    case SolverKind::passcode_wild: return "passcode-wild";
-    case SolverKind::newton: return "newton";
-    case SolverKind::automatic: return "auto";
-  }
-  return "unknown";
-}
-
 #define HETGLM_INSTANTIATE_PARALLEL(...)                                                                           \
   template SolveResult solve_parallel_cpu(const __VA_ARGS__&, const SolverOptions&);                             \
   template Certificate parallel_certificate(const __VA_ARGS__&, std::span<const double>, std::span<const double>); \
   template std::vector<double> parallel_shared_vector(const __VA_ARGS__&, std::span<const double>, int);
 
-// One instantiation per form; the list lives in forms.hpp (HETGLM_FOR_EACH_FORM), as for solve_sequential.
+// One instantiation per form (HETGLM_FOR_EACH_FORM, forms.hpp), as for solve_sequential.
 HETGLM_FOR_EACH_FORM(HETGLM_INSTANTIATE_PARALLEL)
 #undef HETGLM_INSTANTIATE_PARALLEL
 

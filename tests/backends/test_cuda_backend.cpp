@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// GPU conformance of the CUDA backend, through the Backend interface only (so only the backend is nvcc-compiled):
-// the same checks as test_backends.cpp's conformance body (reference epoch of conformance.hpp, sigma' handling,
-// working-set swaps, device gaps) for the exact sequential kernel, and the asynchronous TPA-SCD kernel inside DuHL
-// against the CPU solver's optimum (float32 paths within 1e-5, conventions.md). Every GPU test skips with the
-// reason when cudaGetDeviceCount fails or finds no device (error 35, insufficient driver, on machines without one).
-// The registry tests always run.
+// The CUDA backend's own tests, through the Backend interface only (so only the backend is nvcc-compiled). The
+// shared bodies run it too: the epoch conformance of every formulation (tests/backends/test_backends.cpp, case
+// "cuda": the exact sequential kernel) and the DuHL optimum (tests/solvers/test_duhl.cpp). Here: the asynchronous
+// TPA-SCD kernel inside DuHL against the CPU solver's optimum (float32 paths within 1e-5, docs/conventions.md,
+// "Precision"), the budget, and the registry's message without a GPU. Every GPU test skips with the reason when
+// cudaGetDeviceCount fails or finds no device (error 35, insufficient driver, on machines without one).
 #include <cmath>
 
 #include "conformance.hpp"
@@ -39,78 +39,11 @@ TEST(CudaRegistry, CompiledInAndClearErrorWithoutDevice) {
   EXPECT_NE(resolve_device("auto"), Device::cuda);
 }
 
-TEST(CudaBackend, SequentialEpochsSwapsAndGapsMatchTheReferenceEpoch) {
-  HETGLM_REQUIRE_GPU();
-  const double tol = 2e-4;  // float32 (test_backends.cpp uses the same bound for its float32 backends)
-  for (const ModelCase& mc : kEpochModels) {
-    SCOPED_TRACE(mc.model);
-    auto prob = make_problem(mc.model, mc.file, mc.rows, mc.lambda);
-    with_form(*prob, [&](const auto& form) {
-      const CsrMatrix& A = *form.A;
-      const index_t m = form.n_coords();
-      cuda::CudaOptions co;
-      co.sequential = true;
-      auto be = cuda::make_cuda_backend({}, co);
-      EXPECT_EQ(be->device(), Device::cuda);
-      std::vector<double> curv;
-      const ObjectiveDesc desc = describe_objective(form, curv);
-      be->bind(desc);
-      std::vector<index_t> ws1, ws2;
-      for (index_t i = 0; i < m; i += 2) ws1.push_back(i);
-      for (index_t i = m / 2; i < m; ++i) ws2.push_back(i);
-      std::vector<double> alpha(static_cast<std::size_t>(m), 0.0), v(static_cast<std::size_t>(form.dim()), 0.0);
-      const LoadReport r1 = be->load_working_set(ws1, A, std::vector<double>(ws1.size(), 0.0));
-      EXPECT_EQ(r1.columns_copied, ws1.size());
-      be->set_shared_vector(v);
-      be->run_epochs(1, 42, 1.0);
-      reference_epoch(form, ws1, alpha, v, 42, 0, 1.0);
-      const EpochReport er = be->run_epochs(1, 43, 2.0);
-      EXPECT_TRUE(er.numerics_ok);
-      EXPECT_EQ(er.updates, ws1.size());
-      reference_epoch(form, ws1, alpha, v, 43, 0, 2.0);
-      auto compare = [&](const std::vector<index_t>& ws) {
-        std::vector<double> got(ws.size()), gv(v.size());
-        be->get_alpha(got);
-        be->get_shared_vector(gv);
-        double amax = 0, vmax = 0;
-        for (double a : alpha) amax = std::max(amax, std::fabs(a));
-        for (double x : v) vmax = std::max(vmax, std::fabs(x));
-        for (std::size_t p = 0; p < ws.size(); ++p)
-          ASSERT_LE(std::fabs(got[p] - alpha[ws[p]]), tol * std::max(1.0, amax)) << "alpha at position " << p;
-        for (std::size_t k = 0; k < v.size(); ++k)
-          ASSERT_LE(std::fabs(gv[k] - v[k]), tol * std::max(1.0, vmax)) << "v[" << k << "]";
-        std::vector<double> gaps(ws.size());
-        ASSERT_TRUE(be->coordinate_gaps(gaps));
-        for (std::size_t p = 0; p < ws.size(); ++p) {
-          const double ref = form.gap(ws[p], alpha[ws[p]], form.u(ws[p], v.data()));
-          ASSERT_LE(std::fabs(gaps[p] - ref), 1e-3 * std::max(1e-3, std::fabs(ref)) + 1e-5 * (1 + desc.bound))
-              << "gap at position " << p;
-        }
-      };
-      compare(ws1);
-      // Swap to ws2: only the columns not resident travel; alpha of the new set comes from the host.
-      std::vector<double> aws2;
-      std::size_t fresh = 0;
-      for (index_t i : ws2) {
-        aws2.push_back(alpha[i]);
-        fresh += (i % 2 != 0) ? 1 : 0;
-      }
-      const LoadReport r2 = be->load_working_set(ws2, A, aws2);
-      EXPECT_EQ(r2.columns_copied, fresh);
-      be->set_shared_vector(v);
-      be->run_epochs(2, 44, 1.0);
-      reference_epoch(form, ws2, alpha, v, 44, 0, 1.0);
-      reference_epoch(form, ws2, alpha, v, 44, 1, 1.0);
-      compare(ws2);
-    });
-  }
-}
-
 TEST(CudaBackend, AsyncTpaScdInDuhlReachesTheCpuOptimum) {
   HETGLM_REQUIRE_GPU();
   for (const ModelCase& mc : kEpochModels) {
-    SCOPED_TRACE(mc.model);
-    auto prob = make_problem(mc.model, mc.file, mc.rows, mc.lambda);
+    SCOPED_TRACE(mc.name());
+    auto prob = make_problem(mc);
     with_form(*prob, [&](const auto& form) {
       SolverOptions ref_opt;
       ref_opt.tol = 1e-10;
@@ -141,7 +74,7 @@ TEST(CudaBackend, BudgetHonoursAccelMemoryAndRejectsOversizedWorkingSets) {
   bo.memory_budget = 1000;
   auto be = cuda::make_cuda_backend(bo);
   EXPECT_EQ(be->memory_budget(), 1000u);
-  auto prob = make_problem("ridge", "housing_scale", 506, 1e-2);
+  auto prob = make_problem({"ridge", "housing_scale", 506, 1e-2, Formulation::primal});
   with_form(*prob, [&](const auto& form) {
     std::vector<double> curv;
     be->bind(describe_objective(form, curv));

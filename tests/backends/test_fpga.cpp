@@ -13,6 +13,7 @@
 #include <map>
 
 #include "conformance.hpp"
+#include "hetglm/fpga/factory.hpp"
 #include "hetglm/io.hpp"
 #include "hetglm/solvers/duhl.hpp"
 #include "hetglm/solvers/sequential.hpp"

@@ -30,7 +30,7 @@
 #include "hetglm/model.hpp"
 #include "../common/objective.hpp"
 #include "hetglm/solvers/parallel_cpu.hpp"
-#include "hetglm/solvers/train.hpp"
+#include "hetglm/train.hpp"
 
 namespace fs = std::filesystem;
 using namespace hetglm;
@@ -149,9 +149,10 @@ class Robust : public ::testing::Test {
 
 TrainOptions options(const std::string& model, double tol, int max_epochs) {
   TrainOptions o;
-  o.model = model;
-  o.tol = tol;
-  o.max_epochs = max_epochs;
+  o.solver.solver = SolverKind::sequential;  // the sequential reference (the library default is auto)
+  o.problem.model = model_spec(model);
+  o.solver.tol = tol;
+  o.solver.max_epochs = max_epochs;
   return o;
 }
 
@@ -243,7 +244,12 @@ TEST_F(Robust, SigkillDuringTrainingOrTheModelWriteLeavesThePreviousModelIntact)
     std::string line;
     for (int r = 0; r < kRows; ++r) {
       line = r % 2 ? "1" : "-1";
-      for (int j = r + 1; j <= kFeatures; j += kRows) line += " " + std::to_string(j) + ":0." + std::to_string(1 + (j * 7) % 9);
+      for (int j = r + 1; j <= kFeatures; j += kRows) {
+        line += ' ';
+        line += std::to_string(j);
+        line += ":0.";
+        line += std::to_string(1 + (j * 7) % 9);
+      }
       f << line << '\n';
     }
   }
@@ -270,7 +276,9 @@ TEST_F(Robust, SigkillDuringTrainingOrTheModelWriteLeavesThePreviousModelIntact)
   // Moment 1: while loading; moment 2: while training (after the "loaded" line).
   for (const std::string stage : {"loading", "training"}) {
     Child c = Child::spawn(args, dir / "out", dir / "err");
-    if (stage == "training") ASSERT_TRUE(wait_for_text(c, dir / "out", "loaded '")) << slurp(dir / "err");
+    if (stage == "training") {
+      ASSERT_TRUE(wait_for_text(c, dir / "out", "loaded '")) << slurp(dir / "err");
+    }
     ::kill(c.pid, SIGKILL);
     ASSERT_TRUE(c.wait(30));
     EXPECT_TRUE(WIFSIGNALED(c.status) && WTERMSIG(c.status) == SIGKILL) << stage;
@@ -315,11 +323,11 @@ TEST(NumericalGuard, NanInjectedIntoAlphaAtEpoch3StopsEverySolverWithEpochAndCoo
   for (SolverKind s : {SolverKind::sequential, SolverKind::syscd, SolverKind::passcode_atomic, SolverKind::passcode_wild}) {
     SCOPED_TRACE(std::string(solver_kind_name(s)));
     TrainOptions o = options("logistic", 1e-14, 1000);
-    o.solver = s;
-    o.n_threads = 2;
-    o.formulation = "dual";
+    o.solver.solver = s;
+    o.solver.n_threads = 2;
+    o.problem.formulation = parse_formulation("dual");
     std::vector<int> seen;
-    o.after_epoch = [&](int epoch, std::span<double> alpha, std::span<double>) {
+    o.solver.after_epoch = [&](int epoch, std::span<double> alpha, std::span<double>) {
       seen.push_back(epoch);
       if (epoch == 3) alpha[17] = std::numeric_limits<double>::quiet_NaN();
     };
@@ -340,9 +348,9 @@ TEST(NumericalGuard, InfInjectedIntoVStopsTheParallelSolversWithTheEntry) {
   for (SolverKind s : {SolverKind::syscd, SolverKind::passcode_atomic}) {
     SCOPED_TRACE(std::string(solver_kind_name(s)));
     TrainOptions o = options("svm", 1e-14, 1000);
-    o.solver = s;
-    o.n_threads = 2;
-    o.after_epoch = [](int epoch, std::span<double>, std::span<double> v) {
+    o.solver.solver = s;
+    o.solver.n_threads = 2;
+    o.solver.after_epoch = [](int epoch, std::span<double>, std::span<double> v) {
       if (epoch == 4) v[6] = std::numeric_limits<double>::infinity();
     };
     EXPECT_THROW(
@@ -363,10 +371,10 @@ TEST(NumericalGuard, NegativeInfinityInThePrimalWeightsNamesW) {
   for (const std::string model : {"ridge", "lasso"}) {
     SCOPED_TRACE(model);
     TrainOptions o = options(model, 1e-14, 1000);
-    o.solver = SolverKind::sequential;
-    o.formulation = "primal";
-    o.lambda = 0.01;
-    o.after_epoch = [](int epoch, std::span<double> w, std::span<double>) {
+    o.solver.solver = SolverKind::sequential;
+    o.problem.formulation = parse_formulation("primal");
+    o.problem.lambda = 0.01;
+    o.solver.after_epoch = [](int epoch, std::span<double> w, std::span<double>) {
       if (epoch == 2) w[5] = -std::numeric_limits<double>::infinity();
     };
     try {
@@ -414,12 +422,12 @@ TEST(Unscaled, LogisticRidgeAndSquaredHingeReachTheCertifiedOptimum) {
     SCOPED_TRACE("logistic");
     const double liblinear = 0.46848416407491184;
     TrainOptions o = options("logistic", 1e-9, 5000);
-    o.C = 1.0;
+    o.problem.C = 1.0;
     const TrainResult r = train(d, o);
     expect_certified(r, d, 1e-9);
     EXPECT_NEAR(r.columns[0].certificate.primal, liblinear, 1e-8 * liblinear);
     // The Newton solver (the CLI's default here): its diagonal preconditioner absorbs the column scales.
-    o.solver = SolverKind::newton;
+    o.solver.solver = SolverKind::newton;
     const TrainResult t = train(d, o);
     expect_certified(t, d, 1e-9);
     EXPECT_NEAR(t.columns[0].certificate.primal, liblinear, 1e-8 * liblinear);
@@ -428,7 +436,7 @@ TEST(Unscaled, LogisticRidgeAndSquaredHingeReachTheCertifiedOptimum) {
   {  // Squared hinge, C = 1: certified (gap is the proof of optimality).
     SCOPED_TRACE("squared-hinge");
     TrainOptions o = options("squared-hinge", 1e-9, 5000);
-    o.C = 1.0;
+    o.problem.C = 1.0;
     expect_certified(train(d, o), d, 1e-9);
   }
   {  // Ridge, lambda 1/n: the closed form (X^T X / n + lambda I) w = X^T y / n (Eigen, double).
@@ -460,7 +468,7 @@ TEST(Unscaled, HingeSvmOnUnscaledHeartIsCertifiedAndNeverNan) {
   // with objective 0.66800 in our units; ours is lower, and certified).
   const Dataset& d = dataset(robust_path("heart"));
   TrainOptions o = options("svm", 1e-6, 400000);
-  o.C = 0.01;
+  o.problem.C = 0.01;
   const TrainResult r = train(d, o);
   expect_certified(r, d, 1e-6);
   EXPECT_LT(r.columns[0].certificate.primal, 0.66800218737);
@@ -468,7 +476,7 @@ TEST(Unscaled, HingeSvmOnUnscaledHeartIsCertifiedAndNeverNan) {
   // finite and honest and no weight is NaN (docs/robustness.md: scale the features for hinge).
   const Dataset& g = dataset(robust_path("german.numer_unscaled"));
   TrainOptions og = options("svm", 1e-6, 200);
-  og.C = 1.0;
+  og.problem.C = 1.0;
   const TrainResult rg = train(g, og);
   EXPECT_FALSE(rg.converged);
   const Certificate& c = rg.columns[0].certificate;
@@ -489,13 +497,15 @@ TEST(Degenerate, AllZeroColumnsTrainAndKeepZeroWeightsAndTheSameOptimum) {
       if (model == "svm" && form == "primal") continue;
       SCOPED_TRACE(model + " " + form);
       TrainOptions o = options(model, 1e-8, 100000);
-      o.formulation = form;
+      o.problem.formulation = parse_formulation(form);
       const TrainResult a = train(d, o), b = train(z, o);
       expect_certified(b, z, 1e-8);
       EXPECT_NEAR(b.columns[0].certificate.primal, a.columns[0].certificate.primal,
                   2e-8 * a.columns[0].certificate.primal);
       for (index_t j = 0; j < z.X.n_cols; ++j)
-        if (j % 2 == 0 || j >= 2 * d.X.n_cols) EXPECT_EQ(b.model.w[j], 0.0) << "zero column " << j;
+        if (j % 2 == 0 || j >= 2 * d.X.n_cols) {
+          EXPECT_EQ(b.model.w[j], 0.0) << "zero column " << j;
+        }
     }
   }
   const Dataset& h = dataset(data_path("housing_scale"));
@@ -503,13 +513,15 @@ TEST(Degenerate, AllZeroColumnsTrainAndKeepZeroWeightsAndTheSameOptimum) {
   for (const std::string model : {"ridge", "lasso", "elastic-net"}) {
     SCOPED_TRACE(model);
     TrainOptions o = options(model, 1e-8, 100000);
-    o.lambda = 0.01;
+    o.problem.lambda = 0.01;
     const double eta = model == "lasso" ? 1.0 : model == "elastic-net" ? 0.5 : 0.0;
     const TrainResult a = train(h, o), b = train(hz, o);
     expect_certified(b, hz, 1e-8, eta);
     EXPECT_NEAR(b.columns[0].certificate.primal, a.columns[0].certificate.primal, 2e-8 * a.columns[0].certificate.primal);
     for (index_t j = 0; j < hz.X.n_cols; ++j)
-      if (j % 2 == 0 || j >= 2 * h.X.n_cols) EXPECT_EQ(b.model.w[j], 0.0) << "zero column " << j;
+      if (j % 2 == 0 || j >= 2 * h.X.n_cols) {
+        EXPECT_EQ(b.model.w[j], 0.0) << "zero column " << j;
+      }
   }
 }
 
@@ -524,7 +536,7 @@ TEST(Degenerate, AllZeroRowsTrainToACertifiedOptimum) {
   for (const std::string model : {"logistic", "svm", "squared-hinge", "ridge", "lasso"}) {
     SCOPED_TRACE(model);
     TrainOptions o = options(model, 1e-8, 200000);
-    if (model == "lasso") o.lambda = 0.01;
+    if (model == "lasso") o.problem.lambda = 0.01;
     const TrainResult r = train(d, o);
     expect_certified(r, d, 1e-8, model == "lasso" ? 1.0 : 0.0);
   }
@@ -564,8 +576,8 @@ TEST(Degenerate, DuplicateColumnsReachTheCertifiedOptimumInThePrimal) {
   {  // Lasso: the optimum is not unique (any split of w_j between the two copies with one sign), but its value
      // equals the original problem's: compare objectives and certificates, not w.
     TrainOptions o = options("lasso", 1e-9, 200000);
-    o.lambda = lambda;
-    o.formulation = "primal";
+    o.problem.lambda = lambda;
+    o.problem.formulation = parse_formulation("primal");
     const TrainResult a = train(h, o), b = train(dup, o);
     expect_certified(b, dup, 1e-9, 1.0);
     EXPECT_NEAR(b.columns[0].certificate.primal, a.columns[0].certificate.primal, 2e-9 * a.columns[0].certificate.primal);
@@ -574,8 +586,8 @@ TEST(Degenerate, DuplicateColumnsReachTheCertifiedOptimumInThePrimal) {
     for (const std::string form : {"primal", "dual"}) {
       SCOPED_TRACE("ridge " + form);
       TrainOptions o = options("ridge", 1e-10, 200000);
-      o.lambda = lambda;
-      o.formulation = form;
+      o.problem.lambda = lambda;
+      o.problem.formulation = parse_formulation(form);
       const TrainResult r = train(dup, o);
       expect_certified(r, dup, 1e-10);
       const int n = dup.X.n_rows, q = dup.X.n_cols;
@@ -613,7 +625,7 @@ TEST_F(Robust, OneClassDataFailsWithTheExactMessageForClassifiersAndTrainsForReg
   for (const std::string model : {"ridge", "lasso"}) {
     SCOPED_TRACE(model);
     TrainOptions o = options(model, 1e-8, 100000);
-    o.lambda = 0.01;
+    o.problem.lambda = 0.01;
     expect_certified(train(d, o), d, 1e-8, model == "lasso" ? 1.0 : 0.0);
   }
   write("one.svm", "1 1:1 2:0.5\n1 1:2\n1 2:-1\n");

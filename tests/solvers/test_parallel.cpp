@@ -19,7 +19,7 @@
 #include "hetglm/model.hpp"
 #include "hetglm/solvers/parallel_cpu.hpp"
 #include "hetglm/solvers/sequential.hpp"
-#include "hetglm/solvers/train.hpp"
+#include "hetglm/train.hpp"
 
 using namespace hetglm;
 
@@ -75,14 +75,14 @@ std::vector<Case> cases() {
 
 TrainOptions options(const Case& c, SolverKind solver, int threads, int nodes) {
   TrainOptions o;
-  o.model = c.model;
-  o.lambda = c.lambda;
-  o.tol = c.tol;
-  o.max_epochs = c.max_epochs;
-  o.formulation = c.formulation;
-  o.solver = solver;
-  o.n_threads = threads;
-  o.numa_nodes = nodes;
+  o.problem.model = model_spec(c.model);
+  o.problem.lambda = c.lambda;
+  o.solver.tol = c.tol;
+  o.solver.max_epochs = c.max_epochs;
+  o.problem.formulation = parse_formulation(c.formulation);
+  o.solver.solver = solver;
+  o.solver.n_threads = threads;
+  o.solver.numa_nodes = nodes;
   return o;
 }
 
@@ -126,7 +126,7 @@ TEST_P(ParallelMatchesSequential, ReachesTheSequentialOptimum) {
   const TrainResult& seq = sequential_result(c);
   ASSERT_TRUE(seq.converged) << "sequential reference did not converge";
   TrainOptions o = options(c, cfg.solver, cfg.threads, cfg.nodes);
-  o.deterministic = cfg.deterministic;
+  o.solver.deterministic = cfg.deterministic;
   const TrainResult r = train(data, o);
   ASSERT_EQ(r.columns.size(), 1u);
   const Certificate& cert = r.columns[0].certificate;
@@ -161,7 +161,7 @@ void expect_certificates_match(const Form& form, const std::vector<double>& alph
     ASSERT_EQ(v_par.size(), v_seq.size());
     for (std::size_t j = 0; j < v_seq.size(); ++j) ASSERT_NEAR(v_par[j], v_seq[j], 1e-12 * (1 + std::fabs(v_seq[j])));
   }
-  const Certificate ref = form.certificate(alpha, v_seq);
+  const Certificate ref = certificate(form, alpha, v_seq);
   const Certificate c = parallel_certificate(form, alpha, v_seq);
   EXPECT_NEAR(c.primal, ref.primal, 1e-12 * std::fabs(ref.primal));
   EXPECT_NEAR(c.dual, ref.dual, 1e-12 * std::fabs(ref.primal));
@@ -207,21 +207,21 @@ TEST(ParallelDeterministic, BitIdenticalAcrossRuns) {
   const Dataset& d = dataset("a9a", small_mode() ? 800 : 4000);
   for (int nodes : {1, 2}) {
     TrainOptions o;
-    o.model = "logistic";
-    o.tol = 1e-5;
-    o.max_epochs = 60;
-    o.solver = SolverKind::syscd;
-    o.n_threads = 2;
-    o.numa_nodes = nodes;
-    o.deterministic = true;
-    o.seed = 7;
+    o.problem.model = model_spec("logistic");
+    o.solver.tol = 1e-5;
+    o.solver.max_epochs = 60;
+    o.solver.solver = SolverKind::syscd;
+    o.solver.n_threads = 2;
+    o.solver.numa_nodes = nodes;
+    o.solver.deterministic = true;
+    o.solver.seed = 7;
     const TrainResult a = train(d, o);
     const TrainResult b = train(d, o);
     EXPECT_EQ(format_model(a.model), format_model(b.model)) << "nodes " << nodes;
     EXPECT_EQ(a.columns[0].epochs, b.columns[0].epochs);
     EXPECT_EQ(a.columns[0].certificate.gap, b.columns[0].certificate.gap);
     // Four threads run by however many cores there are: still bit-identical.
-    o.n_threads = 4;
+    o.solver.n_threads = 4;
     EXPECT_EQ(format_model(train(d, o).model), format_model(train(d, o).model)) << "4 threads, nodes " << nodes;
   }
 }
@@ -263,7 +263,7 @@ TEST(PasscodeWild, CertificateIsRecomputedFromAlpha) {
   EXPECT_EQ(r.epochs, 5);
   EXPECT_FALSE(r.converged);
   const std::vector<double> v = shared_vector(form, r.alpha);
-  const Certificate ref = form.certificate(r.alpha, v);
+  const Certificate ref = certificate(form, r.alpha, v);
   EXPECT_NEAR(r.certificate.primal, ref.primal, 1e-12 * std::fabs(ref.primal));
   EXPECT_NEAR(r.certificate.dual, ref.dual, 1e-12 * std::fabs(ref.primal));
   const std::vector<double> w = form.weights(r.alpha, v);
@@ -296,7 +296,7 @@ TEST(ParallelSolver, ProgressAndStop) {
     EXPECT_EQ(seen, 3);
     EXPECT_EQ(r.history.size(), 3u);
     // The stopped model's certificate is exact for it.
-    const Certificate ref = form.certificate(r.alpha, shared_vector(form, r.alpha));
+    const Certificate ref = certificate(form, r.alpha, shared_vector(form, r.alpha));
     EXPECT_NEAR(r.certificate.gap, ref.gap, 1e-10 * std::fabs(ref.primal));
   }
 }
@@ -315,9 +315,9 @@ TEST(ParallelSolver, ErrorsAndNames) {
   }
   const Dataset& d = dataset("housing_scale");
   TrainOptions o;
-  o.model = "ridge";
-  o.solver = SolverKind::passcode_wild;
-  o.deterministic = true;
+  o.problem.model = model_spec("ridge");
+  o.solver.solver = SolverKind::passcode_wild;
+  o.solver.deterministic = true;
   try {
     train(d, o);
     FAIL() << "no exception";
@@ -326,8 +326,8 @@ TEST(ParallelSolver, ErrorsAndNames) {
                  "--deterministic: solver 'passcode-wild' updates one shared vector from racing threads, so it cannot "
                  "be deterministic; use --solver syscd or sequential");
   }
-  o.deterministic = false;
-  o.n_threads = -1;
+  o.solver.deterministic = false;
+  o.solver.n_threads = -1;
   try {
     train(d, o);
     FAIL() << "no exception";

@@ -16,7 +16,7 @@
 #include "../common/objective.hpp"
 #include "hetglm/solvers/newton.hpp"
 #include "hetglm/solvers/parallel_cpu.hpp"
-#include "hetglm/solvers/train.hpp"
+#include "hetglm/train.hpp"
 
 using namespace hetglm;
 
@@ -65,14 +65,14 @@ const Dataset& dense() {
 TrainResult fit(const Dataset& d, const std::string& model, const std::string& penalty, double C, double tol,
                 const std::string& formulation, double bias = 1, SolverKind solver = SolverKind::sequential) {
   TrainOptions o;
-  o.model = model;
-  o.penalty = penalty;
-  o.C = C;
-  o.tol = tol;
-  o.max_epochs = 20000;
-  o.formulation = formulation;
-  o.bias = bias;
-  o.solver = solver;
+  o.problem.model = model_spec(model);
+  o.problem.model = model_spec(o.problem.model.name, penalty);
+  o.problem.C = C;
+  o.solver.tol = tol;
+  o.solver.max_epochs = 20000;
+  o.problem.formulation = parse_formulation(formulation);
+  o.problem.bias = bias;
+  o.solver.solver = solver;
   return train(d, o);
 }
 
@@ -143,7 +143,9 @@ TEST(PrimalForm, L1AndElasticNetCertify) {
       EXPECT_NEAR(test::primal_objective(r.model, d, r.model.l1_ratio), c.primal, 1e-10 * c.primal);
       int zeros = 0;
       for (double w : r.model.w) zeros += w == 0;
-      if (pen == "l1") EXPECT_GT(zeros, 0);
+      if (pen == "l1") {
+        EXPECT_GT(zeros, 0);
+      }
       const TrainResult s = fit(d, model, pen, 0.01, 1e-7, "auto", 1, SolverKind::syscd);
       EXPECT_LE(std::fabs(s.columns.at(0).certificate.primal - c.primal) / c.primal, 1e-6);
     }
@@ -233,14 +235,14 @@ TEST(PrimalNewton, BitIdenticalForEveryThreadCount) {
   for (const std::string pen : {"l2", "l1"}) {
     SCOPED_TRACE(pen);
     TrainOptions o;
-    o.model = "logistic";
-    o.penalty = pen;
-    o.C = 1;
-    o.tol = 1e-6;
-    o.solver = SolverKind::newton;
-    o.n_threads = 1;
+    o.problem.model = model_spec("logistic");
+    o.problem.model = model_spec(o.problem.model.name, pen);
+    o.problem.C = 1;
+    o.solver.tol = 1e-6;
+    o.solver.solver = SolverKind::newton;
+    o.solver.n_threads = 1;
     const TrainResult a = train(dataset("w7a"), o);
-    o.n_threads = 2;
+    o.solver.n_threads = 2;
     const TrainResult b = train(dataset("w7a"), o);
     EXPECT_EQ(a.model.w, b.model.w);
     EXPECT_EQ(a.columns[0].certificate.primal, b.columns[0].certificate.primal);
@@ -305,23 +307,23 @@ TEST(PrimalNewton, AutoPicksNewtonOrDualByTheEstimate) {
     wide.y.push_back(i % 2 ? 1.0 : -1.0);
   }
   TrainOptions o;
-  o.model = "logistic";
-  o.C = 1;
-  o.tol = 1e-3;
-  o.solver = SolverKind::automatic;
+  o.problem.model = model_spec("logistic");
+  o.problem.C = 1;
+  o.solver.tol = 1e-3;
+  o.solver.solver = SolverKind::automatic;
   const TrainResult b = train(wide, o);
   EXPECT_EQ(b.formulation, Formulation::dual);
   EXPECT_EQ(b.solver, SolverKind::syscd);
   EXPECT_EQ(b.formulation_reason,
             "auto: 2000 x 100000, 40000 nonzeros; dual SDCA ~6 x (1 + L R^2/(lambda n)) = 7.5 epochs (mean R^2 = 1) "
             "vs primal Newton ~5 sqrt(max(1, d/n)) = 35.4 dual-epoch equivalents; chose dual");
-  o.n_threads = 1;  // auto without Newton: sequential on one thread
+  o.solver.n_threads = 1;  // auto without Newton: sequential on one thread
   EXPECT_EQ(train(wide, o).solver, SolverKind::sequential);
-  o.model = "svm";
-  o.n_threads = 0;
+  o.problem.model = model_spec("svm");
+  o.solver.n_threads = 0;
   EXPECT_EQ(train(dataset("mushrooms"), o).solver, SolverKind::syscd);
-  o.model = "ridge";
-  o.C.reset();
+  o.problem.model = model_spec("ridge");
+  o.problem.C.reset();
   EXPECT_EQ(train(dataset("housing_scale"), o).solver, SolverKind::syscd);
 }
 
@@ -342,8 +344,8 @@ TEST(PrimalNewton, ClearErrors) {
             "--solver newton: runs the primal formulation only; drop --formulation dual or choose --solver sequential "
             "or syscd");
   TrainOptions o;
-  o.solver = SolverKind::newton;
-  o.accel_memory = "50%";
+  o.solver.solver = SolverKind::newton;
+  o.device.accel_memory = parse_memory_budget("50%");
   EXPECT_EQ(message([&] { train(d, o); }),
             "--solver newton: runs on the CPU only; DuHL on --device cpu trains by coordinate descent (drop --solver "
             "newton)");
@@ -375,12 +377,13 @@ TEST(PrimalNewton, EverySolverReachesTheNewtonOptimumInThePrimal) {
     }
     SCOPED_TRACE(model + " duhl");
     TrainOptions o;
-    o.model = model;
-    o.C = 1;
-    o.bias = 1;
-    o.tol = 1e-8;
-    o.formulation = "primal";
-    o.accel_memory = "25%";
+    o.solver.solver = SolverKind::sequential;  // the sequential reference (the library default is auto)
+    o.problem.model = model_spec(model);
+    o.problem.C = 1;
+    o.problem.bias = 1;
+    o.solver.tol = 1e-8;
+    o.problem.formulation = parse_formulation("primal");
+    o.device.accel_memory = parse_memory_budget("25%");
     const TrainResult r = train(d, o);
     EXPECT_EQ(r.solver, SolverKind::automatic);  // DuHL ran
     EXPECT_FALSE(r.columns.at(0).rounds.empty());
@@ -395,18 +398,18 @@ TEST(PrimalNewton, EverySolverReachesTheNewtonOptimumInThePrimal) {
 TEST(PrimalNewton, NegativeGapBeyondTheToleranceIsNotConverged) {
   const Dataset& d = dataset("heart_scale");
   TrainOptions o;
-  o.model = "logistic";
-  o.C = 1;
-  o.tol = 1e-6;
-  o.bias = 1;
-  o.sample_weight.assign(d.y.size(), 1.0);
-  o.sample_weight[0] = 1e15;
-  o.solver = SolverKind::sequential;  // dual SDCA: its objective values lose the precision
+  o.problem.model = model_spec("logistic");
+  o.problem.C = 1;
+  o.solver.tol = 1e-6;
+  o.problem.bias = 1;
+  o.problem.sample_weight.assign(d.y.size(), 1.0);
+  o.problem.sample_weight[0] = 1e15;
+  o.solver.solver = SolverKind::sequential;  // dual SDCA: its objective values lose the precision
   const TrainResult r = train(d, o);
   const Certificate& c = r.columns.at(0).certificate;
-  EXPECT_LT(c.gap, -o.tol * std::fabs(c.primal)) << c.primal << " " << c.dual;
+  EXPECT_LT(c.gap, -o.solver.tol * std::fabs(c.primal)) << c.primal << " " << c.dual;
   EXPECT_FALSE(r.converged);
-  o.solver = SolverKind::newton;  // the primal Newton solver certifies this one honestly
+  o.solver.solver = SolverKind::newton;  // the primal Newton solver certifies this one honestly
   const TrainResult t = train(d, o);
   EXPECT_TRUE(t.converged);
   EXPECT_GE(t.columns.at(0).certificate.gap, 0.0);

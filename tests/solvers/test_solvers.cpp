@@ -14,7 +14,7 @@
 #include "hetglm/model.hpp"
 #include "../common/objective.hpp"
 #include "hetglm/solvers/parallel_cpu.hpp"
-#include "hetglm/solvers/train.hpp"
+#include "hetglm/train.hpp"
 
 using namespace hetglm;
 
@@ -37,14 +37,14 @@ TrainResult fit(const std::string& data, const std::string& model, double lambda
                 const std::string& formulation = "auto", double l1_ratio = 0.5, const std::string& penalty = "",
                 SolverKind solver = SolverKind::sequential) {
   TrainOptions o;
-  o.solver = solver;
-  o.model = model;
-  o.lambda = lambda;
-  o.tol = tol;
-  o.max_epochs = max_epochs;
-  o.formulation = formulation;
-  o.l1_ratio = l1_ratio;
-  o.penalty = penalty;  // "" = the model's default; reference cases may name one (L1R_LR: "l1")
+  o.solver.solver = solver;
+  o.problem.model = model_spec(model);
+  o.problem.lambda = lambda;
+  o.solver.tol = tol;
+  o.solver.max_epochs = max_epochs;
+  o.problem.formulation = parse_formulation(formulation);
+  o.problem.l1_ratio = l1_ratio;
+  o.problem.model = model_spec(o.problem.model.name, penalty);  // "" = the model's default; reference cases may name one (L1R_LR: "l1")
   return train(dataset(data), o);
 }
 
@@ -163,21 +163,23 @@ TEST(SequentialSolver, EpochLimitIsAWarningNotAFailure) {
 
 TEST(SequentialSolver, SameSeedSameModelDifferentSeedDifferentPath) {
   TrainOptions o;
-  o.model = "svm";
-  o.max_epochs = 5;
-  o.tol = 1e-12;
+  o.solver.solver = SolverKind::sequential;  // the sequential reference (the library default is auto)
+  o.problem.model = model_spec("svm");
+  o.solver.max_epochs = 5;
+  o.solver.tol = 1e-12;
   const TrainResult a = train(dataset("w7a"), o), b = train(dataset("w7a"), o);
   EXPECT_EQ(format_model(a.model), format_model(b.model));
-  o.seed = 99;
+  o.solver.seed = 99;
   const TrainResult c = train(dataset("w7a"), o);
   EXPECT_NE(format_model(a.model), format_model(c.model));
 }
 
 TEST(Train, MulticlassOneVsRestAndBias) {
   TrainOptions o;
-  o.model = "logistic";
-  o.bias = 1;
-  o.tol = 1e-6;
+  o.solver.solver = SolverKind::sequential;  // the sequential reference (the library default is auto)
+  o.problem.model = model_spec("logistic");
+  o.problem.bias = 1;
+  o.solver.tol = 1e-6;
   const TrainResult r = train(dataset("dna.scale"), o);
   EXPECT_EQ(r.model.nr_class, 3);
   EXPECT_EQ(r.model.labels, (std::vector<double>{1, 2, 3}));
@@ -194,7 +196,8 @@ TEST(Train, MulticlassOneVsRestAndBias) {
 
 TEST(Train, BinaryLabelsPositiveClassIsTheLargerLabel) {
   TrainOptions o;
-  o.tol = 1e-3;
+  o.solver.solver = SolverKind::sequential;  // the sequential reference (the library default is auto)
+  o.solver.tol = 1e-3;
   const TrainResult r = train(dataset("breast-cancer_scale"), o);  // labels 2 and 4
   EXPECT_EQ(r.model.labels, (std::vector<double>{4, 2}));
 }
@@ -221,26 +224,29 @@ TEST(Train, RejectsBadInputWithClearMessages) {
   empty.source = "e.svm";
   EXPECT_EQ(msg(empty, {}), "'e.svm': no samples to train on");
   TrainOptions both;
-  both.C = 1;
-  both.lambda = 1;
+  both.problem.C = 1;
+  both.problem.lambda = 1;
   one.y = {1, -1};
   EXPECT_EQ(msg(one, both), "-c and --lambda are mutually exclusive: give one of them");
-  TrainOptions bad;
-  bad.model = "svn";
-  EXPECT_EQ(msg(one, bad),
-            "--model: unknown model 'svn' (expected logistic, svm, squared-hinge, ridge, lasso or elastic-net)");
+  std::string bad_model;
+  try {
+    model_spec("svn");
+  } catch (const InvalidArgument& e) {
+    bad_model = e.what();
+  }
+  EXPECT_EQ(bad_model, "--model: unknown model 'svn' (expected logistic, svm, squared-hinge, ridge, lasso or elastic-net)");
   TrainOptions prim;
-  prim.model = "svm";
-  prim.formulation = "primal";
+  prim.problem.model = model_spec("svm");
+  prim.problem.formulation = parse_formulation("primal");
   EXPECT_EQ(msg(one, prim), "--formulation primal: the hinge loss is not smooth, so svm trains in the dual only");
   TrainOptions lasso_dual;
-  lasso_dual.model = "lasso";
-  lasso_dual.formulation = "dual";
+  lasso_dual.problem.model = model_spec("lasso");
+  lasso_dual.problem.formulation = parse_formulation("dual");
   EXPECT_EQ(msg(one, lasso_dual), "--formulation dual: model 'lasso' has no dual (SDCA) form; use primal");
   TrainOptions neg;
-  neg.C = -1;
+  neg.problem.C = -1;
   EXPECT_EQ(msg(one, neg), "-c: C must be a positive number, got -1");
   TrainOptions tol;
-  tol.tol = 0;
+  tol.solver.tol = 0;
   EXPECT_EQ(msg(one, tol), "--tol: must be a positive number, got 0");
 }

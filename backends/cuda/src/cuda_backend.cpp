@@ -11,11 +11,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <map>
-#include <unordered_map>
 #include <vector>
 
 #include "cuda_check.hpp"
+#include "hetglm/column_pool.hpp"
 #include "tpa_scd.hpp"
 
 namespace hetglm::cuda {
@@ -91,48 +90,7 @@ class PinnedBuffer {
   std::size_t n_ = 0;
 };
 
-/// First-fit allocator of nonzero ranges in the device arena, coalescing freed ranges.
-class RangeAllocator {
- public:
-  void reset(std::int64_t capacity) {
-    free_.clear();
-    if (capacity > 0) free_[0] = capacity;
-  }
-  /// Offset of a free range of `len`, or -1.
-  std::int64_t allocate(std::int64_t len) {
-    if (len == 0) return 0;
-    for (auto it = free_.begin(); it != free_.end(); ++it) {
-      if (it->second < len) continue;
-      const std::int64_t off = it->first, rest = it->second - len;
-      free_.erase(it);
-      if (rest > 0) free_[off + len] = rest;
-      return off;
-    }
-    return -1;
-  }
-  void release(std::int64_t off, std::int64_t len) {
-    if (len == 0) return;
-    auto [it, ok] = free_.emplace(off, len);
-    (void)ok;
-    auto next = std::next(it);
-    if (next != free_.end() && it->first + it->second == next->first) {
-      it->second += next->second;
-      free_.erase(next);
-    }
-    if (it != free_.begin()) {
-      auto prev = std::prev(it);
-      if (prev->first + prev->second == it->first) {
-        prev->second += it->second;
-        free_.erase(it);
-      }
-    }
-  }
-
- private:
-  std::map<std::int64_t, std::int64_t> free_;
-};
-
-std::vector<float> to_float(const double* p, std::size_t n, float fill) {
+std::vector<float> to_float_array(const double* p, std::size_t n, float fill) {
   std::vector<float> out(n, fill);
   if (p)
     for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<float>(p[i]);
@@ -176,12 +134,12 @@ class CudaBackend final : public Backend {
     d_ = d;
     d_.coord_labels = d_.coord_weights = d_.coord_curvature = d_.row_labels = d_.row_weights = nullptr;
     const auto nc = static_cast<std::size_t>(d.n_coords), dim = static_cast<std::size_t>(d.dim);
-    upload(labels_, to_float(d.coord_labels, nc, 0.0f));
-    upload(weights_, to_float(d.coord_weights, nc, 1.0f));
-    upload(curv_, to_float(d.coord_curvature, nc, 0.0f));
-    if (d.formulation == HETGLM_FORM_PRIMAL) {
-      upload(row_labels_, to_float(d.row_labels, dim, 0.0f));
-      upload(row_weights_, to_float(d.row_weights, dim, 1.0f));
+    upload(labels_, to_float_array(d.coord_labels, nc, 0.0f));
+    upload(weights_, to_float_array(d.coord_weights, nc, 1.0f));
+    upload(curv_, to_float_array(d.coord_curvature, nc, 0.0f));
+    if (!d.dual()) {
+      upload(row_labels_, to_float_array(d.row_labels, dim, 0.0f));
+      upload(row_weights_, to_float_array(d.row_weights, dim, 1.0f));
     }
     v_.reserve(std::max<std::size_t>(dim, 1));
     HETGLM_CUDA_CHECK(cudaMemsetAsync(v_.get(), 0, dim * sizeof(float), compute_));
@@ -191,8 +149,7 @@ class CudaBackend final : public Backend {
     col_coord_.reserve(m);
     alpha_.reserve(m);
     gaps_.reserve(m);
-    resident_.clear();
-    arena_ready_ = false;
+    pool_.reset(0);
     ws_.clear();
     ws_old_.clear();
     pending_copy_ = false;
@@ -211,106 +168,47 @@ class CudaBackend final : public Backend {
     check_working_set_budget(coords, A, budget_);
     sync_all();  // staging buffers are reused; nothing of the previous round is in flight
     pending_copy_ = false;
-    if (!arena_ready_) {
+    if (pool_.capacity() == 0 && A.nnz() > 0) {  // the arena: the largest working set the budget allows
       const auto cap = static_cast<std::int64_t>(
           std::min<std::size_t>(static_cast<std::size_t>(A.nnz()), budget_ / kBytesPerNonzero));
       idx_.reserve(static_cast<std::size_t>(std::max<std::int64_t>(cap, 1)));
       val_.reserve(static_cast<std::size_t>(std::max<std::int64_t>(cap, 1)));
-      arena_cap_ = cap;
-      alloc_.reset(cap);
-      arena_ready_ = true;
+      pool_.reset(cap);
     }
-    // Keep the columns that stay, free those that leave.
-    std::unordered_map<index_t, Range> next;
-    next.reserve(coords.size() * 2);
-    ws_old_.assign(coords.size(), 0);
-    for (std::size_t p = 0; p < coords.size(); ++p) {
-      auto it = resident_.find(coords[p]);
-      if (it == resident_.end()) continue;
-      next.emplace(coords[p], it->second);
-      resident_.erase(it);
-      ws_old_[p] = 1;
-    }
-    for (const auto& [i, r] : resident_) alloc_.release(r.off, r.len);
-    resident_ = std::move(next);
-    // Place the new columns: one contiguous block if possible (one copy), else column by column, else
-    // defragment by uploading the whole working set again.
-    std::vector<std::size_t> fresh;
-    std::int64_t fresh_nnz = 0;
-    for (std::size_t p = 0; p < coords.size(); ++p)
-      if (!ws_old_[p]) {
-        fresh.push_back(p);
-        fresh_nnz += A.offsets[coords[p] + 1] - A.offsets[coords[p]];
-      }
-    std::vector<std::int64_t> dst(fresh.size());
-    bool contiguous = true;
-    std::int64_t block = alloc_.allocate(fresh_nnz);
-    if (block >= 0) {
-      std::int64_t o = block;
-      for (std::size_t f = 0; f < fresh.size(); ++f) {
-        dst[f] = o;
-        o += A.offsets[coords[fresh[f]] + 1] - A.offsets[coords[fresh[f]]];
-      }
-    } else {
-      contiguous = false;
-      bool ok = true;
-      for (std::size_t f = 0; f < fresh.size() && ok; ++f) {
-        const index_t i = coords[fresh[f]];
-        dst[f] = alloc_.allocate(A.offsets[i + 1] - A.offsets[i]);
-        ok = dst[f] >= 0;
-        if (ok) resident_[i] = {dst[f], A.offsets[i + 1] - A.offsets[i]};
-      }
-      if (!ok) {  // fragmented: start from an empty arena, everything travels in one block
-        resident_.clear();
-        alloc_.reset(arena_cap_);
-        std::fill(ws_old_.begin(), ws_old_.end(), 0);
-        fresh.clear();
-        fresh_nnz = 0;
-        for (std::size_t p = 0; p < coords.size(); ++p) {
-          fresh.push_back(p);
-          fresh_nnz += A.offsets[coords[p] + 1] - A.offsets[coords[p]];
-        }
-        dst.assign(fresh.size(), 0);
-        block = alloc_.allocate(fresh_nnz);
-        std::int64_t o = block;
-        for (std::size_t f = 0; f < fresh.size(); ++f) {
-          dst[f] = o;
-          o += A.offsets[coords[fresh[f]] + 1] - A.offsets[coords[fresh[f]]];
-        }
-        contiguous = true;
-      }
-    }
+    // The shared resident-column pool (column_pool.hpp) decides where every column lives and what travels.
+    const ColumnPool::Plan plan = pool_.place(coords, A);
+    ws_old_.assign(coords.size(), 1);
+    for (std::size_t p : plan.fresh) ws_old_[p] = 0;
     LoadReport rep;
-    // Stage the new columns in pinned memory and send them on the copy stream.
-    stage_idx_.reserve(static_cast<std::size_t>(std::max<std::int64_t>(fresh_nnz, 1)));
-    stage_val_.reserve(static_cast<std::size_t>(std::max<std::int64_t>(fresh_nnz, 1)));
-    std::int64_t s = 0;
-    for (std::size_t f = 0; f < fresh.size(); ++f) {
-      const index_t i = coords[fresh[f]];
-      const std::int64_t b = A.offsets[i], len = A.offsets[i + 1] - b;
-      std::memcpy(stage_idx_.get() + s, A.indices.data() + b, static_cast<std::size_t>(len) * sizeof(std::int32_t));
-      std::memcpy(stage_val_.get() + s, A.values.data() + b, static_cast<std::size_t>(len) * sizeof(float));
-      resident_[i] = {dst[f], len};
-      if (!contiguous && len > 0) {
-        HETGLM_CUDA_CHECK(cudaMemcpyAsync(idx_.get() + dst[f], stage_idx_.get() + s, std::size_t(len) * 4,
-                                          cudaMemcpyHostToDevice, copy_));
-        HETGLM_CUDA_CHECK(cudaMemcpyAsync(val_.get() + dst[f], stage_val_.get() + s, std::size_t(len) * 4,
-                                          cudaMemcpyHostToDevice, copy_));
+    // Stage the new columns in pinned memory and send them on the copy stream: one copy for a contiguous block, else
+    // one per column.
+    const std::size_t fresh_nnz = static_cast<std::size_t>(plan.fresh_nnz);
+    stage_idx_.reserve(std::max<std::size_t>(fresh_nnz, 1));
+    stage_val_.reserve(std::max<std::size_t>(fresh_nnz, 1));
+    ColumnPool::stage(plan, coords, A, stage_idx_.get(), stage_val_.get());
+    if (plan.contiguous && fresh_nnz > 0) {
+      HETGLM_CUDA_CHECK(cudaMemcpyAsync(idx_.get() + plan.block, stage_idx_.get(), fresh_nnz * 4,
+                                        cudaMemcpyHostToDevice, copy_));
+      HETGLM_CUDA_CHECK(cudaMemcpyAsync(val_.get() + plan.block, stage_val_.get(), fresh_nnz * 4,
+                                        cudaMemcpyHostToDevice, copy_));
+    } else if (fresh_nnz > 0) {
+      std::size_t s = 0;
+      for (std::size_t p : plan.fresh) {
+        const ColumnPool::Range& r = plan.slots[p];
+        if (r.len > 0) {
+          HETGLM_CUDA_CHECK(cudaMemcpyAsync(idx_.get() + r.offset, stage_idx_.get() + s, std::size_t(r.len) * 4,
+                                            cudaMemcpyHostToDevice, copy_));
+          HETGLM_CUDA_CHECK(cudaMemcpyAsync(val_.get() + r.offset, stage_val_.get() + s, std::size_t(r.len) * 4,
+                                            cudaMemcpyHostToDevice, copy_));
+        }
+        s += static_cast<std::size_t>(r.len);
       }
-      s += len;
+    }
+    for (std::size_t p : plan.fresh) {
       ++rep.columns_copied;
-      rep.bytes_copied += column_bytes(A, i);
+      rep.bytes_copied += column_bytes(A, coords[p]);
     }
-    if (contiguous && fresh_nnz > 0) {
-      HETGLM_CUDA_CHECK(cudaMemcpyAsync(idx_.get() + block, stage_idx_.get(), std::size_t(fresh_nnz) * 4,
-                                        cudaMemcpyHostToDevice, copy_));
-      HETGLM_CUDA_CHECK(cudaMemcpyAsync(val_.get() + block, stage_val_.get(), std::size_t(fresh_nnz) * 4,
-                                        cudaMemcpyHostToDevice, copy_));
-    }
-    if (!fresh.empty()) {
-      HETGLM_CUDA_CHECK(cudaEventRecord(ready_, copy_));
-      pending_copy_ = true;
-    }
+    const std::vector<std::size_t>& fresh = plan.fresh;
     // Per-position metadata and alpha (small) on the compute stream.
     const std::size_t m = coords.size();
     ws_.assign(coords.begin(), coords.end());
@@ -319,8 +217,8 @@ class CudaBackend final : public Backend {
     stage_f_.reserve(std::max<std::size_t>(m, 1));
     std::int64_t nnz = 0;
     for (std::size_t p = 0; p < m; ++p) {
-      const Range& r = resident_.at(coords[p]);
-      meta_off_[p] = r.off;
+      const ColumnPool::Range& r = plan.slots[p];
+      meta_off_[p] = r.offset;
       meta_i32_[p] = static_cast<std::int32_t>(r.len);
       meta_i32_[m + p] = coords[p];
       stage_f_[p] = static_cast<float>(alpha_ws[p]);
@@ -440,10 +338,6 @@ class CudaBackend final : public Backend {
   }
 
  private:
-  struct Range {
-    std::int64_t off = 0, len = 0;
-  };
-
   void sync_all() const {
     HETGLM_CUDA_CHECK(cudaStreamSynchronize(copy_));
     HETGLM_CUDA_CHECK(cudaStreamSynchronize(compute_));
@@ -457,21 +351,9 @@ class CudaBackend final : public Backend {
 
   detail::KernelArgs args(double sigma) const {
     detail::KernelArgs a;
-    a.formulation = d_.formulation;
-    a.loss = d_.loss;
-    a.penalty = d_.penalty;
-    a.sigma_d = sigma;
-    a.inv_ln_d = 1.0 / (d_.lambda * double(d_.n));
-    a.inv_n_d = 1.0 / double(d_.n);
-    a.lambda_d = d_.lambda;
-    a.eta_d = d_.eta;
-    a.bound_d = d_.bound;
-    a.sigma = float(a.sigma_d);
-    a.inv_ln = float(a.inv_ln_d);
-    a.inv_n = float(a.inv_n_d);
-    a.lambda = float(a.lambda_d);
-    a.eta = float(a.eta_d);
-    a.bound = float(a.bound_d);
+    a.obj_d = d_.obj;
+    a.obj = to_float(d_.obj);
+    a.sigma = float(sigma);
     a.col_off = col_off_.get();
     a.col_len = col_len_.get();
     a.col_coord = col_coord_.get();
@@ -502,11 +384,8 @@ class CudaBackend final : public Backend {
   DeviceBuffer<std::int32_t> col_len_, col_coord_, order_, idx_;
   DeviceBuffer<int> nonfinite_;
   DeviceBuffer<double> gaps_, gap_sum_;
-  // Host bookkeeping and pinned staging.
-  bool arena_ready_ = false;
-  std::int64_t arena_cap_ = 0;
-  RangeAllocator alloc_;
-  std::unordered_map<index_t, Range> resident_;
+  // Host bookkeeping (the shared pool) and pinned staging.
+  ColumnPool pool_;
   std::vector<index_t> ws_;
   std::vector<char> ws_old_;
   PinnedBuffer<std::int32_t> stage_idx_, meta_i32_, stage_order_;

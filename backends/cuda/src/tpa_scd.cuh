@@ -4,8 +4,9 @@
 // coordinate matrix: dual rows = samples of X, primal rows = features, i.e. rows of X^T), reduce the inner product
 // with warp shuffles and shared memory, ONE thread computes the step with glm_math.h (hetglm_dual_step_f /
 // hetglm_penalty_step_f: the same code the CPU runs, HETGLM_FN = static __host__ __device__ inline), and all threads
-// apply the axpy to v in global memory with atomicAdd. No loss or penalty formula lives here: every scalar of the
-// model comes from glm_math.h.
+// apply the axpy to v in global memory with atomicAdd. No loss or penalty formula lives here: the step is glm_math.h's
+// coordinate kernel (hetglm_coordinate_step_f, from the inner product of hetglm_shared_factor_f), the gap its
+// hetglm_coordinate_gap_d.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -13,8 +14,6 @@
 
 #include "hetglm/glm_math.h"
 #include "tpa_scd.hpp"
-
-#define HETGLM_FORM_DUAL_ 0  // == HETGLM_FORM_DUAL of backend.hpp (not includable here: C++20)
 
 namespace hetglm::cuda::detail {
 
@@ -47,25 +46,22 @@ __device__ inline void block_step(const KernelArgs& a, int pos, float* scratch, 
   const int len = a.col_len[pos];
   const std::int32_t* idx = a.idx + off;
   const float* val = a.val + off;
-  const bool dual = a.formulation == HETGLM_FORM_DUAL_;
+  const bool dual = a.obj.formulation == HETGLM_FORM_DUAL;
   float part = 0.0f;
   if (dual) {
     for (int k = threadIdx.x; k < len; k += blockDim.x) part += val[k] * load_v(a.v, idx[k]);
   } else {
     for (int k = threadIdx.x; k < len; k += blockDim.x) {
       const std::int32_t r = idx[k];
-      part += val[k] * hetglm_loss_derivative_f(a.loss, a.row_labels[r], load_v(a.v, r), a.row_weights[r]);
+      part += val[k] * hetglm_shared_factor_f(a.obj, load_v(a.v, r), a.row_labels[r], a.row_weights[r]);
     }
   }
   const float s = block_sum(part, scratch);
   if (threadIdx.x == 0) {
     const int i = a.col_coord[pos];
     const float al = a.alpha[pos];
-    float an;
-    if (dual)
-      an = hetglm_dual_step_f(a.loss, a.labels[i], al, s * a.inv_ln, a.sigma * a.curvature[i], a.weights[i]);
-    else
-      an = hetglm_penalty_step_f(a.penalty, al, s * a.inv_n, a.sigma * a.curvature[i], a.lambda, a.eta, a.bound);
+    // labels / weights are per coordinate (dual y_i, c_i; unused by the primal step).
+    const float an = hetglm_coordinate_step_f(a.obj, al, s, a.curvature[i], a.labels[i], a.weights[i], a.sigma);
     if (!isfinite(an)) atomicExch(a.nonfinite, 1);
     const float d = an - al;
     if (d != 0.0f) a.alpha[pos] = an;
@@ -90,25 +86,24 @@ __global__ void tpa_scd_sequential(KernelArgs a, const std::int32_t* order, int 
   for (int t = 0; t < count; ++t) block_step(a, order[t], scratch, &delta_sh);
 }
 
-/// Certificate terms of the resident coordinates in double (glm_math.h _d functions): one block per position.
+/// Gaps of the resident coordinates in double (glm_math.h hetglm_coordinate_gap_d): one block per position.
 __global__ void coordinate_gaps(KernelArgs a, double* gaps, double* gap_sum) {
   __shared__ double scratch[32];
   const int pos = blockIdx.x;
   const std::int64_t off = a.col_off[pos];
   const int len = a.col_len[pos];
-  const bool dual = a.formulation == HETGLM_FORM_DUAL_;
   double part = 0.0;
   for (int k = threadIdx.x; k < len; k += blockDim.x) {
     const std::int32_t r = a.idx[off + k];
-    const double x = a.val[off + k], vr = a.v[r];
-    part += dual ? x * vr : x * hetglm_loss_derivative_d(a.loss, a.row_labels[r], vr, a.row_weights[r]);
+    const double x = a.val[off + k];
+    part += x * (a.obj_d.formulation == HETGLM_FORM_DUAL
+                     ? double(a.v[r])
+                     : hetglm_shared_factor_d(a.obj_d, a.v[r], a.row_labels[r], a.row_weights[r]));
   }
   const double s = block_sum(part, scratch);
   if (threadIdx.x == 0) {
     const int i = a.col_coord[pos];
-    const double al = a.alpha[pos];
-    const double g = dual ? hetglm_dual_gap_d(a.loss, a.labels[i], al, s * a.inv_ln_d, a.weights[i]) * a.inv_n_d
-                          : hetglm_primal_gap_d(a.penalty, al, s * a.inv_n_d, a.lambda_d, a.eta_d, a.bound_d);
+    const double g = hetglm_coordinate_gap_d(a.obj_d, a.alpha[pos], s, a.labels[i], a.weights[i]);
     gaps[pos] = g;
     atomicAdd(gap_sum, g);
   }

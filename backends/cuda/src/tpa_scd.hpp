@@ -5,16 +5,17 @@
 #pragma once
 #include <cstdint>
 
+#include "hetglm/glm_math.h"
+
 namespace hetglm::cuda::detail {
 
 /// Everything one coordinate step needs; passed to the kernels by value. Device pointers.
 struct KernelArgs {
-  int formulation = 0;  ///< HETGLM_FORM_DUAL | HETGLM_FORM_PRIMAL
-  int loss = 0;         ///< HETGLM_LOSS_*
-  int penalty = 0;      ///< HETGLM_PENALTY_* (primal)
-  // float32 scalars of the step (the device arithmetic) and double ones of the certificate.
-  float sigma = 1, inv_ln = 0, inv_n = 0, lambda = 0, eta = 0, bound = 0;
-  double sigma_d = 1, inv_ln_d = 0, inv_n_d = 0, lambda_d = 0, eta_d = 0, bound_d = 0;
+  /// The coordinate kernel's scalars (glm_math.h): float32 for the steps (the device arithmetic), double for the
+  /// certificate terms.
+  hetglm_objective_f obj{};
+  hetglm_objective_d obj_d{};
+  float sigma = 1;  ///< CoCoA+ sigma'
   // Working set, by position p: the column's range in the arena, its coordinate id, alpha.
   const std::int64_t* col_off = nullptr;
   const std::int32_t* col_len = nullptr;

@@ -32,8 +32,8 @@
 #include "hetglm/error.hpp"
 #include "hetglm/libsvm.hpp"
 #include "hetglm/model.hpp"
-#include "hetglm/solvers/parallel_cpu.hpp"
-#include "hetglm/solvers/train.hpp"
+#include "hetglm/backends/registry.hpp"
+#include "hetglm/train.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -202,16 +202,37 @@ LinearModel model_from_dict(const nb::dict& d) {
   return m;
 }
 
+/// The Python spelling of TrainOptions (the estimators set these by name): strings parsed into the typed
+/// TrainOptions by typed() at the call of train(). Numeric defaults are TrainOptions' own.
+struct PyTrainOptions {
+  std::string model = "logistic", penalty, formulation = "auto", solver = "auto", device = "cpu", accel_memory;
+  std::optional<double> C, lambda;
+  TrainOptions base;  ///< the typed fields set directly (tol, max_epochs, seed, bias, l1_ratio, threads, ...)
+
+  TrainOptions typed() const {
+    TrainOptions o = base;
+    o.problem.model = model_spec(model, penalty);
+    o.problem.C = C;
+    o.problem.lambda = lambda;
+    o.problem.formulation = parse_formulation(formulation);
+    o.solver.solver = parse_solver_kind(solver);
+    o.device.device = device == "auto" ? std::nullopt : std::optional<Device>(parse_device(device));
+    o.device.accel_memory = accel_memory.empty() ? MemoryBudget{} : parse_memory_budget(accel_memory);
+    return o;
+  }
+};
+
 /// train() with the GIL released; Ctrl-C is checked once per epoch.
-nb::dict train_py(Matrix& m, Vec<double> y, const TrainOptions& options_in,
+nb::dict train_py(Matrix& m, Vec<double> y, const PyTrainOptions& options_in,
                   std::optional<Vec<double>> sample_weight, bool verbose) {
-  TrainOptions o = options_in;
+  TrainOptions o = options_in.typed();
   Dataset data;
   data.source = "training data";
   data.y.assign(y.data(), y.data() + y.shape(0));
-  if (sample_weight) o.sample_weight.assign(sample_weight->data(), sample_weight->data() + sample_weight->shape(0));
+  if (sample_weight)
+    o.problem.sample_weight.assign(sample_weight->data(), sample_weight->data() + sample_weight->shape(0));
   std::unique_ptr<nb::python_error> pending;  // KeyboardInterrupt (or whatever a signal handler raised)
-  o.should_stop = [&pending]() {
+  o.solver.should_stop = [&pending]() {
     nb::gil_scoped_acquire gil;
     if (PyErr_CheckSignals() != 0) {
       pending = std::make_unique<nb::python_error>();
@@ -322,28 +343,32 @@ NB_MODULE(_hetglm, m) {
   HETGLM_FROM_COMPRESSED(std::int32_t, std::int64_t, float);
 #undef HETGLM_FROM_COMPRESSED
 
-  // TrainOptions: every field of the C++ struct, by the same name. Fields other engineers add to the struct
-  // are bound here with one more def_rw line.
-  nb::class_<TrainOptions>(m, "TrainOptions", "hetglm::TrainOptions (solvers/include/hetglm/solvers/train.hpp)")
+  // TrainOptions in the Python spelling (PyTrainOptions): the names the estimators set, parsed at train().
+  nb::class_<PyTrainOptions>(m, "TrainOptions", "hetglm::TrainOptions (bindings/train/include/hetglm/train.hpp)")
       .def(nb::init<>())
-      .def_rw("model", &TrainOptions::model)
-      .def_rw("penalty", &TrainOptions::penalty)
-      .def_rw("C", &TrainOptions::C)
-      .def_rw("lambda_", &TrainOptions::lambda)
-      .def_rw("l1_ratio", &TrainOptions::l1_ratio)
-      .def_rw("tol", &TrainOptions::tol)
-      .def_rw("max_epochs", &TrainOptions::max_epochs)
-      .def_rw("seed", &TrainOptions::seed)
-      .def_rw("bias", &TrainOptions::bias)
-      .def_rw("formulation", &TrainOptions::formulation)
-      .def_rw("device", &TrainOptions::device)
-      .def_rw("accel_memory", &TrainOptions::accel_memory)
-      .def_rw("n_threads", &TrainOptions::n_threads)
-      .def_rw("deterministic", &TrainOptions::deterministic)
-      .def_prop_rw(
-          "solver", [](const TrainOptions& o) { return std::string(solver_kind_name(o.solver)); },
-          [](TrainOptions& o, const std::string& name) { o.solver = parse_solver_kind(name); },
-          "auto | newton | sequential | syscd | passcode-atomic | passcode-wild (parallel_cpu.hpp, newton.hpp)");
+      .def_rw("model", &PyTrainOptions::model)
+      .def_rw("penalty", &PyTrainOptions::penalty)
+      .def_rw("C", &PyTrainOptions::C)
+      .def_rw("lambda_", &PyTrainOptions::lambda)
+      .def_rw("formulation", &PyTrainOptions::formulation)
+      .def_rw("solver", &PyTrainOptions::solver,
+              "auto | newton | sequential | syscd | passcode-atomic | passcode-wild (options.hpp)")
+      .def_rw("device", &PyTrainOptions::device)
+      .def_rw("accel_memory", &PyTrainOptions::accel_memory)
+      .def_prop_rw("l1_ratio", [](const PyTrainOptions& o) { return o.base.problem.l1_ratio; },
+                   [](PyTrainOptions& o, double v) { o.base.problem.l1_ratio = v; })
+      .def_prop_rw("bias", [](const PyTrainOptions& o) { return o.base.problem.bias; },
+                   [](PyTrainOptions& o, double v) { o.base.problem.bias = v; })
+      .def_prop_rw("tol", [](const PyTrainOptions& o) { return o.base.solver.tol; },
+                   [](PyTrainOptions& o, double v) { o.base.solver.tol = v; })
+      .def_prop_rw("max_epochs", [](const PyTrainOptions& o) { return o.base.solver.max_epochs; },
+                   [](PyTrainOptions& o, int v) { o.base.solver.max_epochs = v; })
+      .def_prop_rw("seed", [](const PyTrainOptions& o) { return o.base.solver.seed; },
+                   [](PyTrainOptions& o, std::uint64_t v) { o.base.solver.seed = v; })
+      .def_prop_rw("n_threads", [](const PyTrainOptions& o) { return o.base.solver.n_threads; },
+                   [](PyTrainOptions& o, int v) { o.base.solver.n_threads = v; })
+      .def_prop_rw("deterministic", [](const PyTrainOptions& o) { return o.base.solver.deterministic; },
+                   [](PyTrainOptions& o, bool v) { o.base.solver.deterministic = v; });
 
   m.def("train", &train_py, "matrix"_a, "y"_a.noconvert(), "options"_a, "sample_weight"_a.noconvert() = nb::none(),
         "verbose"_a = false,

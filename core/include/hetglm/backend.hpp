@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "hetglm/error.hpp"
-#include "hetglm/glm_math.h"
+#include "hetglm/losses.hpp"
 #include "hetglm/matrix.hpp"
 #include "hetglm/rng.hpp"
 
@@ -62,31 +62,28 @@ class DeviceError : public Error {
   using Error::Error;
 };
 
-/// Formulation ids for ObjectiveDesc (C-compatible, like HETGLM_LOSS_*).
-#define HETGLM_FORM_DUAL 0
-#define HETGLM_FORM_PRIMAL 1
-
-/// Device-agnostic, plain description of the objective: trivially copyable ids and scalars plus host pointers
-/// that the backend copies at bind() (a CUDA or HLS kernel can take the scalars by value).
+/// Device-agnostic, plain description of the objective: the coordinate kernel's scalars (glm_math.h, in double; a
+/// float32 device converts them with to_float) plus host pointers that the backend copies at bind().
 struct ObjectiveDesc {
-  int formulation = HETGLM_FORM_DUAL;   ///< HETGLM_FORM_DUAL | HETGLM_FORM_PRIMAL
-  int loss = HETGLM_LOSS_SQUARED;       ///< HETGLM_LOSS_*
-  int penalty = HETGLM_PENALTY_L2;      ///< HETGLM_PENALTY_* (primal only)
-  double lambda = 0;                    ///< lambda of P(w)
-  double eta = 0;                       ///< elastic-net l1 ratio (primal)
-  double bound = 0;                     ///< Lipschitzing bound B = f(0)/lambda for L1 parts (primal)
-  std::int64_t n = 0;                   ///< number of samples (the 1/n of the average loss)
+  Objective obj{};                      ///< formulation, loss, penalty, lambda, eta, bound, scale, inv_n
   std::int32_t n_coords = 0;            ///< number of coordinates (rows of the host matrix A)
   std::int32_t dim = 0;                 ///< length of the shared vector v (columns of A)
-  /// Per coordinate, size n_coords: dual y_i, c_i and q_i = ||x_i||^2/(lambda n); primal: labels/weights unused
-  /// (may be null), curvature H_j = (1/n) sum_k c_k x_kj^2.
+  /// Per coordinate, size n_coords: the curvature (dual q_i = ||x_i||^2/(lambda n), primal H_j); dual only: y_i and
+  /// c_i (null in the primal).
+  const double* coord_curvature = nullptr;
   const double* coord_labels = nullptr;
   const double* coord_weights = nullptr;
-  const double* coord_curvature = nullptr;
   /// Per entry of v, size dim (primal only; null in the dual): y_k and c_k of sample k.
   const double* row_labels = nullptr;
   const double* row_weights = nullptr;
+  bool dual() const { return obj.formulation == HETGLM_FORM_DUAL; }
 };
+
+/// The kernel scalars in float32 (the accelerators' precision).
+inline ObjectiveF to_float(const Objective& o) {
+  return hetglm_objective_make_f(o.formulation, o.loss, o.penalty, float(o.lambda), float(o.eta), float(o.bound),
+                                 float(o.inv_n), float(o.scale));
+}
 
 /// Bytes the device format needs per resident coordinate besides its nonzeros (offset, length, alpha, label,
 /// weight, curvature), and per nonzero (float value + int32 index). Used for budgets on every device.

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * glm_math.h: THE one copy of hetglm's scalar math (losses, penalties, coordinate steps, gaps).
+ * glm_math.h: THE one copy of hetglm's scalar math: the table of losses and penalties, their values,
+ * derivatives and conjugates, the coordinate kernel (one coordinate's new value) and the per-coordinate gap.
  *
  * Written as C-compatible inline functions so that the same text compiles as
  *   - host C++ (g++/clang),                       HETGLM_FN = static inline
@@ -9,28 +10,27 @@
  *                                                  HETGLM_OPENCL_FP64 is defined)
  *   - Vitis HLS C++14 (no heap, no recursion, no exceptions).
  * The functions are generated once per precision by including glm_math_impl.h twice: names end in
- * _d (double) and _f (float). C++ code uses the wrappers in losses.hpp, never these names directly.
+ * _d (double) and _f (float). C++ code uses the wrappers in losses.hpp.
  *
- * Problem (conventions.md; Shalev-Shwartz & Zhang, "Stochastic Dual Coordinate Ascent", JMLR 2013):
+ * Problem (docs/conventions.md, "Objective"; Shalev-Shwartz & Zhang, "Stochastic Dual Coordinate Ascent
+ * Methods for Regularized Loss Minimization", JMLR 14, 2013):
  *   P(w) = (1/n) sum_i c_i l(y_i, x_i.w) + lambda R(w)
- * Per-sample weighted loss phi_i(z) = c_i l(y_i, z), with
- *   squared        l = 1/2 (z - y)^2
- *   logistic       l = log(1 + exp(-y z))                       y in {-1, +1}
- *   hinge          l = max(0, 1 - y z)                          y in {-1, +1}
- *   squared hinge  l = max(0, 1 - y z)^2  (LIBLINEAR -s 1)      y in {-1, +1}
- * Dual (SDCA) coordinate i, shared vector v = sum_i alpha_i x_i, w = v / (lambda n):
- *   phi_i^*(-a) is the conjugate at -a; with b = y a (classification) the domains are
- *   hinge and logistic b in [0, c], squared hinge b >= 0, squared loss a in R.
- *   dual step: argmax_a' -phi^*(-a') - z (a' - a) - q/2 (a' - a)^2,  z = x_i.w,
- *              q = sigma' ||x_i||^2 / (lambda n)   (sigma' = 1 sequentially; CoCoA+ scaling otherwise)
- *   dual gap term: phi(z) + phi^*(-a) + a z >= 0   (Fenchel-Young), total gap = (1/n) sum of terms.
- * Primal coordinate j (penalties g(w) = lambda r(w), r = w^2/2 | |w| | eta|w| + (1-eta)/2 w^2):
- *   s = <x^(j), grad f(v)>, H = curvature of f along the coordinate (times sigma'),
- *   prox step: argmin_w' s (w' - w) + H/2 (w' - w)^2 + g(w'), L1 part clipped to |w'| <= B,
- *   primal gap term: w s + g(w) + g^*(-s) >= 0, with the Lipschitzed L1 conjugate
- *   g^*(s) = B max(0, |s| - lambda eta) (Duenner, Forte, Takac, Jaggi, ICML 2016, "Primal-Dual Rates
- *   and Certificates"), B = f(0)/lambda, and for eta < 1 the exact elastic-net conjugate
- *   max(0, |s| - lambda eta)^2 / (2 lambda (1 - eta)).
+ * in the primal-dual form  min_alpha f(A alpha) + sum_i g_i(alpha_i)  with shared vector v = A alpha:
+ *   dual   (SDCA; coordinates = samples)  v = sum_i alpha_i x_i, w = v / (lambda n),
+ *          margin u_i = x_i.w = r / (lambda n) with r = <x_i, v>,
+ *          step   argmax_a' -phi^*(-a') - u (a' - a) - q/2 (a' - a)^2,  q = sigma' ||x_i||^2 / (lambda n),
+ *          gap    (1/n) (phi(u) + phi^*(-a) + a u) >= 0 (Fenchel-Young);
+ *   primal (CD; coordinates = features)   v = X w,
+ *          gradient s_j = <x^(j), grad f(v)> = r / n with r = sum_k x_kj phi_k'(v_k),
+ *          step   argmin_w' s (w' - w) + H/2 (w' - w)^2 + g(w'),  H = sigma' H_j (H_j bounds the curvature),
+ *          gap    w s + g(w) + g^*(-s) >= 0,
+ *          L1 parts Lipschitzed: |w| <= B = f(0) / (lambda eta), so g^*(s) = B max(0, |s| - lambda eta)
+ *          (Duenner, Forte, Takac, Jaggi, "Primal-Dual Rates and Certificates", ICML 2016).
+ * Derivations: docs/math.md; the algorithms that call the kernel: docs/algorithms.md.
+ *
+ * Adding a loss: one row in HETGLM_LOSS_TABLE below, its five functions in glm_math_impl.h, and a model row in
+ * solvers/include/hetglm/solvers/objective.hpp (docs/adding-a-loss.md). Everything else (the C and C++ ids, the
+ * dispatch switches, the solver instantiations, the device kernels) follows from the table.
  */
 #ifndef HETGLM_GLM_MATH_H
 #define HETGLM_GLM_MATH_H
@@ -45,18 +45,52 @@
 #include <math.h>
 #endif
 
-/* Loss identifiers (stable: stored nowhere, but shared by every device). */
-#define HETGLM_LOSS_SQUARED 0
-#define HETGLM_LOSS_LOGISTIC 1
-#define HETGLM_LOSS_HINGE 2
-#define HETGLM_LOSS_SQUARED_HINGE 3
-/* Penalty identifiers. */
-#define HETGLM_PENALTY_L2 0
-#define HETGLM_PENALTY_L1 1
-#define HETGLM_PENALTY_ELASTIC_NET 2
+/* ------------------------------------------------------------------------------------------------ the tables */
+
+/* One row per loss: X(ID, name, id, L, DUAL, PRIMAL, E)
+ *   ID      the C id HETGLM_LOSS_<ID>
+ *   name    the suffix of its functions hetglm_<name>_* (glm_math_impl.h) and the C++ enumerator Loss::name
+ *   id      the stable integer (device kernels and the FPGA ABI receive it)
+ *   L       the curvature bound sup_z phi''(z) / c (the smoothness constant; 0 for a non-smooth loss)
+ *   DUAL    1 when the loss has an SDCA (dual) step
+ *   PRIMAL  1 when the loss is smooth, so that primal coordinate descent and Newton apply
+ *   E       a context argument passed through to X (see HETGLM_LOSS_TABLE) */
+#define HETGLM_LOSS_ROWS(X, E)                           \
+  X(SQUARED, squared, 0, 1.0, 1, 1, E)                   \
+  X(LOGISTIC, logistic, 1, 0.25, 1, 1, E)                \
+  X(HINGE, hinge, 2, 0.0, 1, 0, E)                       \
+  X(SQUARED_HINGE, squared_hinge, 3, 2.0, 1, 1, E)
+/* HETGLM_LOSS_TABLE(X) calls X once per row; the seventh argument E is empty (HETGLM_LOSS_ROWS passes a context,
+ * as HETGLM_FOR_EACH_FORM in forms.hpp does). */
+#define HETGLM_LOSS_TABLE(X) HETGLM_LOSS_ROWS(X, )
+
+/* One row per penalty g(w) = lambda r(w): X(ID, name, id, L1PART, E)
+ *   L1PART  1 when r has an |w| part (soft-thresholding; the Lipschitzed conjugate needs the bound B)
+ *   E       a context argument, as for the losses */
+#define HETGLM_PENALTY_ROWS(X, E)       \
+  X(L2, l2, 0, 0, E)                    \
+  X(L1, l1, 1, 1, E)                    \
+  X(ELASTIC_NET, elastic_net, 2, 1, E)
+#define HETGLM_PENALTY_TABLE(X) HETGLM_PENALTY_ROWS(X, )
+
+/* The C ids: HETGLM_LOSS_SQUARED = 0, ...; HETGLM_PENALTY_L2 = 0, ...; the formulations. */
+#define HETGLM_LOSS_ENUM_(ID, name, id, L, DUAL, PRIMAL, E) HETGLM_LOSS_##ID = id,
+#define HETGLM_PENALTY_ENUM_(ID, name, id, L1PART, E) HETGLM_PENALTY_##ID = id,
+enum hetglm_loss_id { HETGLM_LOSS_TABLE(HETGLM_LOSS_ENUM_) HETGLM_LOSS_COUNT };
+enum hetglm_penalty_id { HETGLM_PENALTY_TABLE(HETGLM_PENALTY_ENUM_) HETGLM_PENALTY_COUNT };
+#undef HETGLM_LOSS_ENUM_
+#undef HETGLM_PENALTY_ENUM_
+/* Formulation ids: coordinates are samples (dual, SDCA) or features (primal, CD). */
+enum hetglm_formulation_id { HETGLM_FORM_DUAL = 0, HETGLM_FORM_PRIMAL = 1 };
 
 #define HETGLM_CAT_(a, b) a##b
 #define HETGLM_CAT(a, b) HETGLM_CAT_(a, b)
+/* HETGLM_IF(flag)(code): code when flag is 1, nothing when 0 (for the table's flag columns). */
+#define HETGLM_IF(flag) HETGLM_CAT(HETGLM_IF_, flag)
+#define HETGLM_IF_1(...) __VA_ARGS__
+#define HETGLM_IF_0(...)
+
+/* ----------------------------------------------------------------------------------- the two precisions */
 
 #if !defined(__OPENCL_VERSION__) || defined(HETGLM_OPENCL_FP64)
 #define HETGLM_REAL double

@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0
  * glm_math_impl.h: body of glm_math.h, included once per precision with HETGLM_REAL / HETGLM_SFX set.
- * No include guard on purpose. Do not include directly: include glm_math.h. Formulas: see glm_math.h
- * and docs/math.md.
+ * No include guard on purpose. Do not include directly: include glm_math.h. Formulas: glm_math.h and
+ * docs/math.md.
+ *
+ * Layout: helpers; one block of five functions per loss (value, derivative, curvature, conjugate, dual step) and of
+ * three per penalty (value, conjugate, proximal step); the dispatchers generated from the tables of glm_math.h
+ * (an id that is not in the table gives NaN, never another loss's value); the coordinate kernel.
  */
 #define R HETGLM_REAL
 #define N(name) HETGLM_CAT(name, HETGLM_SFX)
@@ -30,129 +34,216 @@ HETGLM_FN R N(hetglm_soft_threshold)(R x, R tau) {
   return x > tau ? x - tau : (x < -tau ? x + tau : (R)0);
 }
 
-/* ---------------------------------------------------------------- losses: primal side */
+/* ============================================================== losses phi(z) = c l(y, z)
+ * Per loss: value phi(z); derivative phi'(z) (a subgradient for hinge); curvature phi''(z) (generalized for squared
+ * hinge, 0 for hinge); conjugate phi^*(-a) (+INFINITY outside the dual domain; with b = y a the domains are hinge
+ * and logistic b in [0, c], squared hinge b >= 0, squared a in R); dual step: the a' maximizing
+ * -phi^*(-a') - z (a' - a) - q/2 (a' - a)^2 for the margin z = x_i.w and q = sigma' ||x_i||^2 / (lambda n) >= 0. */
+
+/* squared: l = 1/2 (z - y)^2;  phi^*(-a) = a^2/(2c) - a y;  a' = a + (y - z - a/c) / (q + 1/c). */
+HETGLM_FN R N(hetglm_squared_value)(R y, R z, R c) {
+  R m = z - y;
+  return c * (R)0.5 * m * m;
+}
+HETGLM_FN R N(hetglm_squared_derivative)(R y, R z, R c) { return c * (z - y); }
+HETGLM_FN R N(hetglm_squared_curvature)(R y, R z, R c) {
+  (void)y;
+  (void)z;
+  return c;
+}
+HETGLM_FN R N(hetglm_squared_conjugate)(R y, R a, R c) { return a * a / ((R)2 * c) - a * y; }
+HETGLM_FN R N(hetglm_squared_dual_step)(R y, R a, R z, R q, R c) { return a + (y - z - a / c) / (q + (R)1 / c); }
+
+/* logistic: l = log(1 + exp(-y z)), y in {-1, +1};  phi^*(-a) = c (t log t + (1-t) log(1-t)), t = b/c in [0, 1].
+ * Dual step: t' = b'/c solves log((1-t)/t) - y z - q c (t - b/c) = 0; solved for s = logit(t) by Newton safeguarded
+ * with a bisection bracket (the residual's slope lies in [-1 - q c / 4, -1], well conditioned even when t is near
+ * 0 or 1; LIBLINEAR -s 7 solves the same one-dimensional problem: Yu, Huang, Lin, Machine Learning 85, 2011). */
+HETGLM_FN R N(hetglm_logistic_value)(R y, R z, R c) { return c * N(hetglm_softplus)(-y * z); }
+HETGLM_FN R N(hetglm_logistic_derivative)(R y, R z, R c) { return -c * y * N(hetglm_sigmoid)(-y * z); }
+HETGLM_FN R N(hetglm_logistic_curvature)(R y, R z, R c) {
+  R p = N(hetglm_sigmoid)(y * z);
+  return c * p * ((R)1 - p);
+}
+HETGLM_FN R N(hetglm_logistic_conjugate)(R y, R a, R c) {
+  R b = y * a, t;
+  if (b < (R)0 || b > c) return (R)INFINITY;
+  t = b / c;
+  return c * (N(hetglm_xlogx)(t) + N(hetglm_xlogx)((R)1 - t));
+}
+HETGLM_FN R N(hetglm_logistic_dual_step)(R y, R a, R z, R q, R c) {
+  R b = y * a, m = y * z;
+  R t0 = N(hetglm_clamp)(b / c, (R)0, (R)1);
+  R kappa = q * c;
+  /* residual psi(s) = -s - m - kappa (sigmoid(s) - t0), decreasing; root in [lo, hi]. */
+  R lo = -m - kappa * ((R)1 - t0), hi = -m + kappa * t0;
+  R s = N(hetglm_clamp)(-m, lo, hi);
+  int it;
+  for (it = 0; it < HETGLM_NEWTON_MAXIT; ++it) {
+    R p = N(hetglm_sigmoid)(s);
+    R psi = -s - m - kappa * (p - t0);
+    if (psi > (R)0) {
+      lo = s;
+    } else {
+      hi = s;
+    }
+    if (fabs(psi) <= HETGLM_NEWTON_TOL * ((R)1 + fabs(s))) break;
+    R dpsi = -(R)1 - kappa * p * ((R)1 - p);
+    R sn = s - psi / dpsi;
+    if (!(sn > lo && sn < hi)) sn = (R)0.5 * (lo + hi);
+    s = sn;
+  }
+  return y * c * N(hetglm_sigmoid)(s);
+}
+
+/* hinge: l = max(0, 1 - y z);  phi^*(-a) = -b, b in [0, c];
+ * b' = clip(b + (1 - y z) / q, 0, c) (SDCA paper, Sec. 5.1; LIBLINEAR -s 3). */
+HETGLM_FN R N(hetglm_hinge_value)(R y, R z, R c) {
+  R m = (R)1 - y * z;
+  return m > (R)0 ? c * m : (R)0;
+}
+HETGLM_FN R N(hetglm_hinge_derivative)(R y, R z, R c) { return y * z < (R)1 ? -c * y : (R)0; }
+HETGLM_FN R N(hetglm_hinge_curvature)(R y, R z, R c) {
+  (void)y;
+  (void)z;
+  (void)c;
+  return (R)0;
+}
+HETGLM_FN R N(hetglm_hinge_conjugate)(R y, R a, R c) {
+  R b = y * a;
+  if (b < (R)0 || b > c) return (R)INFINITY;
+  return -b;
+}
+HETGLM_FN R N(hetglm_hinge_dual_step)(R y, R a, R z, R q, R c) {
+  R b = y * a, m = y * z, bn;
+  if (q > (R)0) {
+    bn = N(hetglm_clamp)(b + ((R)1 - m) / q, (R)0, c);
+  } else {
+    bn = (R)1 - m > (R)0 ? c : (R)0;
+  }
+  return y * bn;
+}
+
+/* squared hinge (LIBLINEAR -s 1): l = max(0, 1 - y z)^2;  phi^*(-a) = -b + b^2/(4c), b >= 0;
+ * b' = max(0, b + (1 - y z - b/(2c)) / (q + 1/(2c))) (LIBLINEAR's D_ii = 1/(2C)). */
+HETGLM_FN R N(hetglm_squared_hinge_value)(R y, R z, R c) {
+  R m = (R)1 - y * z;
+  return m > (R)0 ? c * m * m : (R)0;
+}
+HETGLM_FN R N(hetglm_squared_hinge_derivative)(R y, R z, R c) {
+  R m = (R)1 - y * z;
+  return m > (R)0 ? (R)-2 * c * y * m : (R)0;
+}
+HETGLM_FN R N(hetglm_squared_hinge_curvature)(R y, R z, R c) { return y * z < (R)1 ? (R)2 * c : (R)0; }
+HETGLM_FN R N(hetglm_squared_hinge_conjugate)(R y, R a, R c) {
+  R b = y * a;
+  if (b < (R)0) return (R)INFINITY;
+  return -b + b * b / ((R)4 * c);
+}
+HETGLM_FN R N(hetglm_squared_hinge_dual_step)(R y, R a, R z, R q, R c) {
+  R b = y * a, m = y * z, bn;
+  bn = b + ((R)1 - m - b / ((R)2 * c)) / (q + (R)1 / ((R)2 * c));
+  return y * (bn > (R)0 ? bn : (R)0);
+}
+
+/* ============================================================== penalties g(w) = lambda r(w)
+ * Per penalty: value g(w) (eta = the elastic-net l1 ratio, ignored otherwise); conjugate g^*(s) (even in s; the L1
+ * part Lipschitzed with the bound B); proximal step argmin_w' s (w' - w) + h/2 (w' - w)^2 + g(w') from x = h w - s,
+ * clipped to |w'| <= B when the L1 part is Lipschitzed. */
+
+/* l2: r = w^2/2;  g^*(s) = s^2/(2 lambda);  w' = x / (h + lambda). */
+HETGLM_FN R N(hetglm_l2_value)(R w, R lambda, R eta) {
+  (void)eta;
+  return lambda * (R)0.5 * w * w;
+}
+HETGLM_FN R N(hetglm_l2_conjugate)(R s, R lambda, R eta, R bound) {
+  (void)eta;
+  (void)bound;
+  return s * s / ((R)2 * lambda);
+}
+HETGLM_FN R N(hetglm_l2_step)(R x, R h, R lambda, R eta, R bound) {
+  (void)eta;
+  (void)bound;
+  return x / (h + lambda);
+}
+
+/* l1: r = |w|;  g^*(s) = B max(0, |s| - lambda);  w' = clip(S_lambda(x) / h, -B, B). */
+HETGLM_FN R N(hetglm_l1_value)(R w, R lambda, R eta) {
+  (void)eta;
+  return lambda * (R)fabs(w);
+}
+HETGLM_FN R N(hetglm_l1_conjugate)(R s, R lambda, R eta, R bound) {
+  R e = (R)fabs(s) - lambda;
+  (void)eta;
+  return e > (R)0 ? bound * e : (R)0;
+}
+HETGLM_FN R N(hetglm_l1_step)(R x, R h, R lambda, R eta, R bound) {
+  R r = N(hetglm_soft_threshold)(x, lambda) / h;
+  (void)eta;
+  return N(hetglm_clamp)(r, -bound, bound);
+}
+
+/* elastic net: r = eta |w| + (1 - eta) w^2/2;  g^*(s) = max(0, |s| - lambda eta)^2 / (2 lambda (1 - eta)) for
+ * eta < 1 (exact: strongly convex, no bound needed), B max(0, |s| - lambda) at eta = 1;
+ * w' = S_{lambda eta}(x) / (h + lambda (1 - eta)), clipped to B at eta = 1. */
+HETGLM_FN R N(hetglm_elastic_net_value)(R w, R lambda, R eta) {
+  return lambda * (eta * (R)fabs(w) + ((R)1 - eta) * (R)0.5 * w * w);
+}
+HETGLM_FN R N(hetglm_elastic_net_conjugate)(R s, R lambda, R eta, R bound) {
+  R e = (R)fabs(s) - lambda * eta;
+  if (e <= (R)0) return (R)0;
+  if (eta >= (R)1) return bound * e;
+  return e * e / ((R)2 * lambda * ((R)1 - eta));
+}
+HETGLM_FN R N(hetglm_elastic_net_step)(R x, R h, R lambda, R eta, R bound) {
+  R r = N(hetglm_soft_threshold)(x, lambda * eta) / (h + lambda * ((R)1 - eta));
+  return eta >= (R)1 ? N(hetglm_clamp)(r, -bound, bound) : r;
+}
+
+/* ============================================================== dispatch by id (generated from the tables) */
+
+#define HETGLM_VALUE_CASE_(ID, name, id, L, DUAL, PRIMAL, E) \
+  case HETGLM_LOSS_##ID: return N(hetglm_##name##_value)(y, z, c);
+#define HETGLM_DERIVATIVE_CASE_(ID, name, id, L, DUAL, PRIMAL, E) \
+  case HETGLM_LOSS_##ID: return N(hetglm_##name##_derivative)(y, z, c);
+#define HETGLM_CURVATURE_CASE_(ID, name, id, L, DUAL, PRIMAL, E) \
+  case HETGLM_LOSS_##ID: return N(hetglm_##name##_curvature)(y, z, c);
+#define HETGLM_CONJUGATE_CASE_(ID, name, id, L, DUAL, PRIMAL, E) \
+  case HETGLM_LOSS_##ID: return N(hetglm_##name##_conjugate)(y, a, c);
+#define HETGLM_DUAL_STEP_CASE_(ID, name, id, L, DUAL, PRIMAL, E) \
+  HETGLM_IF(DUAL)(case HETGLM_LOSS_##ID: return N(hetglm_##name##_dual_step)(y, a, z, q, c);)
+#define HETGLM_BOUND_CASE_(ID, name, id, L, DUAL, PRIMAL, E) \
+  case HETGLM_LOSS_##ID: return (R)L;
 
 /* phi(z) = c l(y, z). */
 HETGLM_FN R N(hetglm_loss_value)(int loss, R y, R z, R c) {
-  R m;
-  switch (loss) {
-    case HETGLM_LOSS_SQUARED:
-      m = z - y;
-      return c * (R)0.5 * m * m;
-    case HETGLM_LOSS_LOGISTIC:
-      return c * N(hetglm_softplus)(-y * z);
-    case HETGLM_LOSS_HINGE:
-      m = (R)1 - y * z;
-      return m > (R)0 ? c * m : (R)0;
-    default: /* HETGLM_LOSS_SQUARED_HINGE */
-      m = (R)1 - y * z;
-      return m > (R)0 ? c * m * m : (R)0;
-  }
+  switch (loss) { HETGLM_LOSS_TABLE(HETGLM_VALUE_CASE_) default: return (R)NAN; }
 }
-
 /* d phi / dz (a subgradient for hinge). */
 HETGLM_FN R N(hetglm_loss_derivative)(int loss, R y, R z, R c) {
-  R m;
-  switch (loss) {
-    case HETGLM_LOSS_SQUARED:
-      return c * (z - y);
-    case HETGLM_LOSS_LOGISTIC:
-      return -c * y * N(hetglm_sigmoid)(-y * z);
-    case HETGLM_LOSS_HINGE:
-      return y * z < (R)1 ? -c * y : (R)0;
-    default:
-      m = (R)1 - y * z;
-      return m > (R)0 ? (R)-2 * c * y * m : (R)0;
-  }
+  switch (loss) { HETGLM_LOSS_TABLE(HETGLM_DERIVATIVE_CASE_) default: return (R)NAN; }
 }
-
 /* d^2 phi / dz^2 (generalized for squared hinge; 0 for hinge). */
 HETGLM_FN R N(hetglm_loss_curvature)(int loss, R y, R z, R c) {
-  R p;
-  switch (loss) {
-    case HETGLM_LOSS_SQUARED:
-      return c;
-    case HETGLM_LOSS_LOGISTIC:
-      p = N(hetglm_sigmoid)(y * z);
-      return c * p * ((R)1 - p);
-    case HETGLM_LOSS_HINGE:
-      return (R)0;
-    default:
-      return y * z < (R)1 ? (R)2 * c : (R)0;
-  }
+  switch (loss) { HETGLM_LOSS_TABLE(HETGLM_CURVATURE_CASE_) default: return (R)NAN; }
 }
-
-/* ---------------------------------------------------------------- losses: dual side */
-
-/* phi^*(-a): the conjugate of phi at -a; +INFINITY outside the dual domain. For the classification
- * losses b = y a must lie in [0, c] (hinge, logistic) or [0, inf) (squared hinge). */
+/* phi^*(-a); +INFINITY outside the dual domain. */
 HETGLM_FN R N(hetglm_loss_conjugate)(int loss, R y, R a, R c) {
-  R b = y * a, t;
-  switch (loss) {
-    case HETGLM_LOSS_SQUARED:
-      return a * a / ((R)2 * c) - a * y;
-    case HETGLM_LOSS_LOGISTIC:
-      if (b < (R)0 || b > c) return (R)INFINITY;
-      t = b / c;
-      return c * (N(hetglm_xlogx)(t) + N(hetglm_xlogx)((R)1 - t));
-    case HETGLM_LOSS_HINGE:
-      if (b < (R)0 || b > c) return (R)INFINITY;
-      return -b;
-    default:
-      if (b < (R)0) return (R)INFINITY;
-      return -b + b * b / ((R)4 * c);
-  }
+  switch (loss) { HETGLM_LOSS_TABLE(HETGLM_CONJUGATE_CASE_) default: return (R)NAN; }
 }
-
-/* One SDCA coordinate step: the new dual variable a' maximizing
- *   -phi^*(-a') - z (a' - a) - q/2 (a' - a)^2,
- * z = x_i.w (the margin under the current shared vector), q = sigma' ||x_i||^2 / (lambda n) >= 0.
- * hinge:         b' = clip(b + (1 - y z) / q, 0, c)            (SDCA paper, Sec. 5.1; LIBLINEAR -s 3)
- * squared hinge: b' = max(0, b + (1 - y z - b/(2c)) / (q + 1/(2c)))       (LIBLINEAR -s 1, D_ii = 1/(2C))
- * squared:       a' = a + (y - z - a/c) / (q + 1/c)
- * logistic:      t = b'/c solves log((1-t)/t) - y z - q c (t - b/c) = 0; solved for s = logit(t) by
- *                Newton safeguarded with a bisection bracket (the residual's slope lies in
- *                [-1 - q c / 4, -1], so it is well conditioned even when t is near 0 or 1). */
+/* One SDCA coordinate step: the new dual variable for margin z and q = sigma' ||x_i||^2 / (lambda n). */
 HETGLM_FN R N(hetglm_dual_step)(int loss, R y, R a, R z, R q, R c) {
-  R b = y * a, m = y * z, bn;
-  switch (loss) {
-    case HETGLM_LOSS_SQUARED:
-      return a + (y - z - a / c) / (q + (R)1 / c);
-    case HETGLM_LOSS_HINGE:
-      if (q > (R)0) {
-        bn = N(hetglm_clamp)(b + ((R)1 - m) / q, (R)0, c);
-      } else {
-        bn = (R)1 - m > (R)0 ? c : (R)0;
-      }
-      return y * bn;
-    case HETGLM_LOSS_SQUARED_HINGE:
-      bn = b + ((R)1 - m - b / ((R)2 * c)) / (q + (R)1 / ((R)2 * c));
-      return y * (bn > (R)0 ? bn : (R)0);
-    default: { /* HETGLM_LOSS_LOGISTIC */
-      R t0 = N(hetglm_clamp)(b / c, (R)0, (R)1);
-      R kappa = q * c;
-      /* residual psi(s) = -s - m - kappa (sigmoid(s) - t0), decreasing; root in [lo, hi]. */
-      R lo = -m - kappa * ((R)1 - t0), hi = -m + kappa * t0;
-      R s = N(hetglm_clamp)(-m, lo, hi);
-      int it;
-      for (it = 0; it < HETGLM_NEWTON_MAXIT; ++it) {
-        R p = N(hetglm_sigmoid)(s);
-        R psi = -s - m - kappa * (p - t0);
-        if (psi > (R)0) {
-          lo = s;
-        } else {
-          hi = s;
-        }
-        if (fabs(psi) <= HETGLM_NEWTON_TOL * ((R)1 + fabs(s))) break;
-        R dpsi = -(R)1 - kappa * p * ((R)1 - p);
-        R sn = s - psi / dpsi;
-        if (!(sn > lo && sn < hi)) sn = (R)0.5 * (lo + hi);
-        s = sn;
-      }
-      return y * c * N(hetglm_sigmoid)(s);
-    }
-  }
+  switch (loss) { HETGLM_LOSS_TABLE(HETGLM_DUAL_STEP_CASE_) default: return (R)NAN; }
 }
+/* The table's curvature bound L = sup phi''/c (0 for a non-smooth loss; NaN for an unknown id). */
+HETGLM_FN R N(hetglm_loss_curvature_bound)(int loss) {
+  switch (loss) { HETGLM_LOSS_TABLE(HETGLM_BOUND_CASE_) default: return (R)NAN; }
+}
+#undef HETGLM_VALUE_CASE_
+#undef HETGLM_DERIVATIVE_CASE_
+#undef HETGLM_CURVATURE_CASE_
+#undef HETGLM_CONJUGATE_CASE_
+#undef HETGLM_DUAL_STEP_CASE_
+#undef HETGLM_BOUND_CASE_
 
 /* Dual gap term of one sample (unscaled; the total gap is (1/n) times the sum):
  *   phi(z) + phi^*(-a) + a z >= 0, zero iff a is optimal for the margin z. */
@@ -160,59 +251,102 @@ HETGLM_FN R N(hetglm_dual_gap)(int loss, R y, R a, R z, R c) {
   return N(hetglm_loss_value)(loss, y, z, c) + N(hetglm_loss_conjugate)(loss, y, a, c) + a * z;
 }
 
-/* ---------------------------------------------------------------- penalties (primal coordinates) */
+#define HETGLM_PEN_VALUE_CASE_(ID, name, id, L1PART, E) \
+  case HETGLM_PENALTY_##ID: return N(hetglm_##name##_value)(w, lambda, eta);
+#define HETGLM_PEN_CONJUGATE_CASE_(ID, name, id, L1PART, E) \
+  case HETGLM_PENALTY_##ID: return N(hetglm_##name##_conjugate)(s, lambda, eta, bound);
+#define HETGLM_PEN_STEP_CASE_(ID, name, id, L1PART, E) \
+  case HETGLM_PENALTY_##ID: return N(hetglm_##name##_step)(x, h, lambda, eta, bound);
 
-/* g(w) = lambda r(w); eta = l1_ratio for the elastic net (ignored otherwise). */
+/* g(w) = lambda r(w). */
 HETGLM_FN R N(hetglm_penalty_value)(int pen, R w, R lambda, R eta) {
-  switch (pen) {
-    case HETGLM_PENALTY_L2:
-      return lambda * (R)0.5 * w * w;
-    case HETGLM_PENALTY_L1:
-      return lambda * (R)fabs(w);
-    default:
-      return lambda * (eta * (R)fabs(w) + ((R)1 - eta) * (R)0.5 * w * w);
-  }
+  switch (pen) { HETGLM_PENALTY_TABLE(HETGLM_PEN_VALUE_CASE_) default: return (R)NAN; }
 }
-
-/* g^*(s) (even in s). L1 (and the elastic net at eta = 1) use the Lipschitzed conjugate with bound B. */
+/* g^*(s), the L1 part Lipschitzed with the bound B. */
 HETGLM_FN R N(hetglm_penalty_conjugate)(int pen, R s, R lambda, R eta, R bound) {
-  R e;
-  switch (pen) {
-    case HETGLM_PENALTY_L2:
-      return s * s / ((R)2 * lambda);
-    case HETGLM_PENALTY_L1:
-      e = (R)fabs(s) - lambda;
-      return e > (R)0 ? bound * e : (R)0;
-    default:
-      e = (R)fabs(s) - lambda * eta;
-      if (e <= (R)0) return (R)0;
-      if (eta >= (R)1) return bound * e;
-      return e * e / ((R)2 * lambda * ((R)1 - eta));
-  }
+  switch (pen) { HETGLM_PENALTY_TABLE(HETGLM_PEN_CONJUGATE_CASE_) default: return (R)NAN; }
 }
-
-/* Proximal coordinate step: argmin_w' s (w' - w) + H/2 (w' - w)^2 + g(w'), clipped to |w'| <= B when g
- * has an L1 part. H <= 0 (an all-zero column) gives the minimizer of g alone, 0. */
+/* Proximal coordinate step: argmin_w' s (w' - w) + h/2 (w' - w)^2 + g(w'). h <= 0 (an all-zero column) gives the
+ * minimizer of g alone, 0. */
 HETGLM_FN R N(hetglm_penalty_step)(int pen, R w, R s, R h, R lambda, R eta, R bound) {
-  R x, r;
+  R x;
   if (!(h > (R)0)) return (R)0;
   x = h * w - s;
-  switch (pen) {
-    case HETGLM_PENALTY_L2:
-      return x / (h + lambda);
-    case HETGLM_PENALTY_L1:
-      r = N(hetglm_soft_threshold)(x, lambda) / h;
-      return N(hetglm_clamp)(r, -bound, bound);
-    default:
-      r = N(hetglm_soft_threshold)(x, lambda * eta) / (h + lambda * ((R)1 - eta));
-      return eta >= (R)1 ? N(hetglm_clamp)(r, -bound, bound) : r;
-  }
+  switch (pen) { HETGLM_PENALTY_TABLE(HETGLM_PEN_STEP_CASE_) default: return (R)NAN; }
 }
+#undef HETGLM_PEN_VALUE_CASE_
+#undef HETGLM_PEN_CONJUGATE_CASE_
+#undef HETGLM_PEN_STEP_CASE_
 
 /* Primal gap term of one feature: w s + g(w) + g^*(-s) >= 0. */
 HETGLM_FN R N(hetglm_primal_gap)(int pen, R w, R s, R lambda, R eta, R bound) {
-  return w * s + N(hetglm_penalty_value)(pen, w, lambda, eta) +
-         N(hetglm_penalty_conjugate)(pen, s, lambda, eta, bound);
+  return w * s + N(hetglm_penalty_value)(pen, w, lambda, eta) + N(hetglm_penalty_conjugate)(pen, s, lambda, eta, bound);
+}
+
+/* The Lipschitzing bound B = f(0) / (lambda eta') for a penalty with an L1 part (eta' = 1 for l1, the l1 ratio for
+ * the elastic net, 1 if that is 0), 0 otherwise; f0 = f(0) = (1/n) sum_k phi_k(0). Valid because
+ * lambda eta' ||w*||_1 <= P(w*) <= P(0) = f(0). */
+HETGLM_FN R N(hetglm_lipschitz_bound)(int pen, R f0, R lambda, R eta) {
+  if (pen == HETGLM_PENALTY_L2) return (R)0;
+  return f0 / (lambda * (pen == HETGLM_PENALTY_L1 ? (R)1 : eta > (R)0 ? eta : (R)1));
+}
+
+/* ============================================================== the coordinate kernel
+ * Every solver, backend, device kernel and test reference computes a coordinate's new value with
+ * hetglm_coordinate_step and its gap with hetglm_coordinate_gap, from the raw inner product r of the coordinate's
+ * column with the shared vector:
+ *   dual   r = sum_k x_ik v_k                 (the margin u = r / (lambda n))
+ *   primal r = sum_k x_kj phi_k'(v_k)         (the gradient s = r / n)
+ * hetglm_shared_factor gives the factor of x_ik (dual v_k) or x_kj (primal phi_k'(v_k)) in that sum. After the step
+ * the caller moves its shared vector by sigma' (a' - a) times the column (CoCoA+: Ma, Smith, Jaggi, Jordan,
+ * Richtarik, Takac, "Adding vs. Averaging in Distributed Primal-Dual Optimization", ICML 2015; sigma' = 1 is the
+ * sequential solver). */
+typedef struct N(hetglm_objective_s) {
+  int formulation; /* HETGLM_FORM_* */
+  int loss;        /* HETGLM_LOSS_* */
+  int penalty;     /* HETGLM_PENALTY_* (primal) */
+  R lambda;        /* lambda of P(w) */
+  R eta;           /* elastic-net l1 ratio (primal) */
+  R bound;         /* the Lipschitzing bound B (primal with an L1 part) */
+  R scale;         /* r -> u: dual 1/(lambda n), primal 1/n */
+  R inv_n;         /* 1/n: the dual gap's scaling */
+} N(hetglm_objective);
+
+/* The objective of n samples (lambda, the l1 ratio eta and the bound B as above). */
+HETGLM_FN N(hetglm_objective) N(hetglm_objective_make)(int formulation, int loss, int penalty, R lambda, R eta,
+                                                        R bound, R inv_n, R inv_lambda_n) {
+  N(hetglm_objective) o;
+  o.formulation = formulation;
+  o.loss = loss;
+  o.penalty = penalty;
+  o.lambda = lambda;
+  o.eta = eta;
+  o.bound = bound;
+  o.scale = formulation == HETGLM_FORM_DUAL ? inv_lambda_n : inv_n;
+  o.inv_n = inv_n;
+  return o;
+}
+
+/* The factor multiplying the column's value x in r: v_k (dual) or phi_k'(v_k) with the label and weight of
+ * sample k (primal). */
+HETGLM_FN R N(hetglm_shared_factor)(N(hetglm_objective) o, R v_k, R y_k, R c_k) {
+  return o.formulation == HETGLM_FORM_DUAL ? v_k : N(hetglm_loss_derivative)(o.loss, y_k, v_k, c_k);
+}
+
+/* The coordinate kernel: the new value of a coordinate whose current value is `a`, from its raw inner product r,
+ * its curvature (dual q_i = ||x_i||^2 / (lambda n); primal H_j, an upper bound of the coordinate's curvature of f),
+ * the label y and weight c of its sample (dual; unused in the primal) and the CoCoA+ scaling sigma'. */
+HETGLM_FN R N(hetglm_coordinate_step)(N(hetglm_objective) o, R a, R r, R curvature, R y, R c, R sigma) {
+  R u = r * o.scale;
+  if (o.formulation == HETGLM_FORM_DUAL) return N(hetglm_dual_step)(o.loss, y, a, u, sigma * curvature, c);
+  return N(hetglm_penalty_step)(o.penalty, a, u, sigma * curvature, o.lambda, o.eta, o.bound);
+}
+
+/* The coordinate's share of the duality gap (scaled so the shares sum to P - D when v = A alpha). */
+HETGLM_FN R N(hetglm_coordinate_gap)(N(hetglm_objective) o, R a, R r, R y, R c) {
+  R u = r * o.scale;
+  if (o.formulation == HETGLM_FORM_DUAL) return N(hetglm_dual_gap)(o.loss, y, a, u, c) * o.inv_n;
+  return N(hetglm_primal_gap)(o.penalty, a, u, o.lambda, o.eta, o.bound);
 }
 
 #undef R

@@ -1,29 +1,82 @@
 // SPDX-License-Identifier: Apache-2.0
-// C++ policy types over glm_math.h (the single copy of the math). Each policy is an empty, trivially
-// copyable type whose static members forward to the C functions of the right precision; the loss id is a
-// compile-time constant, so the switch inside the C function folds away after inlining.
+// C++ view of glm_math.h (the single copy of the math): the Loss and Penalty enums and their properties, generated
+// from the tables of glm_math.h; precision overloads of the C functions (math::); and policy types whose loss or
+// penalty id is a compile-time constant, so the dispatch switch folds away after inlining.
 // Callable from host code and (through HETGLM_FN) CUDA device code.
 #pragma once
+#include <limits>
+#include <type_traits>
+
 #include "hetglm/glm_math.h"
 
 namespace hetglm {
 
+/// The losses of HETGLM_LOSS_TABLE (glm_math.h), one enumerator per row.
 enum class Loss : int {
-  squared = HETGLM_LOSS_SQUARED,
-  logistic = HETGLM_LOSS_LOGISTIC,
-  hinge = HETGLM_LOSS_HINGE,
-  squared_hinge = HETGLM_LOSS_SQUARED_HINGE,
+#define HETGLM_X_(ID, name, id, L, DUAL, PRIMAL, E) name = HETGLM_LOSS_##ID,
+  HETGLM_LOSS_TABLE(HETGLM_X_)
+#undef HETGLM_X_
 };
 
+/// The penalties of HETGLM_PENALTY_TABLE (glm_math.h).
 enum class Penalty : int {
-  l2 = HETGLM_PENALTY_L2,
-  l1 = HETGLM_PENALTY_L1,
-  elastic_net = HETGLM_PENALTY_ELASTIC_NET,
+#define HETGLM_X_(ID, name, id, L1PART, E) name = HETGLM_PENALTY_##ID,
+  HETGLM_PENALTY_TABLE(HETGLM_X_)
+#undef HETGLM_X_
 };
+
+/// The table's curvature bound L = sup phi''/c: 1 squared, 1/4 logistic, 2 squared hinge, 0 hinge (not smooth).
+constexpr double curvature_bound(Loss l) {
+  switch (l) {
+#define HETGLM_X_(ID, name, id, L, DUAL, PRIMAL, E) \
+  case Loss::name: return L;
+    HETGLM_LOSS_TABLE(HETGLM_X_)
+#undef HETGLM_X_
+  }
+  return std::numeric_limits<double>::quiet_NaN();
+}
+/// The loss has an SDCA (dual) step.
+constexpr bool has_dual_step(Loss l) {
+  switch (l) {
+#define HETGLM_X_(ID, name, id, L, DUAL, PRIMAL, E) \
+  case Loss::name: return DUAL;
+    HETGLM_LOSS_TABLE(HETGLM_X_)
+#undef HETGLM_X_
+  }
+  return false;
+}
+/// The loss is smooth: primal coordinate descent and the Newton solver apply.
+constexpr bool is_smooth(Loss l) {
+  switch (l) {
+#define HETGLM_X_(ID, name, id, L, DUAL, PRIMAL, E) \
+  case Loss::name: return PRIMAL;
+    HETGLM_LOSS_TABLE(HETGLM_X_)
+#undef HETGLM_X_
+  }
+  return false;
+}
+/// The penalty has an |w| part (soft-thresholding, the Lipschitzed conjugate).
+constexpr bool has_l1_part(Penalty p) {
+  switch (p) {
+#define HETGLM_X_(ID, name, id, L1PART, E) \
+  case Penalty::name: return L1PART;
+    HETGLM_PENALTY_TABLE(HETGLM_X_)
+#undef HETGLM_X_
+  }
+  return false;
+}
+
+/// The objective scalars of the coordinate kernel (glm_math.h hetglm_objective_d / _f).
+using Objective = hetglm_objective_d;
+using ObjectiveF = hetglm_objective_f;
+template <class T>
+using ObjectiveT = std::conditional_t<sizeof(T) == sizeof(double), hetglm_objective_d, hetglm_objective_f>;
 
 namespace math {
 // Precision dispatch: one overload per precision, forwarding to the C functions.
 #define HETGLM_MATH_OVERLOADS(T, S)                                                                   \
+  HETGLM_FN T sigmoid(T t) { return hetglm_sigmoid##S(t); }                                           \
+  HETGLM_FN T softplus(T t) { return hetglm_softplus##S(t); }                                         \
   HETGLM_FN T loss_value(int l, T y, T z, T c) { return hetglm_loss_value##S(l, y, z, c); }           \
   HETGLM_FN T loss_derivative(int l, T y, T z, T c) { return hetglm_loss_derivative##S(l, y, z, c); } \
   HETGLM_FN T loss_curvature(int l, T y, T z, T c) { return hetglm_loss_curvature##S(l, y, z, c); }   \
@@ -37,11 +90,29 @@ namespace math {
   HETGLM_FN T penalty_step(int p, T w, T s, T h, T lam, T eta, T b) {                                 \
     return hetglm_penalty_step##S(p, w, s, h, lam, eta, b);                                           \
   }                                                                                                   \
-  HETGLM_FN T primal_gap(int p, T w, T s, T lam, T eta, T b) { return hetglm_primal_gap##S(p, w, s, lam, eta, b); }
+  HETGLM_FN T primal_gap(int p, T w, T s, T lam, T eta, T b) { return hetglm_primal_gap##S(p, w, s, lam, eta, b); } \
+  HETGLM_FN T lipschitz_bound(int p, T f0, T lam, T eta) { return hetglm_lipschitz_bound##S(p, f0, lam, eta); } \
+  HETGLM_FN T shared_factor(hetglm_objective##S o, T v, T y, T c) { return hetglm_shared_factor##S(o, v, y, c); } \
+  HETGLM_FN T coordinate_step(hetglm_objective##S o, T a, T r, T h, T y, T c, T sigma) {               \
+    return hetglm_coordinate_step##S(o, a, r, h, y, c, sigma);                                        \
+  }                                                                                                   \
+  HETGLM_FN T coordinate_gap(hetglm_objective##S o, T a, T r, T y, T c) {                              \
+    return hetglm_coordinate_gap##S(o, a, r, y, c);                                                   \
+  }
 
 HETGLM_MATH_OVERLOADS(double, _d)
 HETGLM_MATH_OVERLOADS(float, _f)
 #undef HETGLM_MATH_OVERLOADS
+
+/// The objective scalars in precision T.
+template <class T>
+HETGLM_FN ObjectiveT<T> make_objective(int formulation, int loss, int penalty, T lambda, T eta, T bound, T inv_n,
+                              T inv_lambda_n) {
+  if constexpr (sizeof(T) == sizeof(double))
+    return hetglm_objective_make_d(formulation, loss, penalty, lambda, eta, bound, inv_n, inv_lambda_n);
+  else
+    return hetglm_objective_make_f(formulation, loss, penalty, lambda, eta, bound, inv_n, inv_lambda_n);
+}
 }  // namespace math
 
 /// Loss policy: phi(z) = c l(y, z) and its SDCA step. See glm_math.h for every formula.
@@ -67,8 +138,5 @@ struct PenaltyPolicy {
   template <class T> HETGLM_FN T step(T w, T s, T h, T lam, T eta, T b) { return math::penalty_step(kid, w, s, h, lam, eta, b); }
   template <class T> HETGLM_FN T gap(T w, T s, T lam, T eta, T b) { return math::primal_gap(kid, w, s, lam, eta, b); }
 };
-
-/// True for the losses whose labels are converted to -1/+1.
-constexpr bool is_classification(Loss l) { return l != Loss::squared; }
 
 }  // namespace hetglm

@@ -10,9 +10,11 @@
 #include <memory>
 #include <string>
 
-#include "hetglm/fpga/kernel_abi.hpp"
+#include "hetglm/hls/kernel_abi.hpp"
 
 namespace hetglm::fpga {
+
+namespace abi = ::hetglm::hls::abi;  ///< the kernel's ABI (hls/include/hetglm/hls/kernel_abi.hpp)
 
 /// A device buffer handle (an index into the device's own table; -1 = none).
 using BufferId = int;

@@ -6,22 +6,22 @@
 // Problem (backend.hpp, conventions.md):  min_alpha f(A alpha) + sum_i g_i(alpha_i),  v = A alpha.
 //   For each position p in the visiting order (given by the host: epoch_order() of backend.hpp):
 //     stream column i = P[p] from the memory ports (values and indices) into an on-chip buffer while reducing
-//       dual    r = sum_k x_ik v_k                                      u = r / (lambda n)
-//       primal  r = sum_k x_kj phi_k'(v_k), phi' = hetglm_loss_derivative_f   s = r / n
+//       r = sum_k x_k f_k, f_k = hetglm_shared_factor_f (dual v_k; primal phi_k'(v_k))
 //     with kPartials interleaved partial sums (hides the float adder latency: the loop pipelines at II = 1),
 //     summed in a fixed order at the end;
-//     step (glm_math.h, the single copy of the math, float):
-//       dual    a' = hetglm_dual_step_f(loss, y_i, a, u, sigma' q_i, c_i)
-//       primal  w' = hetglm_penalty_step_f(penalty, w, s, sigma' H_j, lambda, eta, B)
+//     step: glm_math.h's coordinate kernel (the single copy of the math, float)
+//       a' = hetglm_coordinate_step_f(objective, a, r, curvature_i, y_i, c_i, sigma')
 //     axpy from the on-chip buffer: v += sigma' (a' - a) x_i  (indices distinct within a column: no dependence).
 //   v and alpha stay on chip for the whole call (loaded at the start, written back at the end).
-// ColumnML (Kara et al., FCCM 2018; algorithms.md section 4) is the model: columns streamed, the model on chip.
+// ColumnML (Kara, Alonso, Zhang et al., "ColumnML: Column-Store Machine Learning with On-The-Fly Data
+// Transformation", PVLDB 12(4), 2018; docs/algorithms.md, "ColumnML") is the model: columns streamed, the model on
+// chip.
 // The host reference of exactly this algorithm (same order, same partial-sum order) is scd_epoch_host() in
 // hls/tests/csim_scd_epoch.cpp.
 #ifndef HETGLM_HLS_SCD_EPOCH_HPP
 #define HETGLM_HLS_SCD_EPOCH_HPP
 
-#include "hetglm/fpga/kernel_abi.hpp"
+#include "hetglm/hls/kernel_abi.hpp"
 #include "hetglm/glm_math.h"
 #include "hetglm/hls/portable.hpp"
 
@@ -41,7 +41,7 @@ struct OnChip {
 /// v (dual) or the loss derivative at v (primal), with kPartials interleaved partial sums.
 template <int kMaxDim, int kPartials>
 float stream_and_reduce(const float* pool_val, const int* pool_idx, int begin, int len, const float* v,
-                        const float* row, int formulation, int loss, float* buf_val, int* buf_idx) {
+                        const float* row, const hetglm_objective_f& obj, float* buf_val, int* buf_idx) {
   float part[kPartials];
   HETGLM_HLS(HLS ARRAY_PARTITION variable=part complete)
 init_partials:
@@ -57,9 +57,7 @@ stream_column:
     const int r = pool_idx[begin + k];
     buf_val[k] = x;
     buf_idx[k] = r;
-    float g = v[r];
-    if (formulation == fpga::abi::kFormPrimal) g = hetglm_loss_derivative_f(loss, row[2 * r], v[r], row[2 * r + 1]);
-    part[k % kPartials] += x * g;
+    part[k % kPartials] += x * hetglm_shared_factor_f(obj, v[r], row[2 * r], row[2 * r + 1]);
   }
   float sum = 0.0f;
 reduce_partials:
@@ -77,20 +75,20 @@ void scd_epochs(const float* pool_val, const int* pool_idx, const int* col_ptr, 
                 float* v, const float* row, const int* order, int* status, int ws, int dim, int epochs,
                 int formulation, int loss, int penalty, float scale, float sigma, float lambda, float eta,
                 float bound, OnChip<kMaxDim, kMaxCoords>& m) {
-  status[fpga::abi::kStatusUpdates] = 0;
-  status[fpga::abi::kStatusNonFinite] = 0;
-  status[fpga::abi::kStatusError] = fpga::abi::kErrNone;
+  status[hls::abi::kStatusUpdates] = 0;
+  status[hls::abi::kStatusNonFinite] = 0;
+  status[hls::abi::kStatusError] = hls::abi::kErrNone;
   status[3] = 0;
   if (dim > kMaxDim) {
-    status[fpga::abi::kStatusError] = fpga::abi::kErrDimTooLarge;
+    status[hls::abi::kStatusError] = hls::abi::kErrDimTooLarge;
     return;
   }
   if (ws > kMaxCoords) {
-    status[fpga::abi::kStatusError] = fpga::abi::kErrTooManyCoords;
+    status[hls::abi::kStatusError] = hls::abi::kErrTooManyCoords;
     return;
   }
   if (ws < 0 || dim < 0 || epochs < 0) {
-    status[fpga::abi::kStatusError] = fpga::abi::kErrBadArgument;
+    status[hls::abi::kStatusError] = hls::abi::kErrBadArgument;
     return;
   }
 load_v:
@@ -103,6 +101,9 @@ load_alpha:
     HETGLM_HLS(HLS PIPELINE II=1)
     m.alpha[p] = alpha[p];
   }
+  // The coordinate kernel's objective (glm_math.h). The ABI passes the step's scale (dual 1/(lambda n), primal 1/n);
+  // inv_n only scales gaps, which this kernel does not compute.
+  const hetglm_objective_f obj = hetglm_objective_make_f(formulation, loss, penalty, lambda, eta, bound, scale, scale);
   int updates = 0, nonfinite = 0;
 epochs_loop:
   for (int e = 0; e < epochs; ++e) {
@@ -114,14 +115,10 @@ epochs_loop:
       const float y = coord[4 * p];
       const float c = coord[4 * p + 1];
       const float h = coord[4 * p + 2];
-      const float r = stream_and_reduce<kMaxDim, kPartials>(pool_val, pool_idx, begin, len, m.v, row, formulation,
-                                                            loss, m.col_val, m.col_idx);
+      const float r =
+          stream_and_reduce<kMaxDim, kPartials>(pool_val, pool_idx, begin, len, m.v, row, obj, m.col_val, m.col_idx);
       const float a = m.alpha[p];
-      float an;
-      if (formulation == fpga::abi::kFormPrimal)
-        an = hetglm_penalty_step_f(penalty, a, r * scale, sigma * h, lambda, eta, bound);
-      else
-        an = hetglm_dual_step_f(loss, y, a, r * scale, sigma * h, c);
+      const float an = hetglm_coordinate_step_f(obj, a, r, h, y, c, sigma);
       ++updates;
       if (!(an - an == 0.0f)) ++nonfinite;  // NaN or inf (no <cmath> classification needed)
       const float delta = an - a;
@@ -146,8 +143,8 @@ store_alpha:
     HETGLM_HLS(HLS PIPELINE II=1)
     alpha[p] = m.alpha[p];
   }
-  status[fpga::abi::kStatusUpdates] = updates;
-  status[fpga::abi::kStatusNonFinite] = nonfinite;
+  status[hls::abi::kStatusUpdates] = updates;
+  status[hls::abi::kStatusNonFinite] = nonfinite;
 }
 
 }  // namespace hls

@@ -1,27 +1,27 @@
 // SPDX-License-Identifier: Apache-2.0
-// Formulations: the coordinate-level view every solver (and later every device) runs on.
+// Formulations: the coordinate-level view every solver runs on (docs/algorithms.md, "The primal-dual form").
 //
 //   min_alpha  f(A alpha) + sum_i g_i(alpha_i),   shared vector v = A alpha
 //
-// DualForm (SDCA; Shalev-Shwartz & Zhang, JMLR 2013) -- coordinates are samples:
+// DualForm (SDCA; Shalev-Shwartz & Zhang, JMLR 14, 2013) -- coordinates are samples:
 //   A's columns are the rows x_i of X (stored as CSR rows), v = sum_i alpha_i x_i in R^d, w = v/(lambda n),
-//   u_i = x_i.w (the margin), step = hetglm_dual_step(..., q = sigma' ||x_i||^2/(lambda n)),
-//   gap_i = (1/n)(phi_i(u_i) + phi_i^*(-alpha_i) + alpha_i u_i),
-//   P(w) = (1/n) sum_i phi_i(x_i.w) + lambda/2 ||w||^2,
-//   D(alpha) = -(1/n) sum_i phi_i^*(-alpha_i) - lambda/2 ||w(alpha)||^2.
-// PrimalForm (coordinate descent over features; Friedman, Hastie, Tibshirani 2010 for the squared loss)
-//   -- coordinates are features: A = X, alpha = w, v = X w in R^n,
-//   s_j = <x^(j), grad f(v)>, grad f(v)_k = phi_k'(v_k)/n,
-//   step = hetglm_penalty_step(w_j, s_j, H_j = sigma' (1/n) sum_k c_k x_kj^2, ...) (exact for the squared loss);
-//   logistic / squared hinge: proximal Newton direction with H_j = (1/n) sum_k x_kj^2 phi_k''(v_k) and an Armijo
-//   line search (Tseng & Yun 2009; LIBLINEAR newGLMNET, Yuan et al. 2010), see PrimalForm::coordinate_step,
-//   gap_j = w_j s_j + g(w_j) + g^*(-s_j),
-//   P(w) = f(v) + sum_j g(w_j),  D = -f^*(u) - sum_j g^*(-s_j),  f^*(u) = (1/n) sum_k phi_k^*(n u_k).
-// Solvers and devices use one coordinate-level API: u(i, v), step(i, a, u, sigma'), coordinate_step(i, a, v, sigma')
-// (u then step; a form whose step needs more than u, such as a line search, overrides it), gap(i, a, u),
-// certificate(alpha, v), weights(alpha, v); A, n_coords() and dim() describe the coordinates.
-// In both forms P - D equals the sum of the per-coordinate gaps when v = A alpha (Fenchel-Young equality
-// for f at u = grad f(v); Duenner et al., ICML 2016). Certificates are accumulated in double.
+//   r_i = <x_i, v> (the margin is r_i / (lambda n)), curvature q_i = ||x_i||^2/(lambda n),
+//   P(w) = (1/n) sum_i phi_i(x_i.w) + lambda/2 ||w||^2,  D(alpha) = -(1/n) sum_i phi_i^*(-alpha_i) - lambda/2 ||w||^2.
+// PrimalForm (coordinate descent over features; Friedman, Hastie, Tibshirani, J. Stat. Softw. 33, 2010) --
+//   coordinates are features: A = X, alpha = w, v = X w in R^n, r_j = sum_k x_kj phi_k'(v_k) (s_j = r_j / n),
+//   curvature H_j = L (1/n) sum_k c_k x_kj^2 (L = the loss's curvature bound, exact for the squared loss),
+//   P(w) = f(v) + sum_j g(w_j),  D = -f^*(grad f(v)) - sum_j g^*(-s_j),  f^*(grad f(v)) = (1/n) sum_k phi_k^*(phi_k'(v_k)),
+//   the conjugate evaluated by the Fenchel-Young equality phi^*(phi'(z)) = z phi'(z) - phi(z) (exact at u = grad f(v)).
+// The coordinate step and gap of both forms are glm_math.h's coordinate kernel (hetglm_coordinate_step,
+// hetglm_coordinate_gap): the same function every device runs. PrimalForm::coordinate_step adds, for the
+// non-quadratic losses, the exact coordinate curvature and an Armijo line search (Tseng & Yun, Math. Program. 117,
+// 2009; LIBLINEAR newGLMNET's inner CD, Yuan, Ho, Lin, JMLR 13, 2012).
+//
+// One certificate: a form gives per-term sums (add_coordinate_terms over coordinates, add_shared_terms over the
+// entries of v) and finish() turns them into (P, D, P - D); the sequential certificate() below, the parallel
+// reduction (parallel_cpu.hpp), the Newton solver and the MPI allreduce (distributed.hpp) only add the sums.
+// P - D equals the sum of the per-coordinate gaps when v = A alpha (Fenchel-Young equality for f at u = grad f(v);
+// Duenner et al., ICML 2016). Certificates are accumulated in double.
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -33,7 +33,7 @@
 
 namespace hetglm {
 
-enum class Formulation { dual, primal };
+enum class Formulation { dual = HETGLM_FORM_DUAL, primal = HETGLM_FORM_PRIMAL };
 
 /// A certificate for (alpha, v): objective values and the duality gap, all in the average-loss scaling.
 struct Certificate {
@@ -57,6 +57,16 @@ inline bool certified(const Certificate& c, double tol) {
   return r <= tol && r >= -tol;
 }
 
+/// Partial sums of a certificate, over coordinates or over entries of the shared vector. What each field holds is
+/// the form's business (DualForm, PrimalForm below); sums of partial sums are partial sums.
+struct CertificateTerms {
+  double value = 0;  ///< primal-objective part
+  double conj = 0;   ///< conjugate (dual-objective) part
+  double gap = 0;    ///< per-coordinate gaps
+  CertificateTerms operator+(const CertificateTerms& o) const { return {value + o.value, conj + o.conj, gap + o.gap}; }
+  CertificateTerms& operator+=(const CertificateTerms& o) { return *this = *this + o; }
+};
+
 /// Data shared by every class of a one-vs-rest problem.
 struct ProblemData {
   const CsrMatrix* X = nullptr;   ///< samples as rows (bias column already appended)
@@ -64,8 +74,25 @@ struct ProblemData {
   std::vector<double> row_sq_norm;  ///< ||x_i||^2 (dual)
 };
 
+/// <row i of A, v> in double.
+inline double row_dot(const CsrMatrix& A, index_t i, const double* v) {
+  double s = 0;
+  const index_t* idx = A.indices.data();
+  const float* val = A.values.data();
+  for (offset_t k = A.offsets[i]; k < A.offsets[i + 1]; ++k) s += double(val[k]) * v[idx[k]];
+  return s;
+}
+
+/// v += scale * (row i of A).
+inline void row_axpy(const CsrMatrix& A, index_t i, double scale, double* v) {
+  const index_t* idx = A.indices.data();
+  const float* val = A.values.data();
+  for (offset_t k = A.offsets[i]; k < A.offsets[i + 1]; ++k) v[idx[k]] += scale * double(val[k]);
+}
+
 template <Loss L>
 struct DualForm {
+  static_assert(has_dual_step(L), "this loss has no SDCA step (HETGLM_LOSS_TABLE, column DUAL)");
   using LossP = LossPolicy<L>;
   static constexpr Formulation formulation = Formulation::dual;
   const CsrMatrix* A;      // rows = coordinates = samples
@@ -73,45 +100,51 @@ struct DualForm {
   const double* c;         // sample weights, size n
   const double* sq_norm;   // ||x_i||^2
   double lambda, inv_n, inv_lambda_n;
+  Objective obj;           // the coordinate kernel's scalars
 
-  DualForm(const ProblemData& d, const double* labels, const double* weights, double lam)
+  /// n_total: the number of samples of the objective's 1/n when d.X holds only some of them (an MPI rank's part;
+  /// 0 = d.X->n_rows).
+  DualForm(const ProblemData& d, const double* labels, const double* weights, double lam, index_t n_total = 0)
       : A(d.X), y(labels), c(weights), sq_norm(d.row_sq_norm.data()), lambda(lam),
-        inv_n(1.0 / d.X->n_rows), inv_lambda_n(1.0 / (lam * d.X->n_rows)) {}
+        inv_n(1.0 / (n_total > 0 ? n_total : d.X->n_rows)),
+        inv_lambda_n(1.0 / (lam * (n_total > 0 ? n_total : d.X->n_rows))),
+        obj(math::make_objective(HETGLM_FORM_DUAL, LossP::kid, HETGLM_PENALTY_L2, lam, 0.0, 0.0, inv_n,
+                                 inv_lambda_n)) {}
 
   index_t n_coords() const { return A->n_rows; }
   index_t dim() const { return A->n_cols; }
 
-  /// u_i = x_i . w with w = v / (lambda n).
-  double u(index_t i, const double* v) const {
-    double s = 0;
-    const index_t* idx = A->indices.data();
-    const float* val = A->values.data();
-    for (offset_t k = A->offsets[i]; k < A->offsets[i + 1]; ++k) s += double(val[k]) * v[idx[k]];
-    return s * inv_lambda_n;
+  /// r_i = <x_i, v> (the margin is r_i / (lambda n)).
+  double inner(index_t i, const double* v) const { return row_dot(*A, i, v); }
+  /// q_i = ||x_i||^2 / (lambda n).
+  double curvature(index_t i) const { return sq_norm[i] * inv_lambda_n; }
+  /// The coordinate kernel: the new alpha_i from r_i (sigma' = CoCoA+ scaling, 1 sequentially).
+  double step(index_t i, double a, double r, double sigma) const {
+    return math::coordinate_step(obj, a, r, curvature(i), y[i], c[i], sigma);
   }
-  double step(index_t i, double a, double u, double sigma) const {
-    return LossP::dual_step(y[i], a, u, sigma * sq_norm[i] * inv_lambda_n, c[i]);
-  }
-  double gap(index_t i, double a, double u) const { return LossP::dual_gap(y[i], a, u, c[i]) * inv_n; }
-  /// The new value of coordinate i given the current shared vector (sigma' = CoCoA+ scaling, 1 sequentially).
-  double coordinate_step(index_t i, double a, const double* v, double sigma) const { return step(i, a, u(i, v), sigma); }
+  /// Coordinate i's share of the gap, (1/n)(phi_i(u_i) + phi_i^*(-a) + a u_i).
+  double gap(index_t i, double a, double r) const { return math::coordinate_gap(obj, a, r, y[i], c[i]); }
+  /// The host solvers' step of coordinate i against the shared vector v (the kernel, exact for SDCA).
+  double coordinate_step(index_t i, double a, const double* v, double sigma) const { return step(i, a, inner(i, v), sigma); }
+  double coordinate_gap(index_t i, double a, const double* v) const { return gap(i, a, inner(i, v)); }
 
-  /// Exact certificate for (alpha, v); v should equal A alpha.
-  Certificate certificate(std::span<const double> alpha, std::span<const double> v) const {
-    double loss = 0, conj = 0, gsum = 0, vv = 0;
-    for (double vk : v) vv += vk * vk;
-    for (index_t i = 0; i < n_coords(); ++i) {
-      const double z = u(i, v.data());
-      loss += LossP::value(y[i], z, c[i]);
-      conj += LossP::conjugate(y[i], alpha[i], c[i]);
-      gsum += LossP::dual_gap(y[i], alpha[i], z, c[i]);
-    }
-    const double reg = 0.5 * lambda * vv * inv_lambda_n * inv_lambda_n;  // lambda/2 ||w||^2
+  /// Coordinate i's certificate terms: phi_i(u_i) to value, phi_i^*(-alpha_i) to conj (plus 0 * alpha_i, so that a
+  /// non-finite alpha_i reaches the dual even where the conjugate clamps it), the unscaled gap term to gap.
+  void add_coordinate_terms(index_t i, double a, double r, CertificateTerms& t) const {
+    const double z = r * inv_lambda_n;
+    t.value += LossP::value(y[i], z, c[i]);
+    t.conj += LossP::conjugate(y[i], a, c[i]) + 0.0 * a;
+    t.gap += LossP::dual_gap(y[i], a, z, c[i]);
+  }
+  /// Entry k of v: v_k^2 to value (lambda/2 ||w||^2 follows in finish).
+  void add_shared_terms(index_t /*k*/, double vk, CertificateTerms& t) const { t.value += vk * vk; }
+  Certificate finish(const CertificateTerms& coords, const CertificateTerms& shared) const {
+    const double reg = 0.5 * lambda * shared.value * inv_lambda_n * inv_lambda_n;  // lambda/2 ||w||^2
     Certificate cert;
-    cert.primal = loss * inv_n + reg;
-    cert.dual = -conj * inv_n - reg;
+    cert.primal = coords.value * inv_n + reg;
+    cert.dual = -coords.conj * inv_n - reg;
     cert.gap = cert.primal - cert.dual;
-    cert.gap_sum = gsum * inv_n;
+    cert.gap_sum = coords.gap * inv_n;
     return cert;
   }
 
@@ -123,14 +156,20 @@ struct DualForm {
   }
 };
 
+/// What one sample contributes to the primal certificate: phi_k(v_k), phi_k'(v_k) and the conjugate
+/// phi_k^*(phi_k'(v_k)) = v_k phi_k'(v_k) - phi_k(v_k) (Fenchel-Young equality, no logarithm needed).
+struct SampleTerms {
+  double value, derivative, conj;
+};
+
 template <Loss L, Penalty P>
 struct PrimalForm {
+  static_assert(is_smooth(L), "this loss is not smooth: it has no primal coordinate-descent form (HETGLM_LOSS_TABLE)");
   using LossP = LossPolicy<L>;
   using PenP = PenaltyPolicy<P>;
   static constexpr Formulation formulation = Formulation::primal;
-  static_assert(L != Loss::hinge, "the hinge loss is not smooth: it has no primal coordinate-descent form");
-  /// Upper bound of phi''/c: 1 (squared), 1/4 (logistic), 2 (squared hinge, generalized second derivative).
-  static constexpr double kCurvatureBound = L == Loss::squared ? 1.0 : L == Loss::logistic ? 0.25 : 2.0;
+  /// Upper bound of phi''/c (HETGLM_LOSS_TABLE): 1 (squared), 1/4 (logistic), 2 (squared hinge).
+  static constexpr double kCurvatureBound = curvature_bound(L);
   /// Armijo sufficient-decrease constant and the most halvings of the line search (LIBLINEAR newGLMNET values).
   static constexpr double kArmijo = 0.01;
   static constexpr int kMaxBacktrack = 30;
@@ -140,21 +179,23 @@ struct PrimalForm {
   const double* y;         // size n (samples)
   const double* c;
   double lambda, eta, bound, inv_n;
+  Objective obj;           // the coordinate kernel's scalars
   /// H_j^max = kCurvatureBound (1/n) sum_k c_k x_kj^2: the exact curvature for the squared loss and a
   /// coordinate-wise Lipschitz constant of the gradient for the other losses (used by step()).
   std::vector<double> h;
 
   /// d.Xt may be null (then A is null, h empty and only the scalars, y and c describe the problem): the primal
-  /// Newton solver's rows-only path (newton.hpp), which never calls u, step, coordinate_step or certificate.
+  /// Newton solver's rows-only path (newton.hpp), which never calls inner, step, coordinate_step or certificate.
   PrimalForm(const ProblemData& d, const double* labels, const double* weights, double lam, double l1_ratio)
       : A(d.Xt), y(labels), c(weights), lambda(lam), eta(l1_ratio),
         inv_n(1.0 / (d.Xt ? d.Xt->n_cols : d.X->n_rows)) {
     const index_t n = d.Xt ? d.Xt->n_cols : d.X->n_rows;
-    // Lipschitzing bound B = f(0)/lambda (|w_j| <= B at the optimum since lambda ||w*||_1 <= P(0)):
-    // (1/n) sum c_k log 2 / lambda for logistic, (1/n) sum c_k / lambda for squared hinge.
+    // The Lipschitzing bound B = f(0) / (lambda eta') (glm_math.h hetglm_lipschitz_bound).
     double f0 = 0;
     for (index_t k = 0; k < n; ++k) f0 += LossP::value(y[k], 0.0, c[k]);
-    bound = (P == Penalty::l2) ? 0.0 : f0 * inv_n / (lambda * (P == Penalty::l1 ? 1.0 : eta > 0 ? eta : 1.0));
+    bound = math::lipschitz_bound(PenP::kid, f0 * inv_n, lambda, eta);
+    obj = math::make_objective(HETGLM_FORM_PRIMAL, LossP::kid, PenP::kid, lambda, eta, bound, inv_n,
+                               1.0 / (lambda * double(n)));
     if (!A) return;
     h.resize(static_cast<std::size_t>(A->n_rows));
     for (index_t j = 0; j < A->n_rows; ++j) {
@@ -168,8 +209,8 @@ struct PrimalForm {
   index_t n_coords() const { return A->n_rows; }
   index_t dim() const { return A->n_cols; }
 
-  /// s_j = <x^(j), grad f(v)> = (1/n) sum_k x_kj phi_k'(v_k).
-  double u(index_t j, const double* v) const {
+  /// r_j = sum_k x_kj phi_k'(v_k) (the gradient is s_j = r_j / n).
+  double inner(index_t j, const double* v) const {
     double s = 0;
     const index_t* idx = A->indices.data();
     const float* val = A->values.data();
@@ -177,21 +218,23 @@ struct PrimalForm {
       const index_t r = idx[k];
       s += double(val[k]) * LossP::derivative(y[r], v[r], c[r]);
     }
-    return s * inv_n;
+    return s;
   }
-  /// Proximal step from s_j alone with the curvature sigma' H_j^max: the exact coordinate minimizer for the
-  /// squared loss; for logistic / squared hinge a majorization (prox-gradient) step that never increases the
-  /// objective, for devices that only compute u. Solvers should call coordinate_step.
-  double step(index_t j, double w, double s, double sigma) const {
-    return PenP::step(w, s, sigma * h[j], lambda, eta, bound);
+  double curvature(index_t j) const { return h[j]; }
+  /// The coordinate kernel with the curvature sigma' H_j^max: the exact coordinate minimizer for the squared loss;
+  /// for logistic / squared hinge a majorization (prox-gradient) step that never increases the objective (what the
+  /// devices run). Host solvers call coordinate_step.
+  double step(index_t j, double w, double r, double sigma) const {
+    return math::coordinate_step(obj, w, r, h[j], 0.0, 1.0, sigma);
   }
-  double gap(index_t /*j*/, double w, double s) const { return PenP::gap(w, s, lambda, eta, bound); }
+  double gap(index_t /*j*/, double w, double r) const { return math::coordinate_gap(obj, w, r, 0.0, 1.0); }
+  double coordinate_gap(index_t j, double w, const double* v) const { return gap(j, w, inner(j, v)); }
 
   /// The new value of feature j given the shared vector v = X w (the replica's copy under sigma' > 1).
-  /// Squared loss: exact minimization, step(j, w, u(j, v), sigma').
+  /// Squared loss: exact minimization, step(j, w, inner(j, v), sigma').
   /// Logistic / squared hinge (Tseng & Yun 2009; Yuan et al. 2010, LIBLINEAR newGLMNET's inner CD): one pass
   /// over the column for s_j and H_j = (1/n) sum_k x_kj^2 phi_k''(v_k) (floored at kCurvatureFloor), the
-  /// proximal Newton direction d = penalty_step(w, s_j, sigma' H_j) - w, then backtracking t = 1, 1/2, ...
+  /// proximal Newton direction d = kernel(w, s_j, sigma' H_j) - w, then backtracking t = 1, 1/2, ...
   /// on the sigma'-scaled local model restricted to the coordinate
   ///   F(t) = (1/sigma') [f(v + sigma' t d x^(j)) - f(v)] + g(w + t d) - g(w)
   /// (curvature sigma' H_j, the CoCoA+ safe bound: with sigma' = K replicas, (1/K) sum_k f(v + K dv_k) >=
@@ -200,23 +243,23 @@ struct PrimalForm {
   /// If no t passes (the decrease is below rounding) the coordinate is left unchanged.
   double coordinate_step(index_t j, double w, const double* v, double sigma) const {
     if constexpr (L == Loss::squared) {
-      return step(j, w, u(j, v), sigma);
+      return step(j, w, inner(j, v), sigma);
     } else {
       const index_t* idx = A->indices.data();
       const float* val = A->values.data();
       const offset_t b = A->offsets[j], e = A->offsets[j + 1];
-      double s = 0, hj = 0;
+      double r = 0, hj = 0;
       for (offset_t k = b; k < e; ++k) {
-        const index_t r = idx[k];
+        const index_t q = idx[k];
         const double x = val[k];
-        s += x * LossP::derivative(y[r], v[r], c[r]);
-        hj += x * x * LossP::curvature(y[r], v[r], c[r]);
+        r += x * LossP::derivative(y[q], v[q], c[q]);
+        hj += x * x * LossP::curvature(y[q], v[q], c[q]);
       }
-      s *= inv_n;
       hj = std::max(hj * inv_n, kCurvatureFloor);
-      const double w_new = PenP::step(w, s, sigma * hj, lambda, eta, bound);
+      const double w_new = math::coordinate_step(obj, w, r, hj, 0.0, 1.0, sigma);
       const double d = w_new - w;
       if (d == 0) return w;
+      const double s = r * inv_n;
       const double g0 = PenP::value(w, lambda, eta);
       const double delta = s * d + PenP::value(w_new, lambda, eta) - g0;  // predicted decrease, <= 0
       double t = 1;
@@ -224,8 +267,8 @@ struct PrimalForm {
         const double dz = sigma * t * d;
         double df = 0;
         for (offset_t k = b; k < e; ++k) {
-          const index_t r = idx[k];
-          df += LossP::value(y[r], v[r] + dz * double(val[k]), c[r]) - LossP::value(y[r], v[r], c[r]);
+          const index_t q = idx[k];
+          df += LossP::value(y[q], v[q] + dz * double(val[k]), c[q]) - LossP::value(y[q], v[q], c[q]);
         }
         const double wt = w + t * d;
         const double dF = df * inv_n / sigma + PenP::value(wt, lambda, eta) - g0;
@@ -235,29 +278,35 @@ struct PrimalForm {
     }
   }
 
-  /// Feature j's share of the certificate's penalty sums: g(w_j) to g, the Lipschitzed g^*(s_j) to gconj and
-  /// gap_j = w_j s_j + g(w_j) + g^*(-s_j) to gsum (certificate(), parallel_certificate, the Newton solver).
-  void add_penalty_terms(double w, double s, double& g, double& gconj, double& gsum) const {
-    g += PenP::value(w, lambda, eta);
-    gconj += PenP::conjugate(s, lambda, eta, bound);
-    gsum += PenP::gap(w, s, lambda, eta, bound);
+  /// Sample k's value, derivative and conjugate at v_k (SampleTerms).
+  SampleTerms sample(index_t k, double vk) const {
+    const double l = LossP::value(y[k], vk, c[k]);
+    const double g = LossP::derivative(y[k], vk, c[k]);
+    return {l, g, g * vk - l};
   }
-
-  /// Exact certificate for (w, v), v = X w: P = f(v) + sum_j g(w_j), D = -f^*(grad f(v)) - sum_j g^*(-s_j)
-  /// with the Lipschitzed g^* for L1 (bound B above), so P - D = sum_j gap_j (Fenchel-Young for f).
-  Certificate certificate(std::span<const double> w, std::span<const double> v) const {
-    double loss = 0, fconj = 0;
-    for (index_t k = 0; k < dim(); ++k) {
-      loss += LossP::value(y[k], v[k], c[k]);
-      fconj += LossP::conjugate(y[k], -LossP::derivative(y[k], v[k], c[k]), c[k]);
-    }
-    double g = 0, gconj = 0, gsum = 0;
-    for (index_t j = 0; j < n_coords(); ++j) add_penalty_terms(w[j], u(j, v.data()), g, gconj, gsum);
+  /// Feature j's certificate terms from its gradient s_j: g(w_j) to value, the Lipschitzed g^*(s_j) to conj,
+  /// gap_j = w_j s_j + g(w_j) + g^*(-s_j) to gap.
+  void add_penalty_terms(double w, double s, CertificateTerms& t) const {
+    t.value += PenP::value(w, lambda, eta);
+    t.conj += PenP::conjugate(s, lambda, eta, bound);
+    t.gap += PenP::gap(w, s, lambda, eta, bound);
+  }
+  /// The same from r_j (s_j = r_j / n).
+  void add_coordinate_terms(index_t /*j*/, double w, double r, CertificateTerms& t) const {
+    add_penalty_terms(w, r * inv_n, t);
+  }
+  /// Sample k: phi_k(v_k) to value, phi_k^*(phi_k'(v_k)) to conj.
+  void add_shared_terms(index_t k, double vk, CertificateTerms& t) const {
+    const SampleTerms s = sample(k, vk);
+    t.value += s.value;
+    t.conj += s.conj;
+  }
+  Certificate finish(const CertificateTerms& coords, const CertificateTerms& shared) const {
     Certificate cert;
-    cert.primal = loss * inv_n + g;
-    cert.dual = -fconj * inv_n - gconj;
+    cert.primal = shared.value * inv_n + coords.value;
+    cert.dual = -shared.conj * inv_n - coords.conj;
     cert.gap = cert.primal - cert.dual;
-    cert.gap_sum = gsum;
+    cert.gap_sum = coords.gap;
     return cert;
   }
 
@@ -266,23 +315,39 @@ struct PrimalForm {
   }
 };
 
-/// Every form a solver must be instantiated for: HETGLM_FOR_EACH_FORM(X) expands X(Form) once per form.
-/// X must be variadic because the primal forms' template arguments contain a comma, e.g.
-///   #define HETGLM_INST(...) template SolveResult solve_sequential(const __VA_ARGS__&, const SolverOptions&);
-///   HETGLM_FOR_EACH_FORM(HETGLM_INST)
-/// Dual: every loss. Primal: every smooth loss x every penalty (hinge is dual only).
-#define HETGLM_FOR_EACH_FORM(X)                                    \
-  X(::hetglm::DualForm<::hetglm::Loss::squared>)                   \
-  X(::hetglm::DualForm<::hetglm::Loss::logistic>)                  \
-  X(::hetglm::DualForm<::hetglm::Loss::hinge>)                     \
-  X(::hetglm::DualForm<::hetglm::Loss::squared_hinge>)             \
-  HETGLM_FOR_EACH_PRIMAL_PENALTY_(X, ::hetglm::Loss::squared)      \
-  HETGLM_FOR_EACH_PRIMAL_PENALTY_(X, ::hetglm::Loss::logistic)     \
-  HETGLM_FOR_EACH_PRIMAL_PENALTY_(X, ::hetglm::Loss::squared_hinge)
-#define HETGLM_FOR_EACH_PRIMAL_PENALTY_(X, L)                      \
-  X(::hetglm::PrimalForm<L, ::hetglm::Penalty::l2>)                \
-  X(::hetglm::PrimalForm<L, ::hetglm::Penalty::l1>)                \
-  X(::hetglm::PrimalForm<L, ::hetglm::Penalty::elastic_net>)
+/// Certificate terms of coordinates [lo, hi) at (alpha, v), in order.
+template <class Form>
+CertificateTerms coordinate_terms(const Form& f, index_t lo, index_t hi, const double* alpha, const double* v) {
+  CertificateTerms t;
+  for (index_t i = lo; i < hi; ++i) f.add_coordinate_terms(i, alpha[i], f.inner(i, v), t);
+  return t;
+}
+/// Certificate terms of entries [lo, hi) of v, in order.
+template <class Form>
+CertificateTerms shared_terms(const Form& f, index_t lo, index_t hi, const double* v) {
+  CertificateTerms t;
+  for (index_t k = lo; k < hi; ++k) f.add_shared_terms(k, v[k], t);
+  return t;
+}
+/// The exact certificate of (alpha, v) in one sequential pass; v should equal A alpha (shared_vector).
+template <class Form>
+Certificate certificate(const Form& f, std::span<const double> alpha, std::span<const double> v) {
+  return f.finish(coordinate_terms(f, 0, f.n_coords(), alpha.data(), v.data()),
+                  shared_terms(f, 0, f.dim(), v.data()));
+}
+
+/// The coordinate update of the host solvers (sequential, SySCD replicas, DuHL's CPU side, the test references):
+/// alpha_i <- Form::coordinate_step(i, alpha_i, v, sigma'), then v += sigma' (alpha_i' - alpha_i) a_i.
+/// Returns the change of alpha_i (0 when it did not move; v is then untouched).
+template <class Form>
+double update_coordinate(const Form& f, index_t i, double* alpha, double* v, double sigma) {
+  const double a_new = f.coordinate_step(i, alpha[i], v, sigma);
+  const double delta = a_new - alpha[i];
+  if (delta == 0) return 0;
+  alpha[i] = a_new;
+  row_axpy(*f.A, i, sigma * delta, v);
+  return delta;
+}
 
 /// v = A alpha recomputed from scratch in double (used for honest final certificates).
 template <class Form>
@@ -295,5 +360,25 @@ std::vector<double> shared_vector(const Form& form, std::span<const double> alph
   }
   return v;
 }
+
+// ------------------------------------------------------------------------------------------------------------------
+// Every form a solver is instantiated for, from the tables of glm_math.h: HETGLM_FOR_EACH_FORM(X) expands X(Form)
+// once per form: DualForm<L> for every loss with an SDCA step, PrimalForm<L, P> for every smooth loss and every
+// penalty. X must be variadic because the primal forms' template arguments contain a comma, e.g.
+//   #define HETGLM_INST(...) template SolveResult solve_sequential(const __VA_ARGS__&, const SolverOptions&);
+//   HETGLM_FOR_EACH_FORM(HETGLM_INST)
+// HETGLM_FOR_EACH_PRIMAL_FORM(X) and HETGLM_FOR_EACH_DUAL_FORM(X) expand the two halves.
+#define HETGLM_FOR_EACH_FORM(X) HETGLM_FOR_EACH_DUAL_FORM(X) HETGLM_FOR_EACH_PRIMAL_FORM(X)
+#define HETGLM_FOR_EACH_DUAL_FORM(X) HETGLM_LOSS_ROWS(HETGLM_DUAL_FORM_OF_LOSS_, X)
+#define HETGLM_FOR_EACH_PRIMAL_FORM(X) HETGLM_LOSS_ROWS(HETGLM_PRIMAL_FORMS_OF_LOSS_, X)
+#define HETGLM_DUAL_FORM_OF_LOSS_(ID, name, id, L, DUAL, PRIMAL, X) \
+  HETGLM_IF(DUAL)(X(::hetglm::DualForm<::hetglm::Loss::name>))
+#define HETGLM_PRIMAL_FORMS_OF_LOSS_(ID, name, id, L, DUAL, PRIMAL, X) \
+  HETGLM_IF(PRIMAL)(HETGLM_PENALTY_ROWS(HETGLM_PRIMAL_FORM_, (X, ::hetglm::Loss::name)))
+// (X, loss) travels as one parenthesized argument; HETGLM_PRIMAL_FORM_CALL_ unpacks it.
+#define HETGLM_PRIMAL_FORM_(PID, pname, pid, L1PART, XL) HETGLM_PRIMAL_FORM_APPLY_((pname, HETGLM_UNPAREN_ XL))
+#define HETGLM_UNPAREN_(...) __VA_ARGS__
+#define HETGLM_PRIMAL_FORM_APPLY_(args) HETGLM_PRIMAL_FORM_CALL_ args
+#define HETGLM_PRIMAL_FORM_CALL_(pname, X, L) X(::hetglm::PrimalForm<L, ::hetglm::Penalty::pname>)
 
 }  // namespace hetglm

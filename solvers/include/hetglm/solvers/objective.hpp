@@ -1,25 +1,55 @@
 // SPDX-License-Identifier: Apache-2.0
-// Model names (CLI/file vocabulary) mapped to the loss and penalty of the objective
-//   P(w) = (1/n) sum_i c_i loss(y_i, x_i.w) + lambda R(w)       (conventions.md)
+// Models: the CLI / model-file vocabulary (`--model`, `--penalty`, `solver_type`) mapped to the loss and penalty of
+//   P(w) = (1/n) sum_i c_i loss(y_i, x_i.w) + lambda R(w)       (docs/conventions.md, "Objective")
+// One row of kModels per model; the losses and penalties themselves are the tables of glm_math.h.
 #pragma once
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "hetglm/losses.hpp"
 #include "hetglm/solvers/forms.hpp"
 
 namespace hetglm {
 
-struct ModelSpec {
-  std::string name;        ///< logistic | svm | squared-hinge | ridge | lasso | elastic-net
+/// One model: its name, loss, default penalty, and LIBLINEAR's solver_type names (ours where LIBLINEAR has none;
+/// nullptr where the combination is not trained).
+struct ModelRow {
+  const char* name;           ///< --model
   Loss loss;
-  Penalty penalty;
-  bool classifier;         ///< labels become -1/+1 (one-vs-rest for more than two classes)
+  Penalty default_penalty;
+  bool any_penalty;           ///< --penalty may change it (else the penalty is the model's own)
+  bool classifier;            ///< labels become -1/+1 (one-vs-rest for more than two classes)
+  const char* type_dual_l2;   ///< solver_type of the dual (L2 penalty)
+  const char* type_primal_l2;
+  const char* type_primal_l1;
+  const char* type_primal_elastic_net;
 };
 
-/// Resolve `--model` and `--penalty` ("" = the model's default). logistic and squared-hinge accept every
-/// penalty (l1 / elastic-net train on the primal path: LIBLINEAR -s 6 L1R_LR and -s 5 L1R_L2LOSS_SVC); svm is
-/// l2 only; ridge, lasso and elastic-net fix their penalty. Throws InvalidArgument naming the option for unknown
-/// names or combinations that are not trained.
+inline constexpr ModelRow kModels[] = {
+    {"logistic", Loss::logistic, Penalty::l2, true, true, "L2R_LR_DUAL", "L2R_LR", "L1R_LR", "ELASTIC_NET_LR"},
+    {"svm", Loss::hinge, Penalty::l2, false, true, "L2R_L1LOSS_SVC_DUAL", nullptr, nullptr, nullptr},
+    {"squared-hinge", Loss::squared_hinge, Penalty::l2, true, true, "L2R_L2LOSS_SVC_DUAL", "L2R_L2LOSS_SVC",
+     "L1R_L2LOSS_SVC", "ELASTIC_NET_L2LOSS_SVC"},
+    {"ridge", Loss::squared, Penalty::l2, false, false, "RIDGE_DUAL", "RIDGE_PRIMAL", nullptr, nullptr},
+    {"lasso", Loss::squared, Penalty::l1, false, false, nullptr, nullptr, "LASSO", nullptr},
+    {"elastic-net", Loss::squared, Penalty::elastic_net, false, false, nullptr, nullptr, nullptr, "ELASTIC_NET"},
+};
+
+/// "logistic, svm, squared-hinge, ridge, lasso or elastic-net" (from kModels, for messages and help texts).
+std::string model_names(std::string_view last_separator = " or ");
+
+struct ModelSpec {
+  std::string name;        ///< a kModels name
+  Loss loss = Loss::logistic;
+  Penalty penalty = Penalty::l2;
+  bool classifier = true;  ///< labels become -1/+1 (one-vs-rest for more than two classes)
+};
+
+/// Resolve `--model` and `--penalty` ("" = the model's default). Models with any_penalty accept every penalty (l1 /
+/// elastic-net train on the primal path: LIBLINEAR -s 6 L1R_LR and -s 5 L1R_L2LOSS_SVC); the others fix it. Throws
+/// InvalidArgument naming the option for unknown names or combinations that are not trained.
 ModelSpec model_spec(const std::string& model, const std::string& penalty = "");
 
 /// "l2" | "l1" | "elastic-net".
@@ -27,18 +57,36 @@ std::string penalty_name(Penalty p);
 /// "dual" | "primal".
 std::string formulation_name(Formulation f);
 
+/// --formulation: auto (train() estimates which is faster, docs/formulation.md), dual or primal.
+enum class FormulationRequest { automatic, dual, primal };
+/// "auto" | "dual" | "primal"; throws InvalidArgument "--formulation: unknown value 'X' (expected auto, dual or
+/// primal)".
+FormulationRequest parse_formulation(std::string_view name);
+std::string_view formulation_request_name(FormulationRequest f);
+
 /// The error for --formulation dual on a non-L2 penalty: "--formulation dual: model 'lasso' has no dual (SDCA)
 /// form; use primal" for lasso / elastic-net, "--formulation dual: penalty l1 of model 'logistic' has no dual
 /// (SDCA) form; use primal" for logistic / squared-hinge with --penalty l1 or elastic-net.
 std::string no_dual_form_message(const ModelSpec& spec);
+/// The error for --formulation primal on a loss that is not smooth.
+std::string no_primal_form_message(const ModelSpec& spec);
 
-/// Throws InvalidArgument "--formulation: unknown value 'X' (expected auto, dual or primal)" unless `name` is one of
-/// them (the CLI checks before loading data; train() checks again).
-void check_formulation_name(const std::string& name);
+/// The formulation `request` asks for, checked against the model (InvalidArgument with the messages above), or
+/// nullopt for auto where both exist. Non-L2 penalties have only the primal; non-smooth losses only the dual.
+std::optional<Formulation> forced_formulation(const ModelSpec& spec, FormulationRequest request);
 
-/// LIBLINEAR's solver_type name where one exists (L2R_LR, L2R_LR_DUAL, L2R_L1LOSS_SVC_DUAL,
-/// L2R_L2LOSS_SVC_DUAL, L2R_L2LOSS_SVC, L1R_LR, L1R_L2LOSS_SVC), otherwise ours (RIDGE_DUAL, RIDGE_PRIMAL,
-/// LASSO, ELASTIC_NET, ELASTIC_NET_LR, ELASTIC_NET_L2LOSS_SVC).
+/// LIBLINEAR's solver_type name where one exists (L2R_LR, L2R_LR_DUAL, L2R_L1LOSS_SVC_DUAL, L2R_L2LOSS_SVC_DUAL,
+/// L2R_L2LOSS_SVC, L1R_LR, L1R_L2LOSS_SVC), otherwise ours (RIDGE_DUAL, RIDGE_PRIMAL, LASSO, ELASTIC_NET,
+/// ELASTIC_NET_LR, ELASTIC_NET_L2LOSS_SVC).
 std::string solver_type_name(const ModelSpec& spec, Formulation f);
+
+/// The lambda of `n_samples` samples from LIBLINEAR's C (lambda = 1/(C n)) or lambda itself, else the default
+/// (docs/conventions.md: classifiers C = 1, ridge 1/n, lasso and elastic net 1.0). Throws InvalidArgument on both,
+/// on non-positive or non-finite values, and when 1/(lambda n) overflows.
+double resolve_lambda(const ModelSpec& spec, std::optional<double> C, std::optional<double> lambda,
+                      std::int64_t n_samples);
+
+/// The l1 share eta of the penalty: 0 for l2, 1 for l1, `l1_ratio` for the elastic net.
+double l1_share(Penalty p, double l1_ratio);
 
 }  // namespace hetglm

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// Options and results shared by the solvers.
+// Options and results shared by the solvers. The default of every option is the member initializer here: the
+// library, the CLI and the Python package take it from this one place (docs/conventions.md, "Defaults").
 #pragma once
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "hetglm/solvers/forms.hpp"
@@ -24,31 +26,39 @@ struct EpochRecord {
 /// CLI: --solver auto|newton|sequential|syscd|passcode-atomic|passcode-wild.
 enum class SolverKind {
   sequential,       ///< the reference (sequential.hpp)
-  syscd,            ///< SySCD: buckets, per-thread replicas of v with sigma' = #replicas, NUMA-aware (default of the CLI)
+  syscd,            ///< SySCD: buckets, per-thread replicas of v with sigma' = #replicas, NUMA-aware
   passcode_atomic,  ///< PASSCoDe baseline: one shared v, atomic fetch_add updates
   passcode_wild,    ///< PASSCoDe baseline: one shared v, relaxed atomic load + store (updates may be lost)
   newton,           ///< primal Newton with inner coordinate descent (newGLMNET; newton.hpp), primal formulation only
   automatic         ///< train() picks: newton for the primal formulation of logistic / squared hinge, otherwise
-                    ///< sequential when n_threads == 1 and syscd else (default of the CLI and Python)
+                    ///< sequential when n_threads == 1 and syscd else (the default)
 };
 
+/// "auto" | "newton" | "sequential" | "syscd" | "passcode-atomic" | "passcode-wild" -> SolverKind; throws
+/// InvalidArgument "--solver: unknown solver 'x' (expected auto, newton, sequential, syscd, passcode-atomic or
+/// passcode-wild)".
+SolverKind parse_solver_kind(std::string_view name);
+/// The CLI spelling of a solver kind (inverse of parse_solver_kind).
+std::string_view solver_kind_name(SolverKind kind);
+
 struct SolverOptions {
-  double tol = 1e-4;                 ///< stop when P - D <= tol |P| (conventions.md)
-  int max_epochs = 1000;             ///< reaching it is a warning, not a failure
+  double tol = 1e-4;                 ///< stop when P - D <= tol |P| (docs/conventions.md, "Tolerance")
+  int max_epochs = 5000;             ///< epoch budget; reaching it is a warning, not a failure (hinge SDCA converges
+                                     ///< as O(1/eps): LIBLINEAR-like 1000 is too few)
   std::uint64_t seed = 1;            ///< coordinate order
-  std::function<void(const EpochRecord&)> on_epoch;  ///< progress callback (may be empty)
-  /// Polled once per epoch; returning true stops the solve after the current epoch (Ctrl-C).
-  std::function<bool()> should_stop;
-  SolverKind solver = SolverKind::sequential;  ///< used by train() and solve_parallel_cpu()
+  SolverKind solver = SolverKind::automatic;  ///< train() resolves automatic; solve_parallel_cpu() needs a concrete kind
   int n_threads = 0;                 ///< solver threads = replicas (0 = the concurrency of the current arena)
   int numa_nodes = 0;                ///< 0 = NUMA nodes from the hwloc topology; K > 0 = K (virtual) nodes
   bool deterministic = false;        ///< same seed and n_threads give a bit-identical result
   int bucket_size = 0;               ///< coordinates per SySCD bucket (0 = automatic)
-  /// Test and diagnostic hook (may be empty): called by the sequential and parallel CPU solvers after each
+  std::function<void(const EpochRecord&)> on_epoch;  ///< progress callback (may be empty)
+  /// Polled once per epoch; returning true stops the solve after the current epoch (Ctrl-C).
+  std::function<bool()> should_stop;
+  /// Test and diagnostic hook (may be empty): called by the sequential, parallel CPU and Newton solvers after each
   /// epoch's coordinate updates (and the replica merge), before the epoch's certificate (sequential: before its
-  /// re-synchronization v = A alpha, which overwrites v), with the epoch number
-  /// (1-based), the coordinate variables alpha (dual: per sample; primal: w) and the shared vector v. The
-  /// robustness tests inject a NaN here (tests/robustness; docs/robustness.md). Not for production use.
+  /// re-synchronization v = A alpha, which overwrites v), with the epoch number (1-based), the coordinate variables
+  /// alpha (dual: per sample; primal: w) and the shared vector v. The robustness tests inject a NaN here
+  /// (tests/robustness; docs/robustness.md). Not for production use.
   std::function<void(int epoch, std::span<double> alpha, std::span<double> v)> after_epoch;
 };
 

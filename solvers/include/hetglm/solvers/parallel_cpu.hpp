@@ -20,7 +20,6 @@
 // every mode (for wild the model is the one recomputed from alpha).
 #pragma once
 #include <span>
-#include <string_view>
 #include <vector>
 
 #include "hetglm/solvers/options.hpp"
@@ -50,10 +49,5 @@ Certificate parallel_certificate(const Form& form, std::span<const double> alpha
 /// result depends on n_parts but never on the schedule. Returns dim() values.
 template <class Form>
 std::vector<double> parallel_shared_vector(const Form& form, std::span<const double> alpha, int n_parts);
-
-/// "sequential" | "syscd" | "passcode-atomic" | "passcode-wild" -> SolverKind; throws InvalidArgument otherwise.
-SolverKind parse_solver_kind(std::string_view name);
-/// The CLI spelling of a solver kind (inverse of parse_solver_kind).
-std::string_view solver_kind_name(SolverKind kind);
 
 }  // namespace hetglm

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "hetglm/backend.hpp"
-#include "hetglm/backends/registry.hpp"
+#include "hetglm/backend_options.hpp"
 
 namespace hetglm::cuda {
 

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "hetglm/solvers/train.hpp"
+// train(), the composition root (train.hpp): checks, the bias column, labels and one-vs-rest, lambda, the formulation
+// and the solver, DuHL with a backend from the registry.
+#include "hetglm/train.hpp"
 
 #include <fmt/format.h>
 
@@ -11,36 +13,14 @@
 #include <limits>
 #include <set>
 
-#include "hetglm/error.hpp"
-#include "hetglm/solvers/parallel_cpu.hpp"
 #include "hetglm/backends/registry.hpp"
+#include "hetglm/error.hpp"
 #include "hetglm/solvers/dispatch.hpp"
+#include "hetglm/solvers/parallel_cpu.hpp"
 #include "hetglm/solvers/newton.hpp"
 #include "hetglm/solvers/sequential.hpp"
 
 namespace hetglm {
-
-double resolve_lambda(const TrainOptions& o, const ModelSpec& spec, std::int64_t n) {
-  if (o.C && o.lambda) throw InvalidArgument("-c and --lambda are mutually exclusive: give one of them");
-  // lambda must leave 1/(lambda n) finite (the SDCA scaling w = v/(lambda n)) and lambda itself finite.
-  auto usable = [n](double lam) { return std::isfinite(lam) && lam > 0 && std::isfinite(1.0 / (lam * double(n))); };
-  if (o.C) {
-    if (!(std::isfinite(*o.C) && *o.C > 0)) throw InvalidArgument(fmt::format("-c: C must be a positive number, got {}", *o.C));
-    const double lam = 1.0 / (*o.C * static_cast<double>(n));
-    if (!usable(lam))
-      throw InvalidArgument(fmt::format("-c: C = {} makes lambda = 1/(C n) = {} out of double range", *o.C, lam));
-    return lam;
-  }
-  if (o.lambda) {
-    if (!(std::isfinite(*o.lambda) && *o.lambda > 0))
-      throw InvalidArgument(fmt::format("--lambda: lambda must be a positive number, got {}", *o.lambda));
-    if (!usable(*o.lambda))
-      throw InvalidArgument(fmt::format("--lambda: lambda = {} is too small: 1/(lambda n) overflows", *o.lambda));
-    return *o.lambda;
-  }
-  if (spec.classifier || spec.name == "ridge") return 1.0 / static_cast<double>(n);
-  return 1.0;
-}
 
 namespace {
 
@@ -128,26 +108,21 @@ double primal_scaled_mu(const CsrMatrix& X, const std::vector<double>& c, double
 /// Non-L2 penalties have no dual (SDCA) form here: primal. Hinge has no smooth primal: dual.
 FormulationChoice resolve_formulation(const TrainOptions& o, const ModelSpec& spec, const CsrMatrix& X,
                                       const std::vector<double>& c, double lambda, bool primal_newton) {
-  const bool l2 = spec.penalty == Penalty::l2;
-  const bool primal_ok = spec.loss != Loss::hinge;
-  if (o.formulation == "dual") {
-    if (!l2) throw InvalidArgument(no_dual_form_message(spec));
-    if (o.solver == SolverKind::newton)
+  const FormulationRequest req = o.problem.formulation;
+  const SolverKind kind = o.solver.solver;
+  if (const std::optional<Formulation> f = forced_formulation(spec, req)) {
+    if (*f == Formulation::dual && kind == SolverKind::newton)
       throw InvalidArgument("--solver newton: runs the primal formulation only; drop --formulation dual or choose "
                             "--solver sequential or syscd");
-    return {Formulation::dual, "requested with --formulation dual"};
+    if (req != FormulationRequest::automatic)
+      return {*f, fmt::format("requested with --formulation {}", formulation_name(*f))};
+    if (*f == Formulation::primal)
+      return {*f, fmt::format("penalty {} has no dual (SDCA) form", penalty_name(spec.penalty))};
+    return {*f, "the hinge loss is not smooth: no primal coordinate descent"};
   }
-  if (o.formulation == "primal") {
-    if (!primal_ok)
-      throw InvalidArgument("--formulation primal: the hinge loss is not smooth, so svm trains in the dual only");
-    return {Formulation::primal, "requested with --formulation primal"};
-  }
-  check_formulation_name(o.formulation);
-  if (!l2) return {Formulation::primal, fmt::format("penalty {} has no dual (SDCA) form", penalty_name(spec.penalty))};
-  if (!primal_ok) return {Formulation::dual, "the hinge loss is not smooth: no primal coordinate descent"};
-  if (o.solver == SolverKind::newton) return {Formulation::primal, "requested with --solver newton (primal only)"};
+  if (kind == SolverKind::newton) return {Formulation::primal, "requested with --solver newton (primal only)"};
   const double n = static_cast<double>(X.n_rows);
-  const double L = spec.loss == Loss::squared ? 1.0 : spec.loss == Loss::logistic ? 0.25 : 2.0;
+  const double L = curvature_bound(spec.loss);
   if (primal_newton) {
     // The primal runs the Newton solver (newton.hpp). Measured on 2 cores (bench/results/formulation.md), one Newton
     // solve costs about as much as kNewtonEpochs dual epochs when d <= n, growing like sqrt(d/n) on wide data (its
@@ -219,13 +194,14 @@ double available_memory_bytes() {
 /// (a libsvm index near 2^31 asks for dense vectors of 17 GB each). Counted: the matrix copy with the bias column,
 /// its transpose (both formulations may need it), alpha, v and one replica of v per thread, and the model.
 void check_memory(const CsrMatrix& X, const TrainOptions& o, const ModelSpec& spec, const std::vector<double>& y) {
-  const double n = X.n_rows, d = double(X.n_cols) + (o.bias >= 0 ? 1 : 0), nnz = double(X.nnz()) + (o.bias >= 0 ? n : 0);
+  const double bias = o.problem.bias;
+  const double n = X.n_rows, d = double(X.n_cols) + (bias >= 0 ? 1 : 0), nnz = double(X.nnz()) + (bias >= 0 ? n : 0);
   std::size_t classes = 1;
   if (spec.classifier) {
     std::set<double> u(y.begin(), y.end());
     classes = u.size() > 2 ? u.size() : 1;
   }
-  const double threads = o.n_threads > 0 ? o.n_threads : std::thread::hardware_concurrency();
+  const double threads = o.solver.n_threads > 0 ? o.solver.n_threads : std::thread::hardware_concurrency();
   const double matrix = nnz * (sizeof(float) + sizeof(index_t)) + (n + d + 2) * sizeof(offset_t);
   const double vectors = (n + d) * sizeof(double) * (3 + threads) + d * sizeof(double) * classes;
   const double need = 2 * matrix + vectors;
@@ -238,11 +214,49 @@ void check_memory(const CsrMatrix& X, const TrainOptions& o, const ModelSpec& sp
 }
 }  // namespace
 
+void check_options(const TrainOptions& o) {
+  const SolverOptions& so = o.solver;
+  const ProblemOptions& p = o.problem;
+  if (!(so.tol > 0 && std::isfinite(so.tol)))
+    throw InvalidArgument(fmt::format("--tol: must be a positive number, got {}", so.tol));
+  if (so.tol < 1e-15)
+    throw InvalidArgument(fmt::format(
+        "--tol: must be at least 1e-15 (a duality gap in double precision is not certain below that), got {}", so.tol));
+  if (so.max_epochs < 1) throw InvalidArgument(fmt::format("--max-epochs: must be at least 1, got {}", so.max_epochs));
+  if (so.n_threads < 0)
+    throw InvalidArgument(fmt::format("--threads: must be >= 0 (0 = all cores), got {}", so.n_threads));
+  if (so.numa_nodes < 0)
+    throw InvalidArgument(fmt::format("--numa-nodes: must be >= 0 (0 = the machine's topology), got {}", so.numa_nodes));
+  if (!(p.l1_ratio >= 0 && p.l1_ratio <= 1))
+    throw InvalidArgument(fmt::format("--l1-ratio: must be in [0, 1], got {}", p.l1_ratio));
+  if (!std::isfinite(p.bias)) throw InvalidArgument("-B: bias must be a finite number");
+  if (p.C && p.lambda) throw InvalidArgument("-c and --lambda are mutually exclusive: give one of them");
+  if (p.C) resolve_lambda(p.model, p.C, std::nullopt, 1);
+  if (p.lambda && !(std::isfinite(*p.lambda) && *p.lambda > 0))
+    throw InvalidArgument(fmt::format("--lambda: lambda must be a positive number, got {}", *p.lambda));
+  const bool accel = o.device.device && (*o.device.device != Device::cpu || !o.device.accel_memory.empty());
+  if (so.solver == SolverKind::newton && accel)
+    throw InvalidArgument(fmt::format("--solver newton: runs on the CPU only; DuHL on --device {} trains by coordinate "
+                                      "descent (drop --solver newton)",
+                                      device_name(*o.device.device)));
+  if (so.solver == SolverKind::newton && !is_smooth(p.model.loss))
+    throw InvalidArgument("--solver newton: the hinge loss (svm) is not smooth, so it has no Newton step; use --solver "
+                          "syscd or sequential (dual SDCA)");
+  forced_formulation(p.model, p.formulation);  // a formulation the model does not have
+  if (so.solver == SolverKind::newton && p.formulation == FormulationRequest::dual)
+    throw InvalidArgument("--solver newton: runs the primal formulation only; drop --formulation dual or choose "
+                          "--solver sequential or syscd");
+  if (o.device.duhl.epochs_per_round < 1)
+    throw InvalidArgument(fmt::format("--duhl-epochs: must be at least 1, got {}", o.device.duhl.epochs_per_round));
+}
+
 TrainResult train(const Dataset& data, const TrainOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
+  check_options(o);
   TrainResult res;
-  res.spec = model_spec(o.model, o.penalty);
+  res.spec = o.problem.model;
   const ModelSpec& spec = res.spec;
+  const ProblemOptions& po = o.problem;
   const CsrMatrix& X0 = data.X;
   const std::string src = data.source.empty() ? std::string("training data") : "'" + data.source + "'";
   if (X0.n_rows == 0) throw InvalidArgument(fmt::format("{}: no samples to train on", src));
@@ -250,46 +264,39 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
     throw InvalidArgument(fmt::format("{}: {} labels for {} samples", src, data.y.size(), X0.n_rows));
   for (std::size_t i = 0; i < data.y.size(); ++i)
     if (!std::isfinite(data.y[i])) throw InvalidArgument(fmt::format("{}: label of sample {} is not finite", src, i + 1));
-  if (!(o.tol > 0 && std::isfinite(o.tol))) throw InvalidArgument(fmt::format("--tol: must be a positive number, got {}", o.tol));
-  if (o.tol < 1e-15)
-    throw InvalidArgument(fmt::format(
-        "--tol: must be at least 1e-15 (a duality gap in double precision is not certain below that), got {}", o.tol));
-  if (o.max_epochs < 1) throw InvalidArgument(fmt::format("--max-epochs: must be at least 1, got {}", o.max_epochs));
-  if (!(o.l1_ratio >= 0 && o.l1_ratio <= 1)) throw InvalidArgument(fmt::format("--l1-ratio: must be in [0, 1], got {}", o.l1_ratio));
-  if (!std::isfinite(o.bias)) throw InvalidArgument("-B: bias must be a finite number");
-  std::vector<double> c = o.sample_weight;
+  std::vector<double> c = po.sample_weight;
   if (c.empty()) c.assign(data.y.size(), 1.0);
   if (c.size() != data.y.size())
     throw InvalidArgument(fmt::format("sample weights: {} weights for {} samples", c.size(), data.y.size()));
   for (double ci : c)
     if (!(ci > 0 && std::isfinite(ci))) throw InvalidArgument("sample weights must be positive and finite");
 
-  const double lambda = resolve_lambda(o, spec, X0.n_rows);
+  const double lambda = resolve_lambda(spec, po.C, po.lambda, X0.n_rows);
   res.lambda = lambda;
-  const double eta = spec.penalty == Penalty::l2 ? 0.0 : spec.penalty == Penalty::l1 ? 1.0 : o.l1_ratio;
+  const double eta = l1_share(spec.penalty, po.l1_ratio);
   check_memory(X0, o, spec, data.y);
   // The bias column needs a copy of the data; without it the caller's matrix is used as it is.
   CsrMatrix X_bias;
-  if (o.bias >= 0) X_bias = with_bias_column(X0, o.bias);
-  const CsrMatrix& X = o.bias >= 0 ? X_bias : X0;
-  // `auto` that finds no accelerator means the CPU solver itself, exactly as --device cpu (conventions.md).
-  std::string device = o.device;
-  if (device == "auto") {
+  if (po.bias >= 0) X_bias = with_bias_column(X0, po.bias);
+  const CsrMatrix& X = po.bias >= 0 ? X_bias : X0;
+  // `auto` that finds no accelerator means the CPU solver itself, exactly as --device cpu (docs/conventions.md).
+  Device device = Device::cpu;
+  if (o.device.device) {
+    device = *o.device.device;
+  } else {
     std::string why;
-    device = device_name(resolve_device("auto", &why));
+    device = resolve_device("auto", &why);
     res.device_reason = why;
   }
-  const bool use_accel = device != "cpu" || !o.accel_memory.empty();
-  if (o.solver == SolverKind::newton && use_accel)
+  const bool use_accel = device != Device::cpu || !o.device.accel_memory.empty();
+  if (o.solver.solver == SolverKind::newton && use_accel)
     throw InvalidArgument(fmt::format("--solver newton: runs on the CPU only; DuHL on --device {} trains by coordinate "
-                                      "descent (drop --solver newton)", device));
-  if (o.solver == SolverKind::newton && spec.loss == Loss::hinge)
-    throw InvalidArgument("--solver newton: the hinge loss (svm) is not smooth, so it has no Newton step; use --solver "
-                          "syscd or sequential (dual SDCA)");
-  // The primal runs the Newton solver when asked, or under --solver auto for the non-quadratic smooth losses.
-  const bool newton_loss = spec.loss == Loss::logistic || spec.loss == Loss::squared_hinge;
+                                      "descent (drop --solver newton)", device_name(device)));
+  // The primal runs the Newton solver when asked, or under --solver auto for the smooth losses that are not
+  // quadratic (for the squared loss coordinate descent is exact).
+  const bool newton_loss = is_smooth(spec.loss) && spec.loss != Loss::squared;
   const bool primal_newton =
-      !use_accel && (o.solver == SolverKind::newton || (o.solver == SolverKind::automatic && newton_loss));
+      !use_accel && (o.solver.solver == SolverKind::newton || (o.solver.solver == SolverKind::automatic && newton_loss));
   const FormulationChoice choice = resolve_formulation(o, spec, X, c, lambda, primal_newton);
   const Formulation form_kind = choice.formulation;
   res.formulation = form_kind;
@@ -297,10 +304,10 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
 
   // The solver that runs: auto -> newton for the primal of logistic / squared hinge, else sequential on one thread
   // and syscd otherwise (options.hpp).
-  SolverKind solver = o.solver;
+  SolverKind solver = o.solver.solver;
   if (solver == SolverKind::automatic)
     solver = form_kind == Formulation::primal && primal_newton ? SolverKind::newton
-             : o.n_threads == 1                                 ? SolverKind::sequential
+             : o.solver.n_threads == 1                          ? SolverKind::sequential
                                                                 : SolverKind::syscd;
   res.solver = use_accel ? SolverKind::automatic : solver;
 
@@ -347,18 +354,11 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
   // DuHL on an accelerator when a device or a budget is asked for (duhl.hpp); the budget's 100% is the bytes of
   // every coordinate of the chosen formulation in the device format.
   std::unique_ptr<Backend> accel;
-  DuhlOptions duhl_options;
   if (use_accel) {
-    BackendOptions bo;
+    BackendOptions bo = o.device.backend;
     const CsrMatrix& coords = form_kind == Formulation::primal ? Xt : X;
-    if (!o.accel_memory.empty()) bo.memory_budget = parse_memory_size(o.accel_memory, data_bytes(coords));
-    bo.link_bandwidth_gbps = o.link_bandwidth;
-    bo.xclbin = o.xclbin;
-    duhl_options.cpu_role = parse_cpu_role(o.cpu_role);
-    duhl_options.selection = parse_selection(o.duhl_selection);
-    duhl_options.epochs_per_round = o.duhl_epochs;
-    duhl_options.exact_gap_every = o.exact_gap_every;
-    accel = make_backend(device, bo);
+    if (!o.device.accel_memory.empty()) bo.memory_budget = o.device.accel_memory.resolve(data_bytes(coords));
+    accel = make_backend(device_name(device), bo);
     res.device = accel->description();
   }
   res.converged = true;
@@ -366,22 +366,13 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
     std::vector<double> y(data.y.size());
     for (std::size_t i = 0; i < y.size(); ++i)
       y[i] = spec.classifier ? (data.y[i] == positives[k] ? 1.0 : -1.0) : data.y[i];
-    SolverOptions so;
-    so.tol = o.tol;
-    so.max_epochs = o.max_epochs;
-    so.seed = o.seed;
-    so.should_stop = o.should_stop;
-    so.after_epoch = o.after_epoch;
+    SolverOptions so = o.solver;
     so.solver = solver;
-    so.n_threads = o.n_threads;
-    so.numa_nodes = o.numa_nodes;
-    so.deterministic = o.deterministic;
-    so.bucket_size = o.bucket_size;
     if (o.on_epoch) so.on_epoch = [&, k](const EpochRecord& r) { o.on_epoch(k, positives[k], r); };
     // DuHL (duhl.hpp): the per-round records go to the column report.
     std::vector<DuhlRound> duhl_rounds;
     auto run_duhl = [&](const auto& f) -> SolveResult {
-      DuhlResult dr = solve_duhl(f, *accel, so, duhl_options);
+      DuhlResult dr = solve_duhl(f, *accel, so, o.device.duhl);
       duhl_rounds = std::move(dr.rounds);
       return std::move(static_cast<SolveResult&>(dr));
     };
@@ -418,7 +409,7 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
 
   model.solver_type = solver_type_name(spec, form_kind);
   model.nr_feature = X0.n_cols;
-  model.bias = o.bias;
+  model.bias = po.bias;
   model.model = spec.name;
   model.penalty = penalty_name(spec.penalty);
   model.lambda = lambda;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Distributed training over MPI: CoCoA+ (algorithms.md section 6; docs/mpi.md), `mpirun -np K hetglm train
-// --distributed ...`. Compiled only with -DHETGLM_ENABLE_MPI=ON (then HETGLM_ENABLE_MPI is defined for every
-// target linking hetglm_solvers); this header itself needs no MPI.
+// The distributed trainer's program: `mpirun -np K hetglm train --distributed ...` (docs/mpi.md; the solver is
+// solvers/include/hetglm/solvers/cocoa.hpp, CoCoA+, docs/algorithms.md "CoCoA+"). Compiled only with
+// -DHETGLM_ENABLE_MPI=ON (then HETGLM_ENABLE_MPI is defined for every target linking hetglm_solvers); this header
+// itself needs no MPI.
 //
 //   * Loading: rank r reads only bytes [b_r, b_{r+1}) of the libsvm file, b_r = r*size/K moved forward to the next
 //     line start; parse errors name the GLOBAL line (newlines before b_r are counted with MPI_Exscan). Row counts,
@@ -9,16 +10,16 @@
 //   * Dual models (L2 penalty: logistic, svm, squared-hinge, ridge): partitioned by samples. Primal models (lasso,
 //     elastic-net, --formulation primal): the rows are redistributed by feature blocks (balanced by nonzeros) with
 //     MPI_Alltoallv; the labels are replicated; the bias feature is the last one and belongs to the last rank.
-//   * Each round: H = --local-epochs epochs of sequential SCD on the rank's coordinates against a local copy of v
-//     with sigma' = K (gamma = 1); one MPI_Allreduce (sum) of the change of v (length d dual, n primal); the global
-//     certificate from one MPI_Allreduce of the local sums (plus an error flag); stop on the relative gap.
+//   * Each round (solve_cocoa): H = --local-epochs epochs of sequential SCD on the rank's coordinates against a local
+//     copy of v with sigma' = K (gamma = 1); one MPI_Allreduce (sum) of the change of v (length d dual, n primal); the
+//     global certificate from one MPI_Allreduce of the local sums (plus an error flag); stop on the relative gap.
 //   * A failing rank prints its own message; every rank leaves with the same non-zero code (2 bad input, 1 other);
 //     rank 0 writes the model (and the report) atomically only when every rank succeeded.
 #pragma once
 #include <cstdint>
 #include <string>
 
-#include "hetglm/solvers/train.hpp"
+#include "hetglm/train.hpp"
 
 namespace hetglm {
 

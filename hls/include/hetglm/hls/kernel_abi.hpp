@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// THE kernel ABI shared by hls/ (the kernel) and fpga/ (the host runtime): kernel name, argument order, buffer
-// packing, fixed maximum sizes and the status words. Nothing else in the tree knows these (design.md 5.3).
+// THE kernel ABI of the FPGA kernel: kernel name, argument order, buffer packing, fixed maximum sizes and the status
+// words. The kernel (hls/) defines it; the host runtime (fpga/) includes it (fpga depends on hls, never the reverse).
+// Nothing else in the tree knows these (docs/design.md, "FPGA layering").
 // HLS subset: C++14, no STL, no heap (scripts/check_hls_subset.py checks this file too).
 //
 // One kernel, `hetglm_scd_epoch`, with formulation, loss and penalty ids as scalar arguments (not one kernel per
@@ -20,13 +21,13 @@
 //   order    int32[epochs*ws]   the visiting order: pass e visits positions order[e*ws + t], t = 0..ws-1
 //                               (epoch_order() of backend.hpp, computed by the host; the kernel has no RNG)
 //   status   int32[4]           out: {updates, non-finite steps, error code, 0}
-// Scalars: ws, dim, epochs, formulation (HETGLM_FORM_*: 0 dual, 1 primal), loss (HETGLM_LOSS_*),
+// Scalars: ws, dim, epochs, formulation (HETGLM_FORM_* of glm_math.h: 0 dual, 1 primal), loss (HETGLM_LOSS_*),
 //   penalty (HETGLM_PENALTY_*), scale (dual 1/(lambda n), primal 1/n), sigma (CoCoA+ sigma'), lambda, eta, bound.
-#ifndef HETGLM_FPGA_KERNEL_ABI_HPP
-#define HETGLM_FPGA_KERNEL_ABI_HPP
+#ifndef HETGLM_HLS_KERNEL_ABI_HPP
+#define HETGLM_HLS_KERNEL_ABI_HPP
 
 namespace hetglm {
-namespace fpga {
+namespace hls {
 namespace abi {
 
 /// The kernel (top function) name, in the xclbin and in C simulation.
@@ -39,10 +40,6 @@ const int kMaxDim = 65536;
 const int kMaxCoords = 131072;
 /// Partial sums of the pipelined inner product: at least the float adder latency, so the loop reaches II = 1.
 const int kPartials = 8;
-
-/// Formulation ids (equal to HETGLM_FORM_DUAL / HETGLM_FORM_PRIMAL of backend.hpp; checked in fpga_backend.cpp).
-const int kFormDual = 0;
-const int kFormPrimal = 1;
 
 /// Words per entry of the per-coordinate and per-row arrays.
 const int kCoordWords = 4;
@@ -97,7 +94,7 @@ struct Scalars {
 };
 
 }  // namespace abi
-}  // namespace fpga
+}  // namespace hls
 }  // namespace hetglm
 
-#endif  // HETGLM_FPGA_KERNEL_ABI_HPP
+#endif  // HETGLM_HLS_KERNEL_ABI_HPP

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Distributed CoCoA+ over MPI (design in distributed.hpp and docs/mpi.md). Only MPI rank 0 writes files.
-#include "hetglm/solvers/distributed.hpp"
-#include "hetglm/solvers/dispatch.hpp"
+// The distributed trainer's program (distributed.hpp, docs/mpi.md): each rank reads its byte range, the ranks agree
+// on sizes and labels, the primal's columns are redistributed, solve_cocoa (solvers/cocoa.hpp) trains, and rank 0
+// reports and writes the model. Only MPI rank 0 writes files.
+#include "hetglm/distributed.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -28,6 +29,8 @@
 #include "hetglm/libsvm.hpp"
 #include "hetglm/model.hpp"
 #include "hetglm/rng.hpp"
+#include "hetglm/solvers/cocoa.hpp"
+#include "hetglm/solvers/dispatch.hpp"
 #include "hetglm/solvers/forms.hpp"
 #include "hetglm/solvers/objective.hpp"
 
@@ -45,30 +48,9 @@ struct Comm {
   int rank = 0, size = 1;
 };
 
-/// Exit code of an exception: bad input / options 2 (IoError on an input, ParseError, InvalidArgument), else 1.
-int code_of(const std::exception& e) {
-  if (dynamic_cast<const TrainingError*>(&e)) return kExitTraining;
-  if (dynamic_cast<const Error*>(&e)) return kExitUsage;
-  return kExitTraining;
-}
-
-/// Every rank calls this at the end of a phase with its own outcome (0 = fine). A failing rank prints its own
-/// message (unless `rank0_only`, for checks that fail identically on every rank); all ranks get the largest code.
-int agree(const Comm& c, int code, const std::string& msg, bool rank0_only = false) {
-  if (code != 0 && (!rank0_only || c.rank == 0)) {
-    if (rank0_only || c.size == 1)
-      fmt::print(stderr, "error: {}\n", msg);
-    else
-      fmt::print(stderr, "error: [rank {} of {}] {}\n", c.rank, c.size, msg);
-    std::fflush(stderr);
-  }
-  int global = code;
-  MPI_Allreduce(&code, &global, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (global != 0 && code == 0 && c.rank == 0) {
-    fmt::print(stderr, "error: another rank failed (its message is above); no model written\n");
-    std::fflush(stderr);
-  }
-  return global;
+int code_of(const std::exception& e) { return exit_code_of(e); }
+int agree(const Comm&, int code, const std::string& msg, bool rank0_only = false) {
+  return agree_on_failure(code, msg, rank0_only);
 }
 
 // ----------------------------------------------------------------------------------------------------------------
@@ -174,200 +156,11 @@ LocalPart load_part(const Comm& c, const DistributedArgs& a, int& code, std::str
   return part;
 }
 
-// ----------------------------------------------------------------------------------------------------------------
-// CoCoA+ rounds.
-
-struct RoundRecord {
-  int round = 0;
-  double seconds = 0, compute_seconds = 0, comm_seconds = 0;
-  double primal = 0, dual = 0, gap = 0, rel_gap = 0;
-};
-
-struct ColumnOut {
-  Certificate cert;
-  int rounds = 0;
-  bool converged = false;
-  double seconds = 0, compute_seconds = 0, comm_seconds = 0;
-  std::vector<RoundRecord> history;
-  std::vector<double> w;  ///< full weight vector on rank 0 (dual: on every rank)
-};
-
-struct Ctx {
-  Comm comm;
-  double tol = 1e-4;
-  int max_rounds = 1000, local_epochs = 1;
-  std::uint64_t seed = 1;
-  index_t n_global = 0;               ///< N
-  index_t slice_lo = 0, slice_hi = 0;  ///< primal: this rank's share of the per-sample certificate terms
-  std::vector<int> coord_counts, coord_displs;  ///< primal: features per rank (gather of w)
-  bool quiet = false;
-  std::string prefix;                  ///< progress prefix (one-vs-rest class)
-  int fail_rank = -1;                  ///< HETGLM_TEST_FAIL_RANK: this rank throws in round 2 (tests)
-};
-
-
-/// The global certificate for (alpha, v) from one MPI_Allreduce of local sums; sums[last] carries an error flag.
-template <class Form>
-Certificate global_certificate(const Form& form, const Ctx& ctx, std::span<const double> alpha,
-                               std::span<const double> v, int local_error, int& any_error) {
-  using LossP = typename Form::LossP;
-  double s[6] = {0, 0, 0, 0, 0, double(local_error)};
-  if (!local_error) {
-    if constexpr (Form::formulation == Formulation::dual) {
-      for (index_t i = 0; i < form.n_coords(); ++i) {
-        const double z = form.u(i, v.data());
-        s[0] += LossP::value(form.y[i], z, form.c[i]);
-        s[1] += LossP::conjugate(form.y[i], alpha[i], form.c[i]);
-        s[2] += LossP::dual_gap(form.y[i], alpha[i], z, form.c[i]);
-      }
-    } else {
-      using PenP = typename Form::PenP;
-      for (index_t k = ctx.slice_lo; k < ctx.slice_hi; ++k) {
-        s[0] += LossP::value(form.y[k], v[k], form.c[k]);
-        s[1] += LossP::conjugate(form.y[k], -LossP::derivative(form.y[k], v[k], form.c[k]), form.c[k]);
-      }
-      for (index_t j = 0; j < form.n_coords(); ++j) {
-        const double sj = form.u(j, v.data());
-        s[2] += PenP::value(alpha[j], form.lambda, form.eta);
-        s[3] += PenP::conjugate(sj, form.lambda, form.eta, form.bound);
-        s[4] += PenP::gap(alpha[j], sj, form.lambda, form.eta, form.bound);
-      }
-    }
-  }
-  MPI_Allreduce(MPI_IN_PLACE, s, 6, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  any_error = s[5] > 0;
-  Certificate cert;
-  const double inv_n = 1.0 / ctx.n_global;
-  if constexpr (Form::formulation == Formulation::dual) {
-    double vv = 0;
-    for (double x : v) vv += x * x;
-    const double reg = 0.5 * form.lambda * vv * form.inv_lambda_n * form.inv_lambda_n;
-    cert.primal = s[0] * inv_n + reg;
-    cert.dual = -s[1] * inv_n - reg;
-    cert.gap_sum = s[2] * inv_n;
-  } else {
-    cert.primal = s[0] * inv_n + s[2];
-    cert.dual = -s[1] * inv_n - s[3];
-    cert.gap_sum = s[4];
-  }
-  cert.gap = cert.primal - cert.dual;
-  return cert;
-}
-
-/// Thrown on every rank after the error flag of a round was raised (the failing rank already printed).
-struct RemoteFailure {
-  int code;
-};
-
-template <class Form>
-ColumnOut cocoa(const Form& form, const Ctx& ctx) {
-  const auto t0 = Clock::now();
-  const int K = ctx.comm.size;
-  const double sigma = K;  // CoCoA+: sigma' = gamma K, gamma = 1
-  const index_t m = form.n_coords();
-  const std::size_t dim = static_cast<std::size_t>(form.dim());
-  const CsrMatrix& A = *form.A;
-  std::vector<double> alpha(static_cast<std::size_t>(m), 0.0), v(dim, 0.0), p_old(dim, 0.0), p_new, dv(dim), v_loc;
-  std::vector<index_t> order(static_cast<std::size_t>(m));
-  std::iota(order.begin(), order.end(), index_t{0});
-  SplitMix64 rng(ctx.seed + 0x9E3779B97F4A7C15ULL * static_cast<std::uint64_t>(ctx.comm.rank));
-  ColumnOut out;
-  int round = 0;
-  while (round < ctx.max_rounds) {
-    const auto tr = Clock::now();
-    int err = 0, code = 0;
-    std::string msg;
-    try {
-      if (round + 1 == 2 && ctx.fail_rank == ctx.comm.rank)
-        throw TrainingError("injected failure in round 2 (HETGLM_TEST_FAIL_RANK)");
-      v_loc = v;
-      for (int h = 0; h < ctx.local_epochs; ++h) {
-        shuffle(std::span<index_t>(order), rng);
-        for (index_t i : order) {
-          const double a_new = form.coordinate_step(i, alpha[i], v_loc.data(), sigma);
-          const double delta = a_new - alpha[i];
-          if (delta == 0) continue;
-          alpha[i] = a_new;
-          const double sd = sigma * delta;  // the local copy sees its own updates sigma'-scaled
-          for (offset_t k = A.offsets[i]; k < A.offsets[i + 1]; ++k) v_loc[A.indices[k]] += sd * double(A.values[k]);
-        }
-      }
-      // The change of v, exact in double: (A_r alpha_r)_new - (A_r alpha_r)_old, recomputed from scratch.
-      p_new = shared_vector(form, alpha);
-      for (std::size_t k = 0; k < dim; ++k) dv[k] = p_new[k] - p_old[k];
-    } catch (const std::exception& e) {
-      err = 1;
-      code = code_of(e);
-      msg = e.what();
-      std::fill(dv.begin(), dv.end(), 0.0);
-    }
-    const double compute = since(tr);
-    const auto tc = Clock::now();
-    MPI_Allreduce(MPI_IN_PLACE, dv.data(), static_cast<int>(dim), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    double comm_s = since(tc);
-    for (std::size_t k = 0; k < dim; ++k) v[k] += dv[k];
-    if (!err) p_old.swap(p_new);
-    ++round;
-    int any = 0;
-    const auto tg = Clock::now();
-    const Certificate cert = global_certificate(form, ctx, alpha, v, err, any);
-    comm_s += since(tg);
-    if (any) {
-      const int g = agree(ctx.comm, err ? code : 0, msg);
-      throw RemoteFailure{g};
-    }
-    if (!std::isfinite(cert.primal) || !std::isfinite(cert.dual))
-      throw TrainingError(fmt::format("numerical failure at round {}: the objective is not finite (primal {}, dual {})",
-                                      round, cert.primal, cert.dual));
-    RoundRecord r{round, since(t0), compute, comm_s, cert.primal, cert.dual, cert.gap, relative_gap(cert)};
-    out.compute_seconds += compute;
-    out.comm_seconds += comm_s;
-    out.history.push_back(r);
-    if (!ctx.quiet && ctx.comm.rank == 0) {
-      fmt::print("{}round {:5d}  primal {:.10e}  gap {:.3e}  rel gap {:.3e}  {:8.3f}s\n", ctx.prefix, r.round, r.primal,
-                 r.gap, r.rel_gap, r.seconds);
-      std::fflush(stdout);
-    }
-    if (r.rel_gap <= ctx.tol) break;
-  }
-  // Exact final certificate: v = sum_r A_r alpha_r re-summed from the exact local parts (one more allreduce).
-  std::copy(p_old.begin(), p_old.end(), v.begin());
-  MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(dim), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  int any = 0;
-  out.cert = global_certificate(form, ctx, alpha, v, 0, any);
-  if (!std::isfinite(out.cert.primal) || !std::isfinite(out.cert.dual))
-    throw TrainingError("numerical failure: the final objective is not finite");
-  out.rounds = round;
-  out.converged = certified(out.cert, ctx.tol);
-  if constexpr (Form::formulation == Formulation::dual) {
-    out.w = form.weights(alpha, v);
-  } else {
-    const int total = std::accumulate(ctx.coord_counts.begin(), ctx.coord_counts.end(), 0);
-    if (ctx.comm.rank == 0) out.w.assign(static_cast<std::size_t>(total), 0.0);
-    MPI_Gatherv(alpha.data(), m, MPI_DOUBLE, out.w.data(), ctx.coord_counts.data(), ctx.coord_displs.data(),
-                MPI_DOUBLE, 0, MPI_COMM_WORLD);
-  }
-  out.seconds = since(t0);
-  return out;
-}
-
-
 /// --formulation under --distributed: auto = dual for the L2 penalty, primal otherwise (no work estimate: the
 /// single-process estimate needs the whole matrix).
 Formulation pick_formulation(const TrainOptions& o, const ModelSpec& spec) {
-  const bool l2 = spec.penalty == Penalty::l2;
-  if (o.formulation == "dual") {
-    if (!l2) throw InvalidArgument(no_dual_form_message(spec));
-    return Formulation::dual;
-  }
-  if (o.formulation == "primal") {
-    if (spec.loss == Loss::hinge)
-      throw InvalidArgument("--formulation primal: the hinge loss is not smooth, so svm trains in the dual only");
-    return Formulation::primal;
-  }
-  if (o.formulation != "auto")
-    throw InvalidArgument(fmt::format("--formulation: unknown value '{}' (expected auto, dual or primal)", o.formulation));
-  return l2 ? Formulation::dual : Formulation::primal;
+  if (const std::optional<Formulation> f = forced_formulation(spec, o.problem.formulation)) return *f;
+  return Formulation::dual;
 }
 
 /// Column redistribution for the primal: rows (local, this rank's samples starting at global row `row_off`) ->
@@ -436,14 +229,11 @@ int run(const Comm& c, const DistributedArgs& a) {
   ModelSpec spec;
   Formulation fk = Formulation::dual;
   try {
-    spec = model_spec(o.model, o.penalty);
+    spec = o.problem.model;
     fk = pick_formulation(o, spec);
     if (a.local_epochs < 1) throw InvalidArgument(fmt::format("--local-epochs: must be at least 1, got {}", a.local_epochs));
-    if (!(o.tol >= 1e-15 && std::isfinite(o.tol)))
-      throw InvalidArgument(fmt::format("--tol: must be a number >= 1e-15, got {}", o.tol));
-    if (o.max_epochs < 1) throw InvalidArgument(fmt::format("--max-epochs: must be at least 1, got {}", o.max_epochs));
-    if (!(o.l1_ratio >= 0 && o.l1_ratio <= 1)) throw InvalidArgument(fmt::format("--l1-ratio: must be in [0, 1], got {}", o.l1_ratio));
-    if (o.device != "cpu" || !o.accel_memory.empty())
+    check_options(o);
+    if (o.device.device != Device::cpu || !o.device.accel_memory.empty())
       throw InvalidArgument("--distributed: the local solver is the CPU SCD (--device/--accel-memory are not supported yet)");
   } catch (const std::exception& e) {
     code = code_of(e);
@@ -492,8 +282,7 @@ int run(const Comm& c, const DistributedArgs& a) {
   try {
     if (N64 == 0) throw InvalidArgument(fmt::format("'{}': no samples to train on", a.train_file));
     if (N64 > std::numeric_limits<index_t>::max()) throw InvalidArgument("more than 2^31-1 samples");
-    if (!std::isfinite(o.bias)) throw InvalidArgument("-B: bias must be a finite number");
-    lambda = resolve_lambda(o, spec, N64);
+    lambda = resolve_lambda(spec, o.problem.C, o.problem.lambda, N64);
     if (spec.classifier) {
       if (labels.size() < 2)
         throw InvalidArgument(fmt::format("'{}': all samples have the same label {}; a classifier needs two classes",
@@ -516,7 +305,7 @@ int run(const Comm& c, const DistributedArgs& a) {
   }
   if (int g = agree(c, code, msg, true)) return g;
   const index_t N = static_cast<index_t>(N64);
-  const double eta = spec.penalty == Penalty::l2 ? 0.0 : spec.penalty == Penalty::l1 ? 1.0 : o.l1_ratio;
+  const double eta = l1_share(spec.penalty, o.problem.l1_ratio);
   if (!a.quiet && c.rank == 0) {
     fmt::print("loaded '{}' over {} ranks: {} samples, {} features, {} nonzeros in {:.3f}s (rank 0)\n", a.train_file, K,
                N, D0, nnz_global, load_s);
@@ -534,7 +323,7 @@ int run(const Comm& c, const DistributedArgs& a) {
   std::vector<int> coord_counts(K), coord_displs(K, 0);
   std::uint64_t redistribution_bytes = 0;
   try {
-    Xb = with_bias_column(data.X, o.bias);
+    Xb = with_bias_column(data.X, o.problem.bias);
     data.X = CsrMatrix{};
     if (fk == Formulation::dual) {
       pd.X = &Xb;
@@ -575,45 +364,44 @@ int run(const Comm& c, const DistributedArgs& a) {
   }
   const std::vector<double> cw(y_raw.size(), 1.0);
 
-  Ctx ctx;
-  ctx.comm = c;
-  ctx.tol = o.tol;
-  ctx.max_rounds = o.max_epochs;
-  ctx.local_epochs = a.local_epochs;
-  ctx.seed = o.seed;
-  ctx.n_global = N;
-  ctx.slice_lo = static_cast<index_t>((std::int64_t(N) * c.rank) / K);
-  ctx.slice_hi = static_cast<index_t>((std::int64_t(N) * (c.rank + 1)) / K);
-  ctx.coord_counts = coord_counts;
-  ctx.coord_displs = coord_displs;
-  ctx.quiet = a.quiet;
-  if (const char* f = std::getenv("HETGLM_TEST_FAIL_RANK")) ctx.fail_rank = std::atoi(f);
+  CocoaOptions co_opt;
+  co_opt.local_epochs = a.local_epochs;
+  const index_t dim_v = fk == Formulation::dual ? D : N;  // the shared vector: d features (dual), N samples (primal)
+  co_opt.shared_lo = static_cast<index_t>((std::int64_t(dim_v) * c.rank) / K);
+  co_opt.shared_hi = static_cast<index_t>((std::int64_t(dim_v) * (c.rank + 1)) / K);
+  co_opt.coord_counts = coord_counts;
+  co_opt.coord_displs = coord_displs;
+  if (const char* f = std::getenv("HETGLM_TEST_FAIL_RANK")) co_opt.fail_rank = std::atoi(f);
 
   const int ncol = static_cast<int>(positives.size());
-  const index_t dim_v = fk == Formulation::dual ? D : N;
   model.w.assign(static_cast<std::size_t>(D) * ncol, 0.0);
-  std::vector<ColumnOut> cols;
+  std::vector<CocoaResult> cols;
   try {
     for (int k = 0; k < ncol; ++k) {
       std::vector<double> y(y_raw.size());
       for (std::size_t i = 0; i < y.size(); ++i)
         y[i] = spec.classifier ? (y_raw[i] == positives[k] ? 1.0 : -1.0) : y_raw[i];
-      ctx.prefix = ncol > 1 ? fmt::format("[class {}] ", positives[k]) : std::string();
-      ColumnOut co = with_form(spec, fk, [&]<class Form>() {
+      SolverOptions so = o.solver;
+      const std::string prefix = ncol > 1 ? fmt::format("[class {}] ", positives[k]) : std::string();
+      if (!a.quiet && c.rank == 0)
+        so.on_epoch = [&prefix](const EpochRecord& r) {
+          fmt::print("{}round {:5d}  primal {:.10e}  gap {:.3e}  rel gap {:.3e}  {:8.3f}s\n", prefix, r.epoch,
+                     r.primal, r.gap, r.rel_gap, r.seconds);
+          std::fflush(stdout);
+        };
+      CocoaResult co = with_form(spec, fk, [&]<class Form>() {
         if constexpr (Form::formulation == Formulation::dual) {
-          Form f(pd, y.data(), cw.data(), lambda);
-          f.inv_n = 1.0 / N;  // the local form sees n_r rows; the objective is over all N samples
-          f.inv_lambda_n = 1.0 / (lambda * N);
-          return cocoa(f, ctx);
+          // The local form holds n_r rows; the objective is over all N samples.
+          return solve_cocoa(Form(pd, y.data(), cw.data(), lambda, N), so, co_opt);
         } else {
-          return cocoa(Form(pd, y.data(), cw.data(), lambda, eta), ctx);
+          return solve_cocoa(Form(pd, y.data(), cw.data(), lambda, eta), so, co_opt);
         }
       });
       if (c.rank == 0)
         for (index_t j = 0; j < D; ++j) model.w[static_cast<std::size_t>(j) * ncol + k] = co.w[j];
-      model.primal.push_back(co.cert.primal);
-      model.dual.push_back(co.cert.dual);
-      model.gap.push_back(co.cert.gap);
+      model.primal.push_back(co.certificate.primal);
+      model.dual.push_back(co.certificate.dual);
+      model.gap.push_back(co.certificate.gap);
       cols.push_back(std::move(co));
     }
   } catch (const RemoteFailure& f) {
@@ -637,7 +425,7 @@ int run(const Comm& c, const DistributedArgs& a) {
   if (c.rank == 0) {
     model.solver_type = solver_type_name(spec, fk);
     model.nr_feature = D0;
-    model.bias = o.bias;
+    model.bias = o.problem.bias;
     model.model = spec.name;
     model.penalty = penalty_name(spec.penalty);
     model.lambda = lambda;
@@ -647,8 +435,8 @@ int run(const Comm& c, const DistributedArgs& a) {
     int rounds = 0;
     bool converged = true;
     for (const auto& co : cols) {
-      P += co.cert.primal, Dv += co.cert.dual, G += co.cert.gap;
-      rounds = std::max(rounds, co.rounds);
+      P += co.certificate.primal, Dv += co.certificate.dual, G += co.certificate.gap;
+      rounds = std::max(rounds, co.epochs);
       converged = converged && co.converged;
     }
     const double train_s = since(t_start);
@@ -685,10 +473,10 @@ int run(const Comm& c, const DistributedArgs& a) {
         rep["formulation"] = formulation_name(fk);
         rep["lambda"] = lambda;
         rep["l1_ratio"] = eta;
-        rep["tol"] = o.tol;
-        rep["max_rounds"] = o.max_epochs;
-        rep["seed"] = o.seed;
-        rep["bias"] = o.bias;
+        rep["tol"] = o.solver.tol;
+        rep["max_rounds"] = o.solver.max_epochs;
+        rep["seed"] = o.solver.seed;
+        rep["bias"] = o.problem.bias;
         rep["n_samples"] = N;
         rep["n_features"] = D0;
         rep["nnz"] = nnz_global;
@@ -714,12 +502,15 @@ int run(const Comm& c, const DistributedArgs& a) {
         for (int k = 0; k < ncol; ++k) {
           const auto& co = cols[k];
           json h = json::array();
-          for (const auto& r : co.history)
-            h.push_back({{"round", r.round}, {"seconds", r.seconds}, {"compute_seconds", r.compute_seconds},
-                         {"comm_seconds", r.comm_seconds}, {"comm_bytes", wire}, {"primal", r.primal},
+          for (std::size_t q = 0; q < co.history.size(); ++q) {
+            const EpochRecord& r = co.history[q];
+            const CocoaRound& t = co.rounds[q];
+            h.push_back({{"round", r.epoch}, {"seconds", r.seconds}, {"compute_seconds", t.compute_seconds},
+                         {"comm_seconds", t.comm_seconds}, {"comm_bytes", wire}, {"primal", r.primal},
                          {"dual", r.dual}, {"gap", r.gap}, {"rel_gap", r.rel_gap}});
-          json col = {{"primal", co.cert.primal}, {"dual", co.cert.dual}, {"gap", co.cert.gap},
-                      {"rounds", co.rounds}, {"converged", co.converged}, {"seconds", co.seconds},
+          }
+          json col = {{"primal", co.certificate.primal}, {"dual", co.certificate.dual}, {"gap", co.certificate.gap},
+                      {"rounds", co.epochs}, {"converged", co.converged}, {"seconds", co.seconds},
                       {"history", std::move(h)}};
           if (spec.classifier) col["label"] = positives[k];
           jc.push_back(std::move(col));

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: Apache-2.0
+// train(): the composition root of the engine (docs/design.md, "Layers"). It ties the solvers (solvers/: forms,
+// sequential, SySCD / PASSCoDe, Newton, DuHL) to the accelerator backends (backends/: the registry) for one data set:
+// labels, the bias column, lambda, the formulation, one-vs-rest, and the solver, returning the model and its
+// duality-gap certificate. The CLI (bindings/cli), the Python package (bindings/python) and C++ programs call it.
+//
+// Options are typed and parsed once at each boundary (the CLI's flags, the Python estimators' parameters); the
+// default of every option is its member initializer here or in the solver, DuHL and backend option structs.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hetglm/backend.hpp"
+#include "hetglm/backend_options.hpp"
+#include "hetglm/dataset.hpp"
+#include "hetglm/model.hpp"
+#include "hetglm/solvers/duhl.hpp"
+#include "hetglm/solvers/objective.hpp"
+#include "hetglm/solvers/options.hpp"
+
+namespace hetglm {
+
+/// What to fit (docs/conventions.md, "Objective").
+struct ProblemOptions {
+  ModelSpec model = model_spec("logistic");  ///< --model / --penalty (model_spec())
+  std::optional<double> C;                   ///< LIBLINEAR's C: lambda = 1 / (C n)
+  std::optional<double> lambda;              ///< lambda directly (scikit-learn's alpha for lasso / elastic-net)
+  double l1_ratio = 0.5;                     ///< elastic-net mixing eta in [0, 1]
+  double bias = -1;                          ///< LIBLINEAR -B: >= 0 appends a constant feature of this value
+  FormulationRequest formulation = FormulationRequest::automatic;
+  std::vector<double> sample_weight;         ///< c_i, empty = all ones
+};
+
+/// Where to train: the CPU solver alone, or DuHL with an accelerator (duhl.hpp; docs/duhl.md).
+struct DeviceOptions {
+  std::optional<Device> device = Device::cpu;  ///< nullopt = auto (resolve_device); cpu = the CPU solver
+  MemoryBudget accel_memory;  ///< empty = the device's own; given with device cpu: the cpu stand-in accelerator
+  BackendOptions backend;     ///< link bandwidth, xclbin, ...; memory_budget is resolved from accel_memory by train()
+  DuhlOptions duhl;           ///< CPU role, selection, accelerator epochs per round, exact-certificate interval
+};
+
+struct TrainOptions {
+  ProblemOptions problem;
+  SolverOptions solver;  ///< tol, epoch budget, seed, solver kind, threads, ...; on_epoch is set by train()
+  DeviceOptions device;
+  /// Progress: (weight column, its label or NaN for regression, the epoch record).
+  std::function<void(int, double, const EpochRecord&)> on_epoch;
+};
+
+/// What happened for one weight column (one class of one-vs-rest, or the only column).
+struct ColumnReport {
+  double label = 0;                   ///< positive class of this column (classifiers)
+  Certificate certificate;
+  int epochs = 0;
+  bool converged = false;
+  double seconds = 0;
+  std::vector<EpochRecord> history;
+  std::vector<DuhlRound> rounds;      ///< DuHL rounds (empty when the CPU solver ran)
+};
+
+struct TrainResult {
+  LinearModel model;
+  ModelSpec spec;
+  Formulation formulation = Formulation::dual;
+  std::string device;                 ///< DuHL accelerator description (empty: CPU solver only)
+  std::string device_reason;          ///< with --device auto: which device was chosen and why
+  std::string formulation_reason;     ///< why this formulation (--formulation auto logs its estimate)
+  SolverKind solver = SolverKind::sequential;  ///< the CPU solver that ran (auto resolved); automatic = DuHL ran
+  double lambda = 0;
+  std::vector<ColumnReport> columns;
+  bool converged = false;             ///< every column reached the tolerance
+  bool interrupted = false;
+  double seconds = 0;
+};
+
+/// Checks the options that do not need the data (tol, epoch budget, l1 ratio, bias, C and lambda, solver and
+/// formulation against the model, device combinations) with the messages train() gives; the CLI calls it before
+/// reading any data. Throws InvalidArgument.
+void check_options(const TrainOptions& options);
+
+/// Train. Throws InvalidArgument for bad options or data (empty data, one class, NaN labels, bad weights),
+/// TrainingError for numerical failure. Reaching the epoch budget is not an error: see TrainResult::converged.
+TrainResult train(const Dataset& data, const TrainOptions& options);
+
+}  // namespace hetglm

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: Apache-2.0
+// Options for creating an accelerator backend (backends/include/hetglm/backends/registry.hpp creates them; every
+// backend reads the fields that concern it) and the accelerator memory budget syntax of --accel-memory
+// (docs/conventions.md, "Accelerator memory").
+#pragma once
+#include <cstddef>
+#include <string>
+
+namespace hetglm {
+
+/// An accelerator memory budget as the user gave it: a byte count, or a percentage of the bytes that every
+/// coordinate of the problem takes in the device format (known only once the data is loaded).
+struct MemoryBudget {
+  double bytes = 0;    ///< > 0: bytes
+  double percent = 0;  ///< > 0: percent of the data, in (0, 100]
+  bool empty() const { return !(bytes > 0) && !(percent > 0); }
+  /// The budget in bytes for data of `total_bytes` (0 when empty: the device's own limit).
+  std::size_t resolve(std::size_t total_bytes) const;
+};
+
+/// Parse --accel-memory: a byte count with an optional decimal suffix K M G (10^3, 10^6, 10^9) or binary Ki Mi Gi
+/// (2^10...), or a percentage ("25%"). Throws InvalidArgument "--accel-memory: cannot parse 'X' (expected bytes with
+/// an optional K M G Ki Mi Gi suffix, or a percentage such as 25%)" or "--accel-memory: a percentage must be at most
+/// 100%, got 'X'".
+MemoryBudget parse_memory_budget(const std::string& text);
+/// parse_memory_budget(text).resolve(total_bytes).
+std::size_t parse_memory_size(const std::string& text, std::size_t total_bytes);
+
+struct BackendOptions {
+  /// Bytes for resident coordinates (column_bytes each). 0 = the device's own limit (cpu: unlimited;
+  /// opencl: 3/4 of CL_DEVICE_GLOBAL_MEM_SIZE and at most CL_DEVICE_MAX_MEM_ALLOC_SIZE of nonzeros; cuda: 80% of the
+  /// free memory).
+  std::size_t memory_budget = 0;
+  /// cpu stand-in only: emulated host<->device link in GB/s (10^9 bytes/s); 0 = no link cost. Every copy
+  /// (columns, alpha, v, both directions) is charged bytes / bandwidth of wall time by sleeping.
+  double link_bandwidth_gbps = 0;
+  /// cpu stand-in only: "double" (default) or "float" storage and arithmetic.
+  std::string cpu_precision = "double";
+  /// opencl: platform and device index (-1 = the first device; auto uses the first non-CPU device).
+  int opencl_platform = -1;
+  int opencl_device = -1;
+  /// opencl: extra clBuildProgram options (appended; the environment variable HETGLM_OPENCL_OPTIONS is
+  /// appended too). Used by tests to provoke a build failure.
+  std::string opencl_build_options;
+  /// fpga: the xclbin to program the card with (`--xclbin FILE`; the kernel built from hls/, docs/fpga.md).
+  std::string xclbin;
+  /// cuda: the device ordinal.
+  int cuda_device = 0;
+  /// cuda: run the TPA-SCD block code as one block over the epoch's order (the exact sequential epoch, for the
+  /// conformance tests) instead of one block per coordinate (docs/cuda.md).
+  bool cuda_sequential = false;
+};
+
+}  // namespace hetglm

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: Apache-2.0
+// The resident-column pool: host-side bookkeeping of which coordinates (rows of the host matrix A: columns of the
+// problem, in DuHL's words) live on an accelerator and where, shared by every backend (cpu stand-in, OpenCL, CUDA,
+// FPGA). The device keeps one pool of nonzeros (values and indices, `capacity` entries); a resident coordinate
+// occupies a contiguous range of it. For a new working set, place() keeps the ranges of the coordinates that stay,
+// frees the others, and places the new ones: as one contiguous block when a free range is large enough (one copy),
+// else first fit column by column, else, when the pool is too fragmented, by emptying it (every column travels
+// again, as one block). The backend then only moves bytes: it stages the fresh columns (stage()) and copies them to
+// the offsets the plan gives.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "hetglm/matrix.hpp"
+
+namespace hetglm {
+
+class ColumnPool {
+ public:
+  /// Where a coordinate's nonzeros live in the pool.
+  struct Range {
+    std::int64_t offset = 0;
+    std::int64_t len = 0;
+  };
+  /// What place() decided for a working set `coords`.
+  struct Plan {
+    std::vector<Range> slots;        ///< per working-set position: its range in the pool
+    std::vector<std::size_t> fresh;  ///< working-set positions whose column must be copied, in position order
+    std::int64_t fresh_nnz = 0;      ///< nonzeros of the fresh columns
+    bool contiguous = false;         ///< the fresh columns, in `fresh` order, fill [block, block + fresh_nnz)
+    std::int64_t block = 0;
+    bool emptied = false;            ///< the pool was emptied (fragmentation): every column is fresh
+  };
+
+  ColumnPool() = default;
+  /// An empty pool of `capacity_nnz` nonzeros (forgets every resident coordinate).
+  void reset(std::int64_t capacity_nnz);
+  std::int64_t capacity() const { return capacity_; }
+  bool empty() const { return resident_.empty(); }
+  std::size_t resident_count() const { return resident_.size(); }
+
+  /// Make `coords` (distinct rows of A) the resident set; returns where everything lives and what must be copied.
+  /// Throws InvalidArgument when the nonzeros of `coords` exceed the capacity.
+  Plan place(std::span<const index_t> coords, const CsrMatrix& A);
+
+  /// Copies the fresh columns of `plan` from A, consecutively in `plan.fresh` order, into idx / val (each at least
+  /// plan.fresh_nnz entries): the staging area of a contiguous copy, or of per-column copies at plan.slots offsets.
+  template <class I, class V>
+  static void stage(const Plan& plan, std::span<const index_t> coords, const CsrMatrix& A, I* idx, V* val) {
+    std::int64_t at = 0;
+    for (std::size_t p : plan.fresh) {
+      const index_t i = coords[p];
+      for (offset_t k = A.offsets[i]; k < A.offsets[i + 1]; ++k, ++at) {
+        idx[at] = static_cast<I>(A.indices[k]);
+        val[at] = static_cast<V>(A.values[k]);
+      }
+    }
+  }
+
+  /// Copies each fresh column of `plan` from A straight to its range of a host-addressable pool (pool_idx, pool_val
+  /// of capacity() entries): the cpu stand-in's "device memory".
+  template <class I, class V>
+  static void copy_to_slots(const Plan& plan, std::span<const index_t> coords, const CsrMatrix& A, I* pool_idx,
+                            V* pool_val) {
+    for (std::size_t p : plan.fresh) {
+      const index_t i = coords[p];
+      std::int64_t at = plan.slots[p].offset;
+      for (offset_t k = A.offsets[i]; k < A.offsets[i + 1]; ++k, ++at) {
+        pool_idx[at] = static_cast<I>(A.indices[k]);
+        pool_val[at] = static_cast<V>(A.values[k]);
+      }
+    }
+  }
+
+ private:
+  std::int64_t allocate(std::int64_t len);  ///< first fit; -1 when nothing is large enough
+  void release(std::int64_t offset, std::int64_t len);
+
+  std::int64_t capacity_ = 0;
+  std::map<std::int64_t, std::int64_t> free_;       ///< free ranges: offset -> length (coalesced)
+  std::unordered_map<index_t, Range> resident_;
+};
+
+}  // namespace hetglm

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+// CoCoA+ across MPI ranks: one rank's part of the distributed solver (docs/mpi.md; docs/algorithms.md, "CoCoA+").
+// Ma, Smith, Jaggi, Jordan, Richtarik, Takac, "Adding vs. Averaging in Distributed Primal-Dual Optimization", ICML
+// 2015; Smith, Forte, Ma, Takac, Jordan, Jaggi, "CoCoA: A General Framework for Communication-Efficient Distributed
+// Optimization", JMLR 18 (2018).
+//
+//   Rank r holds the coordinates [r] of min_alpha f(A alpha) + sum_i g_i(alpha_i) (dual: its samples; primal: its
+//   block of features) and a copy of the shared vector v. Each round:
+//     1. H = local_epochs epochs of the sequential solver's coordinate update (update_coordinate, forms.hpp) on the
+//        rank's coordinates against a local copy of v with sigma' = K (gamma = 1, "adding");
+//     2. dv_r = A_[r] alpha_[r] (new) - A_[r] alpha_[r] (old), recomputed exactly in double; one MPI_Allreduce (sum)
+//        of dv (length dim(): d in the dual, N in the primal); v += sum_r dv_r;
+//     3. the global certificate: each rank adds the certificate terms of its coordinates and of its share of the
+//        entries of v (forms.hpp add_coordinate_terms / add_shared_terms), one MPI_Allreduce of the six sums and an
+//        error flag, then Form::finish; the epoch driver records the round and stops on P - D <= tol |P|.
+// Compiled only with -DHETGLM_ENABLE_MPI=ON; this header itself needs no MPI.
+#pragma once
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "hetglm/solvers/options.hpp"
+
+namespace hetglm {
+
+struct CocoaOptions {
+  int local_epochs = 1;                 ///< H: local epochs per round (--local-epochs)
+  index_t shared_lo = 0, shared_hi = 0; ///< this rank's share [lo, hi) of the entries of v in the certificate sums
+  std::vector<int> coord_counts;        ///< primal: features per rank (to gather w on rank 0)
+  std::vector<int> coord_displs;
+  int fail_rank = -1;                   ///< test hook (HETGLM_TEST_FAIL_RANK): this rank fails in round 2
+};
+
+/// One CoCoA+ round's times (the certificate is in SolveResult::history).
+struct CocoaRound {
+  int round = 0;
+  double seconds = 0, compute_seconds = 0, comm_seconds = 0;
+};
+
+struct CocoaResult : SolveResult {
+  std::vector<CocoaRound> rounds;
+  double compute_seconds = 0, comm_seconds = 0;
+};
+
+/// Thrown on every rank when a round's error flag was raised (the failing rank has printed its own message);
+/// `code` is the agreed exit code.
+struct RemoteFailure {
+  int code;
+};
+
+/// Exit code of an exception: TrainingError 1; other engine errors (bad input / options) 2; anything else 1.
+int exit_code_of(const std::exception& e);
+
+/// Every rank calls this at the end of a phase with its own outcome (0 = fine): a failing rank prints "error: [rank r
+/// of K] msg" (only rank 0, without the rank, when `rank0_only`: a check that fails identically everywhere); rank 0
+/// says "another rank failed" when only others failed. Returns the largest code of all ranks.
+int agree_on_failure(int code, const std::string& msg, bool rank0_only = false);
+
+/// Runs CoCoA+ on this rank's `form` (its coordinates; the form's 1/n is over all ranks' samples) from alpha = 0.
+/// options: tol, max_epochs (= rounds), seed, on_epoch (rank 0 prints), should_stop. The returned w is the full
+/// weight vector on rank 0 (dual: on every rank); certificate exact for the global (alpha, v = A alpha).
+/// Throws RemoteFailure (collectively) when any rank failed in a round, TrainingError (on every rank) for a non-finite
+/// global objective.
+template <class Form>
+CocoaResult solve_cocoa(const Form& form, const SolverOptions& options, const CocoaOptions& cocoa);
+
+}  // namespace hetglm

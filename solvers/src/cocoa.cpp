@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: Apache-2.0
+// CoCoA+ across MPI ranks (algorithm and sources in cocoa.hpp).
+#include "hetglm/solvers/cocoa.hpp"
+
+#include <fmt/format.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <numeric>
+
+#include "hetglm/error.hpp"
+#include "hetglm/rng.hpp"
+#include "hetglm/solvers/epoch_driver.hpp"
+
+namespace hetglm {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+int rank_of_world() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+int size_of_world() {
+  int k = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &k);
+  return k;
+}
+
+/// The global certificate for (alpha, v): this rank's coordinate terms and its share of the shared-vector terms, one
+/// MPI_Allreduce of the six sums plus `local_error`; `any_error` receives whether some rank raised its flag.
+template <class Form>
+Certificate global_certificate(const Form& form, const CocoaOptions& co, std::span<const double> alpha,
+                               std::span<const double> v, int local_error, int& any_error) {
+  CertificateTerms coords, shared;
+  if (!local_error) {
+    coords = coordinate_terms(form, 0, form.n_coords(), alpha.data(), v.data());
+    shared = shared_terms(form, co.shared_lo, co.shared_hi, v.data());
+  }
+  double s[7] = {coords.value, coords.conj, coords.gap, shared.value, shared.conj, shared.gap, double(local_error)};
+  MPI_Allreduce(MPI_IN_PLACE, s, 7, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  any_error = s[6] > 0;
+  return form.finish({s[0], s[1], s[2]}, {s[3], s[4], s[5]});
+}
+}  // namespace
+
+int exit_code_of(const std::exception& e) {
+  if (dynamic_cast<const TrainingError*>(&e)) return 1;
+  if (dynamic_cast<const Error*>(&e)) return 2;
+  return 1;
+}
+
+int agree_on_failure(int code, const std::string& msg, bool rank0_only) {
+  const int rank = rank_of_world(), size = size_of_world();
+  if (code != 0 && (!rank0_only || rank == 0)) {
+    if (rank0_only || size == 1)
+      fmt::print(stderr, "error: {}\n", msg);
+    else
+      fmt::print(stderr, "error: [rank {} of {}] {}\n", rank, size, msg);
+    std::fflush(stderr);
+  }
+  int global = code;
+  MPI_Allreduce(&code, &global, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (global != 0 && code == 0 && rank == 0) {
+    fmt::print(stderr, "error: another rank failed (its message is above); no model written\n");
+    std::fflush(stderr);
+  }
+  return global;
+}
+
+template <class Form>
+CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOptions& co) {
+  const int rank = rank_of_world(), K = size_of_world();
+  const double sigma = K;  // CoCoA+: sigma' = gamma K, gamma = 1
+  const index_t m = form.n_coords();
+  const std::size_t dim = static_cast<std::size_t>(form.dim());
+  CocoaResult out;
+  EpochDriver driver(o, out, Form::formulation);
+  out.alpha.assign(static_cast<std::size_t>(m), 0.0);
+  std::vector<double>& alpha = out.alpha;
+  std::vector<double> v(dim, 0.0), p_old(dim, 0.0), p_new, dv(dim), v_loc;
+  std::vector<index_t> order(static_cast<std::size_t>(m));
+  std::iota(order.begin(), order.end(), index_t{0});
+  SplitMix64 rng(o.seed + 0x9E3779B97F4A7C15ULL * static_cast<std::uint64_t>(rank));
+  int round = 0;
+  while (driver.budget_left(round)) {
+    const auto tr = Clock::now();
+    int err = 0, code = 0;
+    std::string msg;
+    try {
+      if (round + 1 == 2 && co.fail_rank == rank)
+        throw TrainingError("injected failure in round 2 (HETGLM_TEST_FAIL_RANK)");
+      v_loc = v;
+      for (int h = 0; h < co.local_epochs; ++h) {
+        shuffle(std::span<index_t>(order), rng);
+        // The local copy sees its own updates sigma'-scaled (CoCoA+ subproblem).
+        for (index_t i : order) update_coordinate(form, i, alpha.data(), v_loc.data(), sigma);
+      }
+      // The change of v, exact in double: (A_r alpha_r)_new - (A_r alpha_r)_old, recomputed from scratch.
+      p_new = shared_vector(form, alpha);
+      for (std::size_t k = 0; k < dim; ++k) dv[k] = p_new[k] - p_old[k];
+    } catch (const std::exception& e) {
+      err = 1;
+      code = exit_code_of(e);
+      msg = e.what();
+      std::fill(dv.begin(), dv.end(), 0.0);
+    }
+    const double compute = since(tr);
+    const auto tc = Clock::now();
+    MPI_Allreduce(MPI_IN_PLACE, dv.data(), static_cast<int>(dim), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    double comm_s = since(tc);
+    for (std::size_t k = 0; k < dim; ++k) v[k] += dv[k];
+    if (!err) p_old.swap(p_new);
+    ++round;
+    int any = 0;
+    const auto tg = Clock::now();
+    const Certificate cert = global_certificate(form, co, alpha, v, err, any);
+    comm_s += since(tg);
+    if (any) throw RemoteFailure{agree_on_failure(err ? code : 0, msg)};
+    out.compute_seconds += compute;
+    out.comm_seconds += comm_s;
+    out.rounds.push_back({round, driver.seconds(), compute, comm_s});
+    if (driver.record(round, cert, alpha, v) != EpochDriver::Stop::none) break;
+  }
+  // Exact final certificate: v = sum_r A_r alpha_r re-summed from the exact local parts (one more allreduce).
+  std::copy(p_old.begin(), p_old.end(), v.begin());
+  MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(dim), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  int any = 0;
+  const Certificate final_cert = global_certificate(form, co, alpha, v, 0, any);
+  driver.finish(form, final_cert, v, round);
+  if constexpr (Form::formulation == Formulation::primal) {
+    const int total = std::accumulate(co.coord_counts.begin(), co.coord_counts.end(), 0);
+    std::vector<double> w_all(rank == 0 ? static_cast<std::size_t>(total) : 0);
+    MPI_Gatherv(alpha.data(), m, MPI_DOUBLE, w_all.data(), co.coord_counts.data(), co.coord_displs.data(),
+                MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    out.w = std::move(w_all);
+  }
+  return out;
+}
+
+#define HETGLM_INSTANTIATE_COCOA(...) \
+  template CocoaResult solve_cocoa(const __VA_ARGS__&, const SolverOptions&, const CocoaOptions&);
+HETGLM_FOR_EACH_FORM(HETGLM_INSTANTIATE_COCOA)
+#undef HETGLM_INSTANTIATE_COCOA
+
+}  // namespace hetglm
