@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # Build step: the OpenCL program source = glm_math.h with glm_math_impl.h inlined (the single copy of the math,
-# prepended as inline C: conventions.md, PoCL 3.1 has no C++ for OpenCL) followed by kernels.cl, written as a C++
+# prepended as inline C: docs/design.md, "One copy of the math"; PoCL 3.1 has no C++ for OpenCL) followed by kernels.cl, written as a C++
 # raw string into OUT.
 file(READ "${MATH}" math)
 file(READ "${MATH_IMPL}" impl)

@@ -174,23 +174,13 @@ class OpenClBackend final : public Backend {
     std::vector<cl_int> idx(fresh_nnz);
     std::vector<float> val(fresh_nnz);
     ColumnPool::stage(plan, coords, A, idx.data(), val.data());
-    auto send = [&](std::size_t from, std::size_t n, std::int64_t at) {
-      if (n == 0) return;
-      const auto o = static_cast<std::size_t>(at);
-      HETGLM_CL_CHECK(clEnqueueWriteBuffer(queue_, val_.mem, CL_FALSE, o * sizeof(float), n * sizeof(float),
-                                           val.data() + from, 0, nullptr, nullptr));
-      HETGLM_CL_CHECK(clEnqueueWriteBuffer(queue_, idx_.mem, CL_FALSE, o * sizeof(cl_int), n * sizeof(cl_int),
-                                           idx.data() + from, 0, nullptr, nullptr));
-    };
-    if (plan.contiguous) {
-      send(0, fresh_nnz, plan.block);
-    } else {
-      std::size_t from = 0;
-      for (std::size_t p : plan.fresh) {
-        send(from, static_cast<std::size_t>(plan.slots[p].len), plan.slots[p].offset);
-        from += static_cast<std::size_t>(plan.slots[p].len);
-      }
-    }
+    ColumnPool::for_each_copy(plan, [&](std::int64_t from, std::int64_t n, std::int64_t at) {
+      const auto f = static_cast<std::size_t>(from), c = static_cast<std::size_t>(n), o = static_cast<std::size_t>(at);
+      HETGLM_CL_CHECK(clEnqueueWriteBuffer(queue_, val_.mem, CL_FALSE, o * sizeof(float), c * sizeof(float),
+                                           val.data() + f, 0, nullptr, nullptr));
+      HETGLM_CL_CHECK(clEnqueueWriteBuffer(queue_, idx_.mem, CL_FALSE, o * sizeof(cl_int), c * sizeof(cl_int),
+                                           idx.data() + f, 0, nullptr, nullptr));
+    });
     HETGLM_CL_CHECK(clFinish(queue_));  // the staging vectors go out of scope
     rep.columns_copied = plan.fresh.size();
     rep.bytes_copied = fresh_nnz * kBytesPerNonzero;

@@ -58,7 +58,8 @@ std::vector<Device> available_devices() {
 
 Device resolve_device(const std::string& name, std::string* why) {
   if (name != "auto") return parse_device(name);
-  // conventions.md: cuda, then fpga, then opencl on a non-CPU OpenCL device, then cpu.
+  // docs/conventions.md, "Devices": cuda, then opencl on a non-CPU OpenCL device, then cpu. An FPGA needs its xclbin,
+  // so it is chosen by --device fpga --xclbin FILE, never by auto.
 #if defined(HETGLM_WITH_CUDA)
   if (cuda::probe().count > 0) {
     if (why) *why = "auto: chose cuda (a CUDA device is present)";
@@ -76,7 +77,7 @@ Device resolve_device(const std::string& name, std::string* why) {
 }
 
 namespace {
-[[noreturn]] void not_compiled(Device d, const char* option) {
+[[noreturn, maybe_unused]] void not_compiled(Device d, const char* option) {
   throw UnsupportedDevice(
       fmt::format("device '{}' is not compiled in: reconfigure with -D{}=ON", device_name(d), option));
 }

@@ -3,7 +3,7 @@
 // built by nvcc from this file, backends/cuda/src/{cuda_backend.cpp,tpa_scd.cu} and header-only core headers (no
 // TBB, fmt, zlib or CLI11, which the GPU machine lacks). Data is generated in memory. Model: L2 logistic regression
 // in the dual (SDCA), lambda = 1/n; the certificate is the double sum of glm_math.h gap terms with v = A alpha
-// recomputed on the host, the quantity of conventions.md.
+// recomputed on the host, the quantity of docs/conventions.md, "Tolerance: the relative duality gap".
 //   1. correctness: the sequential kernel vs a host epoch in the same order (1e-5), async TPA-SCD to the host
 //      optimum (relative primal within 1e-5);
 //   2. bandwidth: device-to-device cudaMemcpy vs TPA-SCD epochs on dense and sparse data;

@@ -227,7 +227,7 @@ int run_train(TrainArgs& a) {
     multi_column = labels.size() > 2 && a.opt.problem.model.classifier;
   }
   t0 = std::chrono::steady_clock::now();
-  // The process's one oneTBB arena (conventions.md): the solver threads and one-vs-rest classes share it.
+  // The process's one oneTBB arena (docs/conventions.md, "Threads"): the solver threads and one-vs-rest classes share it.
   const int cores = tbb::info::default_concurrency();
   tbb::task_arena arena(std::min(a.threads > 0 ? a.threads : cores, cores));
   hetglm::TrainResult res = arena.execute([&] { return hetglm::train(data, a.opt); });

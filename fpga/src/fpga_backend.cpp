@@ -93,20 +93,11 @@ class FpgaBackend final : public Backend {
     std::vector<int> idx(fresh_nnz);
     std::vector<float> val(fresh_nnz);
     ColumnPool::stage(plan, coords, A, idx.data(), val.data());
-    auto send = [&](std::size_t from, std::size_t n, std::int64_t at) {
-      if (n == 0) return;
-      dev_->write(pool_val_, val.data() + from, n * sizeof(float), static_cast<std::size_t>(at) * sizeof(float));
-      dev_->write(pool_idx_, idx.data() + from, n * sizeof(int), static_cast<std::size_t>(at) * sizeof(int));
-    };
-    if (plan.contiguous) {
-      send(0, fresh_nnz, plan.block);
-    } else {
-      std::size_t s = 0;
-      for (std::size_t p : plan.fresh) {
-        send(s, static_cast<std::size_t>(plan.slots[p].len), plan.slots[p].offset);
-        s += static_cast<std::size_t>(plan.slots[p].len);
-      }
-    }
+    ColumnPool::for_each_copy(plan, [&](std::int64_t from, std::int64_t n, std::int64_t at) {
+      const auto f = static_cast<std::size_t>(from), c = static_cast<std::size_t>(n), o = static_cast<std::size_t>(at);
+      dev_->write(pool_val_, val.data() + f, c * sizeof(float), o * sizeof(float));
+      dev_->write(pool_idx_, idx.data() + f, c * sizeof(int), o * sizeof(int));
+    });
     rep.bytes_copied += fresh_nnz * kBytesPerNonzero;
     rep.columns_copied = plan.fresh.size();
     ws_.assign(coords.begin(), coords.end());

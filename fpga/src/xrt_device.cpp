@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The XRT device: the native C++ API (xrt::device, xrt::xclbin / load_xclbin, xrt::kernel, xrt::bo, xrt::run) of
-// Debian's libxrt-dev 2.13 (conventions.md: include <xrt/xrt_*.h> from -I/usr/include/xrt, link xrt_coreutil).
+// Debian's libxrt-dev 2.13 (docs/conventions.md, "XRT": include <xrt/xrt_*.h> from -I/usr/include/xrt, link xrt_coreutil).
 // Compiled only with HETGLM_ENABLE_XRT. Checks happen before the card is touched where they can, so that a bad
 // --xclbin is reported as such on a machine without a board too:
 //   1. the file exists                    InvalidArgument "device 'fpga': xclbin file 'F' does not exist"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// make_xrt_device when built without HETGLM_ENABLE_XRT: the rebuild hint (design.md lesson 6).
+// make_xrt_device when built without HETGLM_ENABLE_XRT: the rebuild hint (docs/design.md, "Devices that are not compiled in").
 #include "hetglm/backend.hpp"
 #include "hetglm/fpga/factory.hpp"
 #include "hetglm/fpga/device.hpp"

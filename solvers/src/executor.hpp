@@ -87,7 +87,7 @@ void run_tasks(int n, bool deterministic, const F& f) {
 
 
 /// Calls f(T) with T = n_threads (0: the concurrency of the current arena; under ThreadSanitizer the cores) in the
-/// caller's arena when its concurrency equals min(T, cores) (the process's one arena, conventions.md), else in an
+/// caller's arena when its concurrency equals min(T, cores) (the process's one arena, docs/conventions.md, "Threads"), else in an
 /// arena of that size. T > cores still means T logical threads (replicas), executed by the available cores.
 template <class F>
 auto in_solver_arena(int n_threads, F&& f) {

@@ -55,7 +55,7 @@ struct Case {
 };
 
 // Tight tolerances: both runs end within tol |P| of P*, so their objectives agree within 2 tol <= 2e-7.
-// Hinge SDCA is O(1/eps) (conventions.md): explicit epoch budgets. The static bucket split across (virtual) NUMA
+// Hinge SDCA is O(1/eps) (docs/conventions.md, "Epoch budget"): explicit epoch budgets. The static bucket split across (virtual) NUMA
 // nodes converges in many more epochs than the dynamic split at tight tolerances (docs/parallel-cpu.md, measured
 // on a9a: 111 epochs for K = 1 against more than 2000 for K = 2 at 1e-9), hence the budgets.
 std::vector<Case> cases() {

@@ -124,7 +124,7 @@ TEST(PrimalForm, PrimalAndDualReachTheSameOptimum) {
   }
 }
 
-// L1 and elastic net for logistic and squared hinge: certified (Lipschitzed gap, B = f(0)/lambda), exact
+// L1 and elastic net for logistic and squared hinge: certified (Lipschitzed gap, B = f(0)/(lambda eta)), exact
 // certificate, sparse solution, and the same objective from both CPU solvers. (L1 logistic against LIBLINEAR -s 6
 // is a reference case of test_solvers: mushrooms, C = 1.)
 TEST(PrimalForm, L1AndElasticNetCertify) {

@@ -186,29 +186,19 @@ class CudaBackend final : public Backend {
     stage_idx_.reserve(std::max<std::size_t>(fresh_nnz, 1));
     stage_val_.reserve(std::max<std::size_t>(fresh_nnz, 1));
     ColumnPool::stage(plan, coords, A, stage_idx_.get(), stage_val_.get());
-    if (plan.contiguous && fresh_nnz > 0) {
-      HETGLM_CUDA_CHECK(cudaMemcpyAsync(idx_.get() + plan.block, stage_idx_.get(), fresh_nnz * 4,
-                                        cudaMemcpyHostToDevice, copy_));
-      HETGLM_CUDA_CHECK(cudaMemcpyAsync(val_.get() + plan.block, stage_val_.get(), fresh_nnz * 4,
-                                        cudaMemcpyHostToDevice, copy_));
-    } else if (fresh_nnz > 0) {
-      std::size_t s = 0;
-      for (std::size_t p : plan.fresh) {
-        const ColumnPool::Range& r = plan.slots[p];
-        if (r.len > 0) {
-          HETGLM_CUDA_CHECK(cudaMemcpyAsync(idx_.get() + r.offset, stage_idx_.get() + s, std::size_t(r.len) * 4,
-                                            cudaMemcpyHostToDevice, copy_));
-          HETGLM_CUDA_CHECK(cudaMemcpyAsync(val_.get() + r.offset, stage_val_.get() + s, std::size_t(r.len) * 4,
-                                            cudaMemcpyHostToDevice, copy_));
-        }
-        s += static_cast<std::size_t>(r.len);
-      }
-    }
+    ColumnPool::for_each_copy(plan, [&](std::int64_t from, std::int64_t n, std::int64_t at) {
+      const auto bytes = static_cast<std::size_t>(n) * 4;
+      HETGLM_CUDA_CHECK(cudaMemcpyAsync(idx_.get() + at, stage_idx_.get() + from, bytes, cudaMemcpyHostToDevice, copy_));
+      HETGLM_CUDA_CHECK(cudaMemcpyAsync(val_.get() + at, stage_val_.get() + from, bytes, cudaMemcpyHostToDevice, copy_));
+    });
     for (std::size_t p : plan.fresh) {
       ++rep.columns_copied;
       rep.bytes_copied += column_bytes(A, coords[p]);
     }
-    const std::vector<std::size_t>& fresh = plan.fresh;
+    if (!plan.fresh.empty()) {  // run_epochs waits for this event before it visits the new columns
+      HETGLM_CUDA_CHECK(cudaEventRecord(ready_, copy_));
+      pending_copy_ = true;
+    }
     // Per-position metadata and alpha (small) on the compute stream.
     const std::size_t m = coords.size();
     ws_.assign(coords.begin(), coords.end());

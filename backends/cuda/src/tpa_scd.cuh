@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// TPA-SCD kernels (algorithms.md 3a-3c; Parnell et al., "Tera-scale coordinate descent on GPUs", FGCS 2018):
+// TPA-SCD kernels (docs/algorithms.md, "TPA-SCD: one thread block per coordinate"; Parnell et al., "Tera-scale coordinate descent on GPUs", FGCS 2018):
 // one thread block per coordinate; the block's threads stride over the coordinate's nonzeros (CSR row of the
 // coordinate matrix: dual rows = samples of X, primal rows = features, i.e. rows of X^T), reduce the inner product
 // with warp shuffles and shared memory, ONE thread computes the step with glm_math.h (hetglm_dual_step_f /

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """scikit-learn estimators over the hetglm engine.
 
-Every estimator minimises the engine's objective (conventions.md, README "The math in ten lines")
+Every estimator minimises the engine's objective (docs/conventions.md, "Objective and scaling"; README "The math in ten lines")
 
     P(w) = (1/n) sum_i c_i loss(y_i, x_i.w) + lambda R(w)
 
@@ -168,7 +168,7 @@ class _HetGLMBase(BaseEstimator):
         return res
 
     def save_model(self, path):
-        """Write the fitted model in the CLI's model file format (LIBLINEAR layout, conventions.md), so
+        """Write the fitted model in the CLI's model file format (LIBLINEAR layout, docs/conventions.md, "Model file"), so
         ``hetglm predict MODEL DATA`` reads it. Regressors with an intercept store it as a bias row of value 1.
         Raises OSError when the file cannot be written, ValueError for non-numeric class labels."""
         check_is_fitted(self)

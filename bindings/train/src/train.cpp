@@ -279,7 +279,7 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
   CsrMatrix X_bias;
   if (po.bias >= 0) X_bias = with_bias_column(X0, po.bias);
   const CsrMatrix& X = po.bias >= 0 ? X_bias : X0;
-  // `auto` that finds no accelerator means the CPU solver itself, exactly as --device cpu (docs/conventions.md).
+  // `auto` that finds no accelerator means the CPU solver itself, exactly as --device cpu (docs/conventions.md, "Devices").
   Device device = Device::cpu;
   if (o.device.device) {
     device = *o.device.device;

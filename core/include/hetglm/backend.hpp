@@ -4,7 +4,7 @@
 // Accelerators for Linear Learning on Heterogeneous Systems", NeurIPS 2017: unit B holds the columns A_P of a
 // working set P, alpha_P and its own copy of the shared vector v, and runs coordinate descent on P.
 //
-// Problem (conventions.md):  min_alpha f(A alpha) + sum_i g_i(alpha_i),  shared vector v = A alpha.
+// Problem (docs/algorithms.md, "The primal-dual form"):  min_alpha f(A alpha) + sum_i g_i(alpha_i),  shared vector v = A alpha.
 //   Coordinates are the rows of the host matrix `A` passed to load_working_set (dual: samples, A = X;
 //   primal: features, A = X^T). The math of one coordinate is glm_math.h (the single copy):
 //   dual   (SDCA)  u_i = (x_i . v) / (lambda n);  a' = hetglm_dual_step(loss, y_i, a, u_i, sigma' q_i, c_i),
@@ -33,7 +33,7 @@
 
 namespace hetglm {
 
-/// Device kinds (conventions.md "Devices"): cpu | opencl | cuda | fpga (XRT) | fpga-sim (HLS kernel as C++).
+/// Device kinds (docs/conventions.md, "Devices"): cpu | opencl | cuda | fpga (XRT) | fpga-sim (HLS kernel as C++).
 enum class Device { cpu, opencl, cuda, fpga, fpga_sim };
 
 /// "cpu" | "opencl" | "cuda" | "fpga" | "fpga-sim".

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Options for creating an accelerator backend (backends/include/hetglm/backends/registry.hpp creates them; every
 // backend reads the fields that concern it) and the accelerator memory budget syntax of --accel-memory
-// (docs/conventions.md, "Accelerator memory").
+// (docs/conventions.md, "--accel-memory").
 #pragma once
 #include <cstddef>
 #include <string>

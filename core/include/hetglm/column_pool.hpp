@@ -61,6 +61,22 @@ class ColumnPool {
     }
   }
 
+  /// The copies a device makes after stage(): send(staging_offset, count, pool_offset) once for a contiguous block,
+  /// else once per fresh column (empty columns skipped).
+  template <class Send>
+  static void for_each_copy(const Plan& plan, Send&& send) {
+    if (plan.contiguous) {
+      if (plan.fresh_nnz > 0) send(std::int64_t{0}, plan.fresh_nnz, plan.block);
+      return;
+    }
+    std::int64_t from = 0;
+    for (std::size_t p : plan.fresh) {
+      const Range& r = plan.slots[p];
+      if (r.len > 0) send(from, r.len, r.offset);
+      from += r.len;
+    }
+  }
+
   /// Copies each fresh column of `plan` from A straight to its range of a host-addressable pool (pool_idx, pool_val
   /// of capacity() entries): the cpu stand-in's "device memory".
   template <class I, class V>

@@ -12,7 +12,7 @@
  * The functions are generated once per precision by including glm_math_impl.h twice: names end in
  * _d (double) and _f (float). C++ code uses the wrappers in losses.hpp.
  *
- * Problem (docs/conventions.md, "Objective"; Shalev-Shwartz & Zhang, "Stochastic Dual Coordinate Ascent
+ * Problem (docs/conventions.md, "Objective and scaling"; Shalev-Shwartz & Zhang, "Stochastic Dual Coordinate Ascent
  * Methods for Regularized Loss Minimization", JMLR 14, 2013):
  *   P(w) = (1/n) sum_i c_i l(y_i, x_i.w) + lambda R(w)
  * in the primal-dual form  min_alpha f(A alpha) + sum_i g_i(alpha_i)  with shared vector v = A alpha:

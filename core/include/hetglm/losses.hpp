@@ -25,44 +25,40 @@ enum class Penalty : int {
 #undef HETGLM_X_
 };
 
-/// The table's curvature bound L = sup phi''/c: 1 squared, 1/4 logistic, 2 squared hinge, 0 hinge (not smooth).
-constexpr double curvature_bound(Loss l) {
-  switch (l) {
-#define HETGLM_X_(ID, name, id, L, DUAL, PRIMAL, E) \
-  case Loss::name: return L;
+/// One row of HETGLM_LOSS_TABLE as C++ values.
+struct LossInfo {
+  Loss loss;
+  double curvature_bound;  ///< L = sup phi''/c: 1 squared, 1/4 logistic, 2 squared hinge, 0 hinge (not smooth)
+  bool dual_step;          ///< has an SDCA (dual) step
+  bool smooth;             ///< primal coordinate descent and the Newton solver apply
+};
+inline constexpr LossInfo kLossTable[] = {
+#define HETGLM_X_(ID, name, id, L, DUAL, PRIMAL, E) {Loss::name, L, DUAL != 0, PRIMAL != 0},
     HETGLM_LOSS_TABLE(HETGLM_X_)
 #undef HETGLM_X_
-  }
-  return std::numeric_limits<double>::quiet_NaN();
-}
-/// The loss has an SDCA (dual) step.
-constexpr bool has_dual_step(Loss l) {
-  switch (l) {
-#define HETGLM_X_(ID, name, id, L, DUAL, PRIMAL, E) \
-  case Loss::name: return DUAL;
-    HETGLM_LOSS_TABLE(HETGLM_X_)
-#undef HETGLM_X_
-  }
-  return false;
-}
-/// The loss is smooth: primal coordinate descent and the Newton solver apply.
-constexpr bool is_smooth(Loss l) {
-  switch (l) {
-#define HETGLM_X_(ID, name, id, L, DUAL, PRIMAL, E) \
-  case Loss::name: return PRIMAL;
-    HETGLM_LOSS_TABLE(HETGLM_X_)
-#undef HETGLM_X_
-  }
-  return false;
-}
-/// The penalty has an |w| part (soft-thresholding, the Lipschitzed conjugate).
-constexpr bool has_l1_part(Penalty p) {
-  switch (p) {
-#define HETGLM_X_(ID, name, id, L1PART, E) \
-  case Penalty::name: return L1PART;
+};
+/// The penalties' L1PART column: the penalty has an |w| part (soft-thresholding, the Lipschitzed conjugate).
+struct PenaltyInfo {
+  Penalty penalty;
+  bool l1_part;
+};
+inline constexpr PenaltyInfo kPenaltyTable[] = {
+#define HETGLM_X_(ID, name, id, L1PART, E) {Penalty::name, L1PART != 0},
     HETGLM_PENALTY_TABLE(HETGLM_X_)
 #undef HETGLM_X_
-  }
+};
+
+constexpr LossInfo loss_info(Loss l) {
+  for (const LossInfo& r : kLossTable)
+    if (r.loss == l) return r;
+  return {l, std::numeric_limits<double>::quiet_NaN(), false, false};
+}
+constexpr double curvature_bound(Loss l) { return loss_info(l).curvature_bound; }
+constexpr bool has_dual_step(Loss l) { return loss_info(l).dual_step; }
+constexpr bool is_smooth(Loss l) { return loss_info(l).smooth; }
+constexpr bool has_l1_part(Penalty p) {
+  for (const PenaltyInfo& r : kPenaltyTable)
+    if (r.penalty == p) return r.l1_part;
   return false;
 }
 

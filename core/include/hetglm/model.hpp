@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// A trained linear model, its text file format (LIBLINEAR's layout, conventions.md) and prediction.
+// A trained linear model, its text file format (LIBLINEAR's layout, docs/conventions.md, "Model file") and prediction.
 //
 // File layout (one "key value..." per header line, keys in this order):
 //   format hetglm-1
@@ -37,7 +37,7 @@ struct LinearModel {
   double bias = -1;               ///< LIBLINEAR -B value; < 0: no bias feature
   std::string model;              ///< logistic | svm | squared-hinge | ridge | lasso | elastic-net
   std::string penalty = "l2";     ///< l2 | l1 | elastic-net
-  double lambda = 0;              ///< regularization strength of P(w) (conventions.md)
+  double lambda = 0;              ///< regularization strength of P(w) (docs/conventions.md, "Objective and scaling")
   double l1_ratio = 0;            ///< elastic-net mixing, 0 for pure L2, 1 for pure L1
   std::string formulation;        ///< dual | primal
   std::vector<double> primal, dual, gap;  ///< certificate per weight column

@@ -6,8 +6,8 @@
 //   cuda     the CUDA backend; HETGLM_ENABLE_CUDA
 //   fpga     XRT native API with an xclbin; HETGLM_ENABLE_XRT
 //   fpga-sim the HLS kernel compiled as C++ in process
-//   auto     cuda, then fpga, then opencl on a non-CPU OpenCL device, then cpu (PoCL's CPU device is never
-//            chosen by auto)
+//   auto     cuda, then opencl on a non-CPU OpenCL device, then cpu (PoCL's CPU device is never chosen by auto;
+//            an FPGA needs its xclbin, so it is chosen with --device fpga --xclbin FILE)
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -30,7 +30,7 @@ std::vector<Device> compiled_devices();
 /// Devices compiled in AND present now (cpu always; opencl when a platform with a device answers).
 std::vector<Device> available_devices();
 
-/// The device `name` stands for: parse_device(name), or for "auto" the conventions.md order among the available
+/// The device `name` stands for: parse_device(name), or for "auto" the order of docs/conventions.md, "Devices", among the available
 /// devices. `why` (optional) receives a sentence saying what auto chose and why.
 Device resolve_device(const std::string& name, std::string* why = nullptr);
 

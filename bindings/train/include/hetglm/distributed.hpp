@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The distributed trainer's program: `mpirun -np K hetglm train --distributed ...` (docs/mpi.md; the solver is
-// solvers/include/hetglm/solvers/cocoa.hpp, CoCoA+, docs/algorithms.md "CoCoA+"). Compiled only with
+// solvers/include/hetglm/solvers/cocoa.hpp, CoCoA+, docs/algorithms.md, "CoCoA+: adding local updates"). Compiled only with
 // -DHETGLM_ENABLE_MPI=ON (then HETGLM_ENABLE_MPI is defined for every target linking hetglm_solvers); this header
 // itself needs no MPI.
 //

@@ -23,7 +23,7 @@
 
 namespace hetglm {
 
-/// What to fit (docs/conventions.md, "Objective").
+/// What to fit (docs/conventions.md, "Objective and scaling").
 struct ProblemOptions {
   ModelSpec model = model_spec("logistic");  ///< --model / --penalty (model_spec())
   std::optional<double> C;                   ///< LIBLINEAR's C: lambda = 1 / (C n)

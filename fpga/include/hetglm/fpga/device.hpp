@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The FPGA host runtime's device abstraction (Vitis L3 layer; design.md): buffers bound to kernel arguments,
+// The FPGA host runtime's device abstraction (Vitis L3 layer; docs/design.md, "The FPGA path: kernel, ABI, host runtime"): buffers bound to kernel arguments,
 // host<->device copies, and one kernel run at a time. Two implementations:
 //   XrtDevice (xrt_device.cpp; HETGLM_ENABLE_XRT): the XRT native C++ API with an xclbin on an Alveo card;
 //   SimDevice (sim_device.cpp; always built): the HLS top function compiled as C++, run in process through the

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // THE kernel ABI of the FPGA kernel: kernel name, argument order, buffer packing, fixed maximum sizes and the status
 // words. The kernel (hls/) defines it; the host runtime (fpga/) includes it (fpga depends on hls, never the reverse).
-// Nothing else in the tree knows these (docs/design.md, "FPGA layering").
+// Nothing else in the tree knows these (docs/design.md, "The FPGA path: kernel, ABI, host runtime").
 // HLS subset: C++14, no STL, no heap (scripts/check_hls_subset.py checks this file too).
 //
 // One kernel, `hetglm_scd_epoch`, with formulation, loss and penalty ids as scalar arguments (not one kernel per

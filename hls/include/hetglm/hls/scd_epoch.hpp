@@ -3,7 +3,7 @@
 // working set P of DuHL), in HLS-friendly C++14: no heap, no recursion, no STL, no exceptions; fixed maximum sizes
 // are template parameters; every pragma goes through HETGLM_HLS (portable.hpp).
 //
-// Problem (backend.hpp, conventions.md):  min_alpha f(A alpha) + sum_i g_i(alpha_i),  v = A alpha.
+// Problem (backend.hpp; docs/algorithms.md, "The primal-dual form"):  min_alpha f(A alpha) + sum_i g_i(alpha_i),  v = A alpha.
 //   For each position p in the visiting order (given by the host: epoch_order() of backend.hpp):
 //     stream column i = P[p] from the memory ports (values and indices) into an on-chip buffer while reducing
 //       r = sum_k x_k f_k, f_k = hetglm_shared_factor_f (dual v_k; primal phi_k'(v_k))
@@ -14,7 +14,7 @@
 //     axpy from the on-chip buffer: v += sigma' (a' - a) x_i  (indices distinct within a column: no dependence).
 //   v and alpha stay on chip for the whole call (loaded at the start, written back at the end).
 // ColumnML (Kara, Alonso, Zhang et al., "ColumnML: Column-Store Machine Learning with On-The-Fly Data
-// Transformation", PVLDB 12(4), 2018; docs/algorithms.md, "ColumnML") is the model: columns streamed, the model on
+// Transformation", PVLDB 12(4), 2018; docs/algorithms.md, "ColumnML and the FPGA kernel") is the model: columns streamed, the model on
 // chip.
 // The host reference of exactly this algorithm (same order, same partial-sum order) is scd_epoch_host() in
 // hls/tests/csim_scd_epoch.cpp.

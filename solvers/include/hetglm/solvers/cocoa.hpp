@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// CoCoA+ across MPI ranks: one rank's part of the distributed solver (docs/mpi.md; docs/algorithms.md, "CoCoA+").
+// CoCoA+ across MPI ranks: one rank's part of the distributed solver (docs/mpi.md; docs/algorithms.md, "CoCoA+: adding local updates").
 // Ma, Smith, Jaggi, Jordan, Richtarik, Takac, "Adding vs. Averaging in Distributed Primal-Dual Optimization", ICML
 // 2015; Smith, Forte, Ma, Takac, Jordan, Jaggi, "CoCoA: A General Framework for Communication-Efficient Distributed
 // Optimization", JMLR 18 (2018).

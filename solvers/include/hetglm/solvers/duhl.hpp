@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // DuHL: duality-gap-driven heterogeneous learning (Dünner, Parnell & Jaggi, "Efficient Use of Limited-Memory
-// Accelerators for Linear Learning on Heterogeneous Systems", NeurIPS 2017; algorithms.md section 1).
+// Accelerators for Linear Learning on Heterogeneous Systems", NeurIPS 2017; docs/algorithms.md, "DuHL: a working set on a limited-memory accelerator").
 //
 //   min_alpha f(A alpha) + sum_i g_i(alpha_i),  v = A alpha;  unit B = the accelerator (Backend), unit A = the CPU.
 //   z_i: the CPU's gap memory (gap of coordinate i, possibly stale); working set P: the coordinates of largest z_i

@@ -5,7 +5,7 @@
 //   1. checks that the certificate is finite, else throws TrainingError naming the first non-finite coordinate
 //      variable or entry of the shared vector (numeric_guard.hpp, docs/robustness.md);
 //   2. appends the history row and calls the progress callback (SolverOptions::on_epoch);
-//   3. applies the stop rule: converged when P - D <= tol |P| (docs/conventions.md, "Tolerance"), interrupted when
+//   3. applies the stop rule: converged when P - D <= tol |P| (docs/conventions.md, "Tolerance: the relative duality gap"), interrupted when
 //      SolverOptions::should_stop() asks (Ctrl-C), out of budget at max_epochs.
 // finish() fills the SolveResult from the final certificate, which must be exact for the returned model.
 #pragma once

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Models: the CLI / model-file vocabulary (`--model`, `--penalty`, `solver_type`) mapped to the loss and penalty of
-//   P(w) = (1/n) sum_i c_i loss(y_i, x_i.w) + lambda R(w)       (docs/conventions.md, "Objective")
+//   P(w) = (1/n) sum_i c_i loss(y_i, x_i.w) + lambda R(w)       (docs/conventions.md, "Objective and scaling")
 // One row of kModels per model; the losses and penalties themselves are the tables of glm_math.h.
 #pragma once
 #include <cstdint>
@@ -81,7 +81,7 @@ std::optional<Formulation> forced_formulation(const ModelSpec& spec, Formulation
 std::string solver_type_name(const ModelSpec& spec, Formulation f);
 
 /// The lambda of `n_samples` samples from LIBLINEAR's C (lambda = 1/(C n)) or lambda itself, else the default
-/// (docs/conventions.md: classifiers C = 1, ridge 1/n, lasso and elastic net 1.0). Throws InvalidArgument on both,
+/// (docs/conventions.md, "Objective and scaling": classifiers C = 1, ridge 1/n, lasso and elastic net 1.0). Throws InvalidArgument on both,
 /// on non-positive or non-finite values, and when 1/(lambda n) overflows.
 double resolve_lambda(const ModelSpec& spec, std::optional<double> C, std::optional<double> lambda,
                       std::int64_t n_samples);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Options and results shared by the solvers. The default of every option is the member initializer here: the
-// library, the CLI and the Python package take it from this one place (docs/conventions.md, "Defaults").
+// library, the CLI and the Python package take it from this one place (docs/conventions.md, "Objective and scaling").
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -42,7 +42,7 @@ SolverKind parse_solver_kind(std::string_view name);
 std::string_view solver_kind_name(SolverKind kind);
 
 struct SolverOptions {
-  double tol = 1e-4;                 ///< stop when P - D <= tol |P| (docs/conventions.md, "Tolerance")
+  double tol = 1e-4;                 ///< stop when P - D <= tol |P| (docs/conventions.md, "Tolerance: the relative duality gap")
   int max_epochs = 5000;             ///< epoch budget; reaching it is a warning, not a failure (hinge SDCA converges
                                      ///< as O(1/eps): LIBLINEAR-like 1000 is too few)
   std::uint64_t seed = 1;            ///< coordinate order

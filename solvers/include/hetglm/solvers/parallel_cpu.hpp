@@ -3,7 +3,7 @@
 // rules: docs/parallel-cpu.md.
 //
 // SySCD -- Ioannou, Mendler-Duenner, Parnell, "SySCD: A System-Aware Parallel Coordinate Descent Algorithm",
-// NeurIPS 2019 (arXiv 1911.07722; docs algorithms.md section 2). Each epoch:
+// NeurIPS 2019 (arXiv 1911.07722; docs/algorithms.md, "SySCD: the parallel CPU solver"). Each epoch:
 //   coordinates are grouped into buckets of consecutive coordinates; buckets are statically split across K NUMA
 //   nodes; inside each node a fresh random permutation of the node's buckets is cut into one list per thread
 //   (dynamic re-partitioning); thread t runs coordinate steps on its own replica v_t of the shared vector with the
@@ -28,7 +28,7 @@ namespace hetglm {
 
 /// Runs options.solver on `form` from alpha = 0 with options.n_threads threads (0: the concurrency of the current
 /// oneTBB arena). It runs in the caller's arena when that arena's concurrency equals min(n_threads, cores) (the
-/// process's one arena, conventions.md), else in an arena of that size; n_threads > cores still makes n_threads
+/// process's one arena, docs/conventions.md, "Threads"), else in an arena of that size; n_threads > cores still makes n_threads
 /// replicas (logical threads), executed by the available cores. SolverKind::sequential calls solve_sequential.
 /// Returns the same SolveResult as solve_sequential: certificate exact for (alpha, v = A alpha), history per epoch.
 /// Throws InvalidArgument for negative n_threads, numa_nodes or bucket_size, or `deterministic` with a PASSCoDe
