@@ -447,7 +447,7 @@ int hetglm_cli_main(int argc, char** argv) {
   auto* train = app.add_subcommand("train", "train a model on a libsvm file");
   train->add_option("TRAIN", ta.train_file, "training data (libsvm/svmlight, optionally .gz)")->required();
   train->add_option("MODEL", ta.model_file, "output model file (default: TRAIN's file name + .model)");
-  train->add_option("--model", ta.model, "logistic | svm | squared-hinge | ridge | lasso | elastic-net")
+  train->add_option("--model", ta.model, hetglm::model_names(" | ", " | "))
       ->capture_default_str();
   train->add_option("--penalty", ta.penalty, "l2 | l1 | elastic-net (default: the model's own)");
   train->add_option("-c", ta.C, "LIBLINEAR's C: lambda = 1/(C n)");

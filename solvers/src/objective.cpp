@@ -25,11 +25,11 @@ const ModelRow* model_with_penalty(Loss loss, Penalty p) {
 }
 }  // namespace
 
-std::string model_names(std::string_view last_separator) {
+std::string model_names(std::string_view last_separator, std::string_view separator) {
   std::string s;
   const std::size_t n = std::size(kModels);
   for (std::size_t i = 0; i < n; ++i) {
-    if (i > 0) s += i + 1 == n ? std::string(last_separator) : std::string(", ");
+    if (i > 0) s += i + 1 == n ? std::string(last_separator) : std::string(separator);
     s += kModels[i].name;
   }
   return s;

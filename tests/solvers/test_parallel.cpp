@@ -3,6 +3,7 @@
 // every model reaches the sequential optimum within 1e-6 relative objective difference, certificates are exact
 // for the returned model, deterministic mode is bit-identical (library and CLI), and the solver API contracts
 // (errors, progress callback, should_stop) hold. Also built with -fsanitize=thread by tests/run.sh.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <tbb/task_arena.h>
 #include <unistd.h>
@@ -233,7 +234,7 @@ TEST(ParallelDeterministic, CliModelFilesAreByteIdentical) {
   std::filesystem::create_directories(dir);
   std::string files[2];
   for (int run = 0; run < 2; ++run) {
-    const std::string model = (dir / ("m" + std::to_string(run))).string();
+    const std::string model = (dir / fmt::format("m{}", run)).string();
     const std::string cmd = std::string(HETGLM_CLI) + " train -q --model svm --solver syscd --threads 2 --numa-nodes 2 "
                             "--deterministic --seed 11 --max-epochs 10 2>/dev/null " + HETGLM_DATA_DIR + "/w7a " + model;
     ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;

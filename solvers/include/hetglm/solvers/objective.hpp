@@ -38,7 +38,7 @@ inline constexpr ModelRow kModels[] = {
 };
 
 /// "logistic, svm, squared-hinge, ridge, lasso or elastic-net" (from kModels, for messages and help texts).
-std::string model_names(std::string_view last_separator = " or ");
+std::string model_names(std::string_view last_separator = " or ", std::string_view separator = ", ");
 
 struct ModelSpec {
   std::string name;        ///< a kModels name
