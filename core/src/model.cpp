@@ -6,6 +6,8 @@
 // lines arrive, its reservation capped by the number of bytes left in the text — so a header claiming
 // billions of features with a short body fails fast in tiny memory.
 #include "hetglm/model.hpp"
+#include "hetglm/losses.hpp"
+#include "hetglm/models.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -38,8 +40,14 @@ constexpr std::string_view kFormatVersion = "hetglm-1";
 constexpr std::int64_t kMaxClass = std::numeric_limits<index_t>::max();
 constexpr std::int64_t kMaxFeature = std::int64_t{std::numeric_limits<index_t>::max()} - 1;  // + bias fits
 
-bool is_classifier_model(std::string_view m) { return m == "logistic" || m == "svm" || m == "squared-hinge"; }
-bool is_regression_model(std::string_view m) { return m == "ridge" || m == "lasso" || m == "elastic-net"; }
+bool is_classifier_model(std::string_view m) {
+  const ModelRow* r = find_model(m);
+  return r && r->classifier;
+}
+bool is_regression_model(std::string_view m) {
+  const ModelRow* r = find_model(m);
+  return r && !r->classifier;
+}
 
 std::int64_t columns_of(std::int64_t nr_class) { return nr_class > 2 ? nr_class : 1; }
 std::int64_t rows_of(const LinearModel& m) { return std::int64_t{m.nr_feature} + (m.bias >= 0 ? 1 : 0); }
@@ -286,10 +294,7 @@ class Parser {
       }
       case kModel:
         if (!is_classifier_model(v.text) && !is_regression_model(v.text))
-          fail(ln, v.column,
-               fmt::format("model: unknown model {} (expected logistic, svm, squared-hinge, ridge, lasso or "
-                           "elastic-net)",
-                           quote_token(v.text)));
+          fail(ln, v.column, fmt::format("model: unknown model {} (expected {})", quote_token(v.text), model_names()));
         m_.model = std::string(v.text);
         break;
       case kPenalty:
@@ -414,12 +419,9 @@ class Parser {
 // ------------------------------------------------------------------------------------------------
 // Files
 
-double log_sigmoid(double z) { return z >= 0 ? -std::log1p(std::exp(-z)) : z - std::log1p(std::exp(z)); }
-double sigmoid(double z) {
-  if (z >= 0) return 1.0 / (1.0 + std::exp(-z));
-  const double e = std::exp(z);
-  return e / (1.0 + e);
-}
+// The sigmoid and log-sigmoid of glm_math.h (the one copy of the math).
+double log_sigmoid(double z) { return -math::softplus(-z); }
+double sigmoid(double z) { return math::sigmoid(z); }
 
 }  // namespace
 

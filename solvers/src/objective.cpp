@@ -11,11 +11,6 @@
 namespace hetglm {
 
 namespace {
-const ModelRow* find_model(const std::string& name) {
-  for (const ModelRow& r : kModels)
-    if (name == r.name) return &r;
-  return nullptr;
-}
 /// The model whose own penalty is `p` among those that fix their penalty, for the squared loss (ridge, lasso,
 /// elastic-net): the model to point a user at.
 const ModelRow* model_with_penalty(Loss loss, Penalty p) {
@@ -24,16 +19,6 @@ const ModelRow* model_with_penalty(Loss loss, Penalty p) {
   return nullptr;
 }
 }  // namespace
-
-std::string model_names(std::string_view last_separator, std::string_view separator) {
-  std::string s;
-  const std::size_t n = std::size(kModels);
-  for (std::size_t i = 0; i < n; ++i) {
-    if (i > 0) s += i + 1 == n ? std::string(last_separator) : std::string(separator);
-    s += kModels[i].name;
-  }
-  return s;
-}
 
 ModelSpec model_spec(const std::string& model, const std::string& penalty) {
   const ModelRow* row = find_model(model);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Models: the CLI / model-file vocabulary (`--model`, `--penalty`, `solver_type`) mapped to the loss and penalty of
 //   P(w) = (1/n) sum_i c_i loss(y_i, x_i.w) + lambda R(w)       (docs/conventions.md, "Objective and scaling")
-// One row of kModels per model; the losses and penalties themselves are the tables of glm_math.h.
+// The models are the table kModels of core/include/hetglm/models.hpp; the losses and penalties the tables of glm_math.h.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -9,36 +9,10 @@
 #include <string_view>
 
 #include "hetglm/losses.hpp"
+#include "hetglm/models.hpp"
 #include "hetglm/solvers/forms.hpp"
 
 namespace hetglm {
-
-/// One model: its name, loss, default penalty, and LIBLINEAR's solver_type names (ours where LIBLINEAR has none;
-/// nullptr where the combination is not trained).
-struct ModelRow {
-  const char* name;           ///< --model
-  Loss loss;
-  Penalty default_penalty;
-  bool any_penalty;           ///< --penalty may change it (else the penalty is the model's own)
-  bool classifier;            ///< labels become -1/+1 (one-vs-rest for more than two classes)
-  const char* type_dual_l2;   ///< solver_type of the dual (L2 penalty)
-  const char* type_primal_l2;
-  const char* type_primal_l1;
-  const char* type_primal_elastic_net;
-};
-
-inline constexpr ModelRow kModels[] = {
-    {"logistic", Loss::logistic, Penalty::l2, true, true, "L2R_LR_DUAL", "L2R_LR", "L1R_LR", "ELASTIC_NET_LR"},
-    {"svm", Loss::hinge, Penalty::l2, false, true, "L2R_L1LOSS_SVC_DUAL", nullptr, nullptr, nullptr},
-    {"squared-hinge", Loss::squared_hinge, Penalty::l2, true, true, "L2R_L2LOSS_SVC_DUAL", "L2R_L2LOSS_SVC",
-     "L1R_L2LOSS_SVC", "ELASTIC_NET_L2LOSS_SVC"},
-    {"ridge", Loss::squared, Penalty::l2, false, false, "RIDGE_DUAL", "RIDGE_PRIMAL", nullptr, nullptr},
-    {"lasso", Loss::squared, Penalty::l1, false, false, nullptr, nullptr, "LASSO", nullptr},
-    {"elastic-net", Loss::squared, Penalty::elastic_net, false, false, nullptr, nullptr, nullptr, "ELASTIC_NET"},
-};
-
-/// "logistic, svm, squared-hinge, ridge, lasso or elastic-net" (from kModels, for messages and help texts).
-std::string model_names(std::string_view last_separator = " or ", std::string_view separator = ", ");
 
 struct ModelSpec {
   std::string name;        ///< a kModels name
