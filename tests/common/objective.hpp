@@ -21,6 +21,7 @@ inline double primal_objective(const LinearModel& m, const Dataset& d, double et
     if (m.model == "logistic") loss += std::log1p(std::exp(-y * z));
     else if (m.model == "svm") loss += std::max(0.0, 1 - y * z);
     else if (m.model == "squared-hinge") loss += std::pow(std::max(0.0, 1 - y * z), 2);
+    else if (m.model == "huber") loss += std::fabs(z - y) <= 1 ? 0.5 * (z - y) * (z - y) : std::fabs(z - y) - 0.5;
     else loss += 0.5 * (z - y) * (z - y);
   }
   double l1 = 0, l2 = 0;

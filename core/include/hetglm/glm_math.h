@@ -59,7 +59,8 @@
   X(SQUARED, squared, 0, 1.0, 1, 1, E)                   \
   X(LOGISTIC, logistic, 1, 0.25, 1, 1, E)                \
   X(HINGE, hinge, 2, 0.0, 1, 0, E)                       \
-  X(SQUARED_HINGE, squared_hinge, 3, 2.0, 1, 1, E)
+  X(SQUARED_HINGE, squared_hinge, 3, 2.0, 1, 1, E)    \
+  X(HUBER, huber, 4, 1.0, 1, 1, E)
 /* HETGLM_LOSS_TABLE(X) calls X once per row; the seventh argument E is empty (HETGLM_LOSS_ROWS passes a context,
  * as HETGLM_FOR_EACH_FORM in forms.hpp does). */
 #define HETGLM_LOSS_TABLE(X) HETGLM_LOSS_ROWS(X, )

@@ -145,6 +145,23 @@ HETGLM_FN R N(hetglm_squared_hinge_dual_step)(R y, R a, R z, R q, R c) {
   return y * (bn > (R)0 ? bn : (R)0);
 }
 
+/* Huber (robust regression, threshold 1): l = r^2/2 for |r| <= 1, |r| - 1/2 beyond, r = z - y;
+ * phi^*(-a) = a^2/(2c) - a y on |a| <= c (+INFINITY outside); a' = clip(a + (y - z - a/c) / (q + 1/c), -c, c)
+ * (the squared loss's step, clipped to the dual domain: exact, the objective is quadratic there). */
+HETGLM_FN R N(hetglm_huber_value)(R y, R z, R c) {
+  R r = z - y, m = (R)fabs(r);
+  return m <= (R)1 ? c * (R)0.5 * r * r : c * (m - (R)0.5);
+}
+HETGLM_FN R N(hetglm_huber_derivative)(R y, R z, R c) { return c * N(hetglm_clamp)(z - y, (R)-1, (R)1); }
+HETGLM_FN R N(hetglm_huber_curvature)(R y, R z, R c) { return (R)fabs(z - y) < (R)1 ? c : (R)0; }
+HETGLM_FN R N(hetglm_huber_conjugate)(R y, R a, R c) {
+  if (a < -c || a > c) return (R)INFINITY;
+  return a * a / ((R)2 * c) - a * y;
+}
+HETGLM_FN R N(hetglm_huber_dual_step)(R y, R a, R z, R q, R c) {
+  return N(hetglm_clamp)(a + (y - z - a / c) / (q + (R)1 / c), -c, c);
+}
+
 /* ============================================================== penalties g(w) = lambda r(w)
  * Per penalty: value g(w) (eta = the elastic-net l1 ratio, ignored otherwise); conjugate g^*(s) (even in s; the L1
  * part Lipschitzed with the bound B); proximal step argmin_w' s (w' - w) + h/2 (w' - w)^2 + g(w') from x = h w - s,

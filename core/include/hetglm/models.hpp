@@ -34,6 +34,7 @@ inline constexpr ModelRow kModels[] = {
     {"ridge", Loss::squared, Penalty::l2, false, false, "RIDGE_DUAL", "RIDGE_PRIMAL", nullptr, nullptr},
     {"lasso", Loss::squared, Penalty::l1, false, false, nullptr, nullptr, "LASSO", nullptr},
     {"elastic-net", Loss::squared, Penalty::elastic_net, false, false, nullptr, nullptr, nullptr, "ELASTIC_NET"},
+    {"huber", Loss::huber, Penalty::l2, true, false, "HUBER_DUAL", "HUBER_PRIMAL", "L1R_HUBER", "ELASTIC_NET_HUBER"},
 };
 
 /// The row of `name`, or nullptr.
