@@ -636,7 +636,7 @@ TEST(ModelParseErrors, BadModelName) {
   // Long garbage is cut in the message.
   EXPECT_EQ(parse_error(join(replaced(binary_lines(), 7, "model " + std::string(100, 'a')))),
             "m:7:7: model: unknown model '" + std::string(40, 'a') +
-                "...' (expected logistic, svm, squared-hinge, ridge, lasso or elastic-net)");
+                "...' (expected logistic, svm, squared-hinge, ridge, lasso, elastic-net or huber)");
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -234,7 +234,7 @@ TEST(Train, RejectsBadInputWithClearMessages) {
   } catch (const InvalidArgument& e) {
     bad_model = e.what();
   }
-  EXPECT_EQ(bad_model, "--model: unknown model 'svn' (expected logistic, svm, squared-hinge, ridge, lasso or elastic-net)");
+  EXPECT_EQ(bad_model, "--model: unknown model 'svn' (expected logistic, svm, squared-hinge, ridge, lasso, elastic-net or huber)");
   TrainOptions prim;
   prim.problem.model = model_spec("svm");
   prim.problem.formulation = parse_formulation("primal");
