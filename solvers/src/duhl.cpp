@@ -102,11 +102,11 @@ DuhlResult solve_duhl(const Form& form, Backend& accel, const SolverOptions& so,
   const int exact_every = o.exact_gap_every > 0 ? o.exact_gap_every : std::max(1, passes / o.epochs_per_round);
   const long max_rounds = o.max_rounds > 0 ? o.max_rounds : long(so.max_epochs) * std::max(1, passes / o.epochs_per_round);
 
-  res.alpha.assign(mz, 0.0);
+  driver.initial_alpha(form, res.alpha);
   std::vector<double>& alpha = res.alpha;
-  std::vector<double> v(static_cast<std::size_t>(form.dim()), 0.0);
+  std::vector<double> v = shared_vector(form, alpha);
   std::vector<double> z(mz);
-  for (index_t i = 0; i < m; ++i) z[i] = form.coordinate_gap(i, 0.0, v.data());
+  for (index_t i = 0; i < m; ++i) z[i] = form.coordinate_gap(i, alpha[i], v.data());
 
   std::vector<char> in_ws(mz, 0);
   std::vector<index_t> ws, cand(mz);

@@ -68,6 +68,12 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
   SolveResult res;
   EpochDriver driver(o, res, Formulation::primal);
   res.alpha.assign(Dn, 0.0);
+  if (o.initial_alpha) {  // warm start (the feasibility rule of the epoch driver: finite values, the L1 box)
+    if (o.initial_alpha->size() != Dn)
+      throw InvalidArgument("warm start: " + std::to_string(o.initial_alpha->size()) + " values for " +
+                            std::to_string(Dn) + " coordinates");
+    for (std::size_t j = 0; j < Dn; ++j) res.alpha[j] = form.feasible(static_cast<index_t>(j), (*o.initial_alpha)[j]);
+  }
   double* w = res.alpha.data();
   std::vector<double> v(N, 0.0), grad(N), curv(N), lossv(N), q(N);
   std::vector<double> s(Dn), H(Dn), dir(Dn);
@@ -93,6 +99,7 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
       v[k] = z;
     });
   };
+  if (o.initial_alpha) recompute_v();  // the warm start's v = X w
   // Step 1: per-sample derivatives and the certificate's sums, then s_j and H_j over the columns.
   auto state = [&]() -> Certificate {
     for_chunks(n, [&](std::int64_t ch, std::int64_t lo, std::int64_t hi) {

@@ -128,9 +128,9 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T) 
 
   SolveResult res;
   EpochDriver driver(o, res, Form::formulation);
-  res.alpha.assign(static_cast<std::size_t>(m), 0.0);
+  driver.initial_alpha(form, res.alpha);
   double* alpha = res.alpha.data();
-  std::vector<double> v(d, 0.0);
+  std::vector<double> v = parallel_shared_vector(form, res.alpha, T);
 
   if (pin) {  // node-local data: move each node's rows and alpha slice to its memory (best effort)
     for (int k = 0; k < K; ++k) {
@@ -269,7 +269,7 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T) 
 
   int epoch = 0;
   bool exact = true;  // v == A alpha (re-synchronized) and `cert` certifies it
-  Certificate cert = parallel_certificate(form, res.alpha, v);  // alpha = 0, v = 0: exact
+  Certificate cert = parallel_certificate(form, res.alpha, v);  // v = A alpha: exact
   while (driver.budget_left(epoch)) {
     // A fresh random permutation of each node's buckets; contiguous cuts of it are the threads' lists.
     for (int k = 0; k < K; ++k) shuffle(std::span<index_t>(perm[k]), rng);

@@ -14,15 +14,15 @@ SolveResult solve_sequential(const Form& form, const SolverOptions& options) {
   const index_t m = form.n_coords();
   SolveResult res;
   EpochDriver driver(options, res, Form::formulation);
-  res.alpha.assign(static_cast<std::size_t>(m), 0.0);
-  std::vector<double> v(static_cast<std::size_t>(form.dim()), 0.0);
+  driver.initial_alpha(form, res.alpha);
+  std::vector<double> v = shared_vector(form, res.alpha);
   std::vector<index_t> order(static_cast<std::size_t>(m));
   std::iota(order.begin(), order.end(), index_t{0});
   SplitMix64 rng(options.seed);
   double* alpha = res.alpha.data();
 
   int epoch = 0;
-  Certificate cert = certificate(form, res.alpha, v);  // alpha = 0, v = 0: exact
+  Certificate cert = certificate(form, res.alpha, v);  // v = A alpha: exact
   while (driver.budget_left(epoch)) {
     shuffle(std::span<index_t>(order), rng);
     for (index_t i : order) update_coordinate(form, i, alpha, v.data(), 1.0);

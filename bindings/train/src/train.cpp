@@ -368,6 +368,11 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
       y[i] = spec.classifier ? (data.y[i] == positives[k] ? 1.0 : -1.0) : data.y[i];
     SolverOptions so = o.solver;
     so.solver = solver;
+    if (!o.initial_alpha.empty()) {
+      if (o.initial_alpha.size() != static_cast<std::size_t>(ncol))
+        throw InvalidArgument(fmt::format("warm start: {} columns for {} weight columns", o.initial_alpha.size(), ncol));
+      so.initial_alpha = &o.initial_alpha[static_cast<std::size_t>(k)];
+    }
     if (o.on_epoch) so.on_epoch = [&, k](const EpochRecord& r) { o.on_epoch(k, positives[k], r); };
     // DuHL (duhl.hpp): the per-round records go to the column report.
     std::vector<DuhlRound> duhl_rounds;
@@ -399,6 +404,7 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
     cr.seconds = sr.seconds;
     cr.history = std::move(sr.history);
     cr.rounds = std::move(duhl_rounds);
+    cr.alpha = std::move(sr.alpha);
     res.converged = res.converged && sr.converged;
     res.interrupted = res.interrupted || sr.interrupted;
     model.primal.push_back(sr.certificate.primal);

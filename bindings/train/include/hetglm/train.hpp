@@ -48,6 +48,9 @@ struct TrainOptions {
   DeviceOptions device;
   /// Progress: (weight column, its label or NaN for regression, the epoch record).
   std::function<void(int, double, const EpochRecord&)> on_epoch;
+  /// Warm start per weight column: a previous TrainResult's ColumnReport::alpha on the same data and formulation
+  /// (e.g. at another C: dual variables stay feasible). Empty = cold start; sizes must match.
+  std::vector<std::vector<double>> initial_alpha;
 };
 
 /// What happened for one weight column (one class of one-vs-rest, or the only column).
@@ -59,6 +62,7 @@ struct ColumnReport {
   double seconds = 0;
   std::vector<EpochRecord> history;
   std::vector<DuhlRound> rounds;      ///< DuHL rounds (empty when the CPU solver ran)
+  std::vector<double> alpha;          ///< the coordinate variables (dual: per sample; primal: w): a warm start
 };
 
 struct TrainResult {

@@ -11,7 +11,11 @@
 #pragma once
 #include <chrono>
 #include <span>
+#include <string>
 #include <string_view>
+#include <vector>
+
+#include "hetglm/error.hpp"
 
 #include "hetglm/solvers/numeric_guard.hpp"
 #include "hetglm/solvers/options.hpp"
@@ -72,6 +76,19 @@ class EpochDriver {
     stopped(Stop::interrupted);
   }
   bool budget_left(int epoch) const { return epoch < o_.max_epochs; }
+
+  /// The starting point: alpha = 0, or the warm start of SolverOptions::initial_alpha (entries outside the form's
+  /// dual domain set to 0: Form::feasible). Throws InvalidArgument when its size is not n_coords.
+  template <class Form>
+  void initial_alpha(const Form& form, std::vector<double>& alpha) const {
+    const auto m = static_cast<std::size_t>(form.n_coords());
+    alpha.assign(m, 0.0);
+    if (!o_.initial_alpha) return;
+    if (o_.initial_alpha->size() != m)
+      throw InvalidArgument("warm start: " + std::to_string(o_.initial_alpha->size()) + " values for " +
+                            std::to_string(m) + " coordinates");
+    for (std::size_t i = 0; i < m; ++i) alpha[i] = form.feasible(static_cast<index_t>(i), (*o_.initial_alpha)[i]);
+  }
 
   /// The result's final fields: `c` must be exact for (alpha, v = A alpha) of the returned model; converged means
   /// certified at the tolerance (a negative gap beyond it certifies nothing: forms.hpp certified()).

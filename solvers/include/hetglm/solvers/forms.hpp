@@ -128,6 +128,9 @@ struct DualForm {
   double coordinate_step(index_t i, double a, const double* v, double sigma) const { return step(i, a, inner(i, v), sigma); }
   double coordinate_gap(index_t i, double a, const double* v) const { return gap(i, a, inner(i, v)); }
 
+  /// a, or 0 when a is outside the dual domain of sample i (a warm start from another problem).
+  double feasible(index_t i, double a) const { return std::isfinite(LossP::conjugate(y[i], a, c[i])) ? a : 0.0; }
+
   /// Coordinate i's certificate terms: phi_i(u_i) to value, phi_i^*(-alpha_i) to conj (plus 0 * alpha_i, so that a
   /// non-finite alpha_i reaches the dual even where the conjugate clamps it), the unscaled gap term to gap.
   void add_coordinate_terms(index_t i, double a, double r, CertificateTerms& t) const {
@@ -276,6 +279,12 @@ struct PrimalForm {
       }
       return w;
     }
+  }
+
+  /// Every weight is feasible (the Lipschitzed L1 box is enforced by the steps); a non-finite one becomes 0.
+  double feasible(index_t /*j*/, double w) const {
+    if (!std::isfinite(w)) return 0.0;
+    return has_l1_part(P) && bound > 0 ? std::clamp(w, -bound, bound) : w;
   }
 
   /// Sample k's value, derivative and conjugate at v_k (SampleTerms).

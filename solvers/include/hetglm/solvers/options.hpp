@@ -51,6 +51,10 @@ struct SolverOptions {
   int numa_nodes = 0;                ///< 0 = NUMA nodes from the hwloc topology; K > 0 = K (virtual) nodes
   bool deterministic = false;        ///< same seed and n_threads give a bit-identical result
   int bucket_size = 0;               ///< coordinates per SySCD bucket (0 = automatic)
+  /// Warm start: the coordinate variables to start from (dual: alpha per sample; primal: w per feature), e.g. a
+  /// previous solve's SolveResult::alpha at another lambda (may be null: cold start from 0). Values outside the
+  /// dual domain of the current labels are set to 0. Size n_coords(), else InvalidArgument.
+  const std::vector<double>* initial_alpha = nullptr;
   std::function<void(const EpochRecord&)> on_epoch;  ///< progress callback (may be empty)
   /// Polled once per epoch; returning true stops the solve after the current epoch (Ctrl-C).
   std::function<bool()> should_stop;
