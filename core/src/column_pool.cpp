@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iterator>
 
 #include "hetglm/error.hpp"
@@ -12,38 +13,7 @@ namespace hetglm {
 
 void ColumnPool::reset(std::int64_t capacity_nnz) {
   capacity_ = capacity_nnz;
-  free_.clear();
   resident_.clear();
-  if (capacity_ > 0) free_[0] = capacity_;
-}
-
-std::int64_t ColumnPool::allocate(std::int64_t len) {
-  if (len == 0) return 0;
-  for (auto it = free_.begin(); it != free_.end(); ++it) {
-    if (it->second < len) continue;
-    const std::int64_t off = it->first, rest = it->second - len;
-    free_.erase(it);
-    if (rest > 0) free_[off + len] = rest;
-    return off;
-  }
-  return -1;
-}
-
-void ColumnPool::release(std::int64_t off, std::int64_t len) {
-  if (len == 0) return;
-  auto it = free_.emplace(off, len).first;
-  auto next = std::next(it);
-  if (next != free_.end() && it->first + it->second == next->first) {
-    it->second += next->second;
-    free_.erase(next);
-  }
-  if (it != free_.begin()) {
-    auto prev = std::prev(it);
-    if (prev->first + prev->second == it->first) {
-      prev->second += it->second;
-      free_.erase(it);
-    }
-  }
 }
 
 ColumnPool::Plan ColumnPool::place(std::span<const index_t> coords, const CsrMatrix& A) {
@@ -55,9 +25,11 @@ ColumnPool::Plan ColumnPool::place(std::span<const index_t> coords, const CsrMat
                                       total, capacity_));
   Plan plan;
   plan.slots.assign(coords.size(), Range{});
-  // Keep the columns that stay; free those that leave.
+  // Keep the columns that stay (their ranges do not move); the others leave.
   std::unordered_map<index_t, Range> next;
   next.reserve(coords.size());
+  std::vector<Range> kept;
+  kept.reserve(coords.size());
   for (std::size_t p = 0; p < coords.size(); ++p) {
     auto it = resident_.find(coords[p]);
     if (it == resident_.end()) {
@@ -67,38 +39,56 @@ ColumnPool::Plan ColumnPool::place(std::span<const index_t> coords, const CsrMat
     }
     plan.slots[p] = it->second;
     next.emplace(coords[p], it->second);
-    resident_.erase(it);
+    if (it->second.len > 0) kept.push_back(it->second);
   }
-  for (const auto& [i, r] : resident_) release(r.offset, r.len);
   resident_ = std::move(next);
+  if (plan.fresh.empty()) return plan;
+
+  // The free ranges: the complement of the kept ranges in [0, capacity), in offset order (no free list is kept
+  // between rounds: rebuilding it costs a sort of the kept ranges, cheaper than maintaining one per column).
+  std::sort(kept.begin(), kept.end(), [](const Range& a, const Range& b) { return a.offset < b.offset; });
+  std::vector<Range> gaps;
+  std::int64_t at = 0;
+  for (const Range& r : kept) {
+    if (r.offset > at) gaps.push_back({at, r.offset - at});
+    at = std::max(at, r.offset + r.len);
+  }
+  if (capacity_ > at) gaps.push_back({at, capacity_ - at});
 
   auto place_block = [&](std::int64_t block) {
     plan.contiguous = true;
     plan.block = block;
-    std::int64_t at = block;
+    std::int64_t o = block;
     for (std::size_t p : plan.fresh) {
-      plan.slots[p] = {at, nnz(coords[p])};
+      plan.slots[p] = {o, nnz(coords[p])};
       resident_[coords[p]] = plan.slots[p];
-      at += plan.slots[p].len;
+      o += plan.slots[p].len;
     }
   };
-  if (plan.fresh.empty()) return plan;
-  if (const std::int64_t block = allocate(plan.fresh_nnz); block >= 0) {
-    place_block(block);
+  // One contiguous block in the smallest gap that holds every fresh column (one copy).
+  const Range* best = nullptr;
+  for (const Range& g : gaps)
+    if (g.len >= plan.fresh_nnz && (!best || g.len < best->len)) best = &g;
+  if (best || plan.fresh_nnz == 0) {
+    place_block(best ? best->offset : 0);
     return plan;
   }
-  // First fit, column by column.
+  // Column by column into the gaps in offset order (next fit).
   std::vector<Range> got;
-  bool ok = true;
+  got.reserve(plan.fresh.size());
+  std::size_t g = 0;
+  std::int64_t used = 0;  // of gaps[g]
   for (std::size_t p : plan.fresh) {
-    const std::int64_t off = allocate(nnz(coords[p]));
-    if (off < 0) {
-      ok = false;
-      break;
+    const std::int64_t len = nnz(coords[p]);
+    while (g < gaps.size() && gaps[g].len - used < len) {
+      ++g;
+      used = 0;
     }
-    got.push_back({off, nnz(coords[p])});
+    if (g == gaps.size()) break;
+    got.push_back({gaps[g].offset + used, len});
+    used += len;
   }
-  if (ok) {
+  if (got.size() == plan.fresh.size()) {
     for (std::size_t f = 0; f < plan.fresh.size(); ++f) {
       plan.slots[plan.fresh[f]] = got[f];
       resident_[coords[plan.fresh[f]]] = got[f];
@@ -106,7 +96,7 @@ ColumnPool::Plan ColumnPool::place(std::span<const index_t> coords, const CsrMat
     return plan;
   }
   // Fragmented: empty the pool; every column of the working set travels again, as one block at offset 0.
-  reset(capacity_);
+  resident_.clear();
   plan = Plan{};
   plan.slots.assign(coords.size(), Range{});
   plan.emptied = true;
@@ -114,7 +104,7 @@ ColumnPool::Plan ColumnPool::place(std::span<const index_t> coords, const CsrMat
     plan.fresh.push_back(p);
     plan.fresh_nnz += nnz(coords[p]);
   }
-  place_block(allocate(plan.fresh_nnz));
+  place_block(0);
   return plan;
 }
 

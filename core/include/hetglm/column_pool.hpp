@@ -3,14 +3,14 @@
 // problem, in DuHL's words) live on an accelerator and where, shared by every backend (cpu stand-in, OpenCL, CUDA,
 // FPGA). The device keeps one pool of nonzeros (values and indices, `capacity` entries); a resident coordinate
 // occupies a contiguous range of it. For a new working set, place() keeps the ranges of the coordinates that stay,
-// frees the others, and places the new ones: as one contiguous block when a free range is large enough (one copy),
-// else first fit column by column, else, when the pool is too fragmented, by emptying it (every column travels
-// again, as one block). The backend then only moves bytes: it stages the fresh columns (stage()) and copies them to
+// frees the others, and places the new ones: as one contiguous block in the smallest free range that holds them all
+// (one copy), else column by column into the free ranges in offset order, else, when the pool is too fragmented, by
+// emptying it (every column travels again, as one block). The free ranges are the complement of the kept ones,
+// rebuilt per call (a sort of the kept ranges): no free list is maintained. The backend then only moves bytes: it stages the fresh columns (stage()) and copies them to
 // the offsets the plan gives.
 #pragma once
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -93,11 +93,7 @@ class ColumnPool {
   }
 
  private:
-  std::int64_t allocate(std::int64_t len);  ///< first fit; -1 when nothing is large enough
-  void release(std::int64_t offset, std::int64_t len);
-
   std::int64_t capacity_ = 0;
-  std::map<std::int64_t, std::int64_t> free_;       ///< free ranges: offset -> length (coalesced)
   std::unordered_map<index_t, Range> resident_;
 };
 

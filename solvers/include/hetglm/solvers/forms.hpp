@@ -118,12 +118,20 @@ struct DualForm {
   double inner(index_t i, const double* v) const { return row_dot(*A, i, v); }
   /// q_i = ||x_i||^2 / (lambda n).
   double curvature(index_t i) const { return sq_norm[i] * inv_lambda_n; }
+  /// The kernel's objective with the ids as compile-time constants (the same values as obj's), so that the kernel's
+  /// dispatch folds away after inlining on the host.
+  Objective kernel_objective() const {
+    Objective o = obj;
+    o.formulation = HETGLM_FORM_DUAL;
+    o.loss = LossP::kid;
+    return o;
+  }
   /// The coordinate kernel: the new alpha_i from r_i (sigma' = CoCoA+ scaling, 1 sequentially).
   double step(index_t i, double a, double r, double sigma) const {
-    return math::coordinate_step(obj, a, r, curvature(i), y[i], c[i], sigma);
+    return math::coordinate_step(kernel_objective(), a, r, curvature(i), y[i], c[i], sigma);
   }
   /// Coordinate i's share of the gap, (1/n)(phi_i(u_i) + phi_i^*(-a) + a u_i).
-  double gap(index_t i, double a, double r) const { return math::coordinate_gap(obj, a, r, y[i], c[i]); }
+  double gap(index_t i, double a, double r) const { return math::coordinate_gap(kernel_objective(), a, r, y[i], c[i]); }
   /// The host solvers' step of coordinate i against the shared vector v (the kernel, exact for SDCA).
   double coordinate_step(index_t i, double a, const double* v, double sigma) const { return step(i, a, inner(i, v), sigma); }
   double coordinate_gap(index_t i, double a, const double* v) const { return gap(i, a, inner(i, v)); }
@@ -133,11 +141,13 @@ struct DualForm {
 
   /// Coordinate i's certificate terms: phi_i(u_i) to value, phi_i^*(-alpha_i) to conj (plus 0 * alpha_i, so that a
   /// non-finite alpha_i reaches the dual even where the conjugate clamps it), the unscaled gap term to gap.
+  /// The gap term is glm_math.h's hetglm_dual_gap (value + conjugate + a z) from the same two evaluations.
   void add_coordinate_terms(index_t i, double a, double r, CertificateTerms& t) const {
     const double z = r * inv_lambda_n;
-    t.value += LossP::value(y[i], z, c[i]);
-    t.conj += LossP::conjugate(y[i], a, c[i]) + 0.0 * a;
-    t.gap += LossP::dual_gap(y[i], a, z, c[i]);
+    const double value = LossP::value(y[i], z, c[i]), conj = LossP::conjugate(y[i], a, c[i]);
+    t.value += value;
+    t.conj += conj + 0.0 * a;
+    t.gap += value + conj + a * z;
   }
   /// Entry k of v: v_k^2 to value (lambda/2 ||w||^2 follows in finish).
   void add_shared_terms(index_t /*k*/, double vk, CertificateTerms& t) const { t.value += vk * vk; }
@@ -228,9 +238,19 @@ struct PrimalForm {
   /// for logistic / squared hinge a majorization (prox-gradient) step that never increases the objective (what the
   /// devices run). Host solvers call coordinate_step.
   double step(index_t j, double w, double r, double sigma) const {
-    return math::coordinate_step(obj, w, r, h[j], 0.0, 1.0, sigma);
+    return math::coordinate_step(kernel_objective(), w, r, h[j], 0.0, 1.0, sigma);
   }
-  double gap(index_t /*j*/, double w, double r) const { return math::coordinate_gap(obj, w, r, 0.0, 1.0); }
+  double gap(index_t /*j*/, double w, double r) const {
+    return math::coordinate_gap(kernel_objective(), w, r, 0.0, 1.0);
+  }
+  /// The kernel's objective with compile-time ids (see DualForm::kernel_objective).
+  Objective kernel_objective() const {
+    Objective o = obj;
+    o.formulation = HETGLM_FORM_PRIMAL;
+    o.loss = LossP::kid;
+    o.penalty = PenP::kid;
+    return o;
+  }
   double coordinate_gap(index_t j, double w, const double* v) const { return gap(j, w, inner(j, v)); }
 
   /// The new value of feature j given the shared vector v = X w (the replica's copy under sigma' > 1).
@@ -259,7 +279,7 @@ struct PrimalForm {
         hj += x * x * LossP::curvature(y[q], v[q], c[q]);
       }
       hj = std::max(hj * inv_n, kCurvatureFloor);
-      const double w_new = math::coordinate_step(obj, w, r, hj, 0.0, 1.0, sigma);
+      const double w_new = math::coordinate_step(kernel_objective(), w, r, hj, 0.0, 1.0, sigma);
       const double d = w_new - w;
       if (d == 0) return w;
       const double s = r * inv_n;
