@@ -137,6 +137,7 @@ struct TrainArgs {
   int threads = 0;
   bool n_features_given = false;
   bool save_on_interrupt = false;  ///< --save-on-interrupt: after Ctrl-C, write the model with its current certificate
+  bool deterministic = false, nondeterministic = false;  ///< --deterministic / --nondeterministic
   bool distributed = false;  ///< --distributed: CoCoA+ over MPI (docs/mpi.md)
   int local_epochs = 1;      ///< --local-epochs
 };
@@ -155,6 +156,10 @@ void parse_options(TrainArgs& a) {
   if (!a.accel_memory.empty()) o.device.accel_memory = hetglm::parse_memory_budget(a.accel_memory);
   o.device.duhl.cpu_role = hetglm::parse_cpu_role(a.cpu_role);
   o.device.duhl.selection = hetglm::parse_selection(a.duhl_selection);
+  if (a.deterministic && a.nondeterministic)
+    throw hetglm::InvalidArgument("--deterministic and --nondeterministic are mutually exclusive: give one of them");
+  if (a.deterministic) o.solver.deterministic = true;
+  if (a.nondeterministic) o.solver.deterministic = false;
   hetglm::check_options(o);
 }
 
@@ -275,7 +280,8 @@ int run_train(TrainArgs& a) {
   }
   report["threads"] = a.threads > 0 ? a.threads : tbb::info::default_concurrency();
   report["numa_nodes"] = a.opt.solver.numa_nodes;
-  report["deterministic"] = a.opt.solver.deterministic;
+  report["deterministic"] = a.opt.solver.deterministic.value_or(res.solver != hetglm::SolverKind::passcode_atomic &&
+                                                                res.solver != hetglm::SolverKind::passcode_wild);
   report["lambda"] = res.lambda;
   report["l1_ratio"] = res.model.l1_ratio;
   report["tol"] = a.opt.solver.tol;
@@ -486,8 +492,12 @@ int hetglm_cli_main(int argc, char** argv) {
       ->capture_default_str();
   train->add_option("--numa-nodes", ta.opt.solver.numa_nodes, "syscd: NUMA nodes (0 = the machine's; K = K virtual nodes)")
       ->capture_default_str();
-  train->add_flag("--deterministic", ta.opt.solver.deterministic,
-                  "syscd: the same --seed and --threads give a byte-identical model file");
+  train->add_flag("--deterministic", ta.deterministic,
+                  "the same --seed and --threads give a byte-identical model file (the default; with a PASSCoDe solver "
+                  "an error)");
+  train->add_flag("--nondeterministic", ta.nondeterministic,
+                  "syscd: let threads steal buckets from each other (faster on uneven rows; the model depends on the "
+                  "schedule)");
   train->add_flag("--save-on-interrupt", ta.save_on_interrupt,
                   "on Ctrl-C, still write the model (with its current, unconverged certificate) and the report; "
                   "exit code 130");
