@@ -12,6 +12,7 @@
 #include <cstdlib>
 
 #include "conformance.hpp"
+#include "tpa_cases.hpp"
 #include "hetglm/solvers/duhl.hpp"
 #include "hetglm/solvers/sequential.hpp"
 #include "hetglm/tpa_schedule.hpp"
@@ -20,6 +21,28 @@ namespace hetglm::testing {
 namespace {
 
 constexpr long kInFlight = 4096;
+
+/// The emulated device (cpu stand-in, double) at kInFlight coordinates in flight.
+struct PlannedRun : EmulationRun {
+  tpa::Schedule plan;
+};
+template <class Form>
+PlannedRun run_emulation(const Form& form, bool safeguard, double sigma, int max_epochs, int every) {
+  BackendOptions bo;
+  bo.tpa_concurrency = kInFlight;
+  bo.tpa_safeguard = safeguard;
+  auto be = make_backend("cpu", bo);
+  std::vector<index_t> ws(static_cast<std::size_t>(form.n_coords()));
+  for (index_t i = 0; i < form.n_coords(); ++i) ws[static_cast<std::size_t>(i)] = i;
+  tpa::ScheduleOptions so;
+  so.concurrency = kInFlight;
+  so.safeguard = safeguard;
+  const tpa::Schedule sched = tpa::plan(*form.A, ws, nullptr, so);
+  PlannedRun r;
+  static_cast<EmulationRun&>(r) = run_rounds(form, *be, sched.describe(), sigma, max_epochs, every);
+  r.plan = sched;
+  return r;
+}
 
 CsrMatrix rows_matrix(const std::vector<std::vector<std::pair<index_t, float>>>& rows, index_t cols) {
   CsrMatrix A;
@@ -63,96 +86,6 @@ TEST(TpaSchedule, GramBoundIsOneForOrthogonalRowsAndTheBlockSizeForEqualRows) {
   EXPECT_DOUBLE_EQ(su.sigma, 1.0);
 }
 
-/// L2 logistic regression in the dual at C = 1 on a whole bundled set.
-std::unique_ptr<TestProblem> logistic_problem(const char* file) {
-  const index_t n = bundled(file).X.n_rows;
-  return make_problem({"logistic", file, n, 1.0 / double(n), Formulation::dual});
-}
-
-/// A dense Gaussian set: x_ij ~ N(0, 1/d), labels from a planted model.
-std::unique_ptr<TestProblem> dense_problem(index_t n, index_t d) {
-  auto p = std::make_unique<TestProblem>();
-  p->mc = {"logistic", "dense", n, 1.0 / double(n), Formulation::dual};
-  p->spec = model_spec("logistic");
-  p->formulation = Formulation::dual;
-  SplitMix64 rng(17);
-  auto normal = [&]() {
-    const double u1 = (double(rng.next() >> 11) + 0.5) * 0x1.0p-53, u2 = (double(rng.next() >> 11) + 0.5) * 0x1.0p-53;
-    return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
-  };
-  std::vector<double> w(static_cast<std::size_t>(d));
-  for (double& x : w) x = normal();
-  CsrMatrix& X = p->X;
-  X.n_rows = n;
-  X.n_cols = d;
-  for (index_t i = 0; i < n; ++i) {
-    double z = 0;
-    for (index_t j = 0; j < d; ++j) {
-      const auto x = static_cast<float>(normal() / std::sqrt(double(d)));
-      X.indices.push_back(j);
-      X.values.push_back(x);
-      z += x * w[j];
-    }
-    X.offsets.push_back(static_cast<offset_t>(X.indices.size()));
-    p->y.push_back(z > 0 ? 1.0 : -1.0);
-  }
-  p->c.assign(static_cast<std::size_t>(n), 1.0);
-  p->lambda = 1.0 / double(n);
-  p->pd.X = &p->X;
-  p->pd.row_sq_norm = row_sq_norms(p->X);
-  return p;
-}
-
-struct EmulationRun {
-  bool reached = false;
-  int epochs = 0;
-  double rel_gap = 0;
-  tpa::Schedule schedule;
-};
-
-/// Runs the emulated TPA-SCD device on the whole problem in rounds as DuHL does (100% budget: the working set is
-/// everything; each round the host's double alpha and v = A alpha are loaded, the device runs `every` epochs at
-/// DuHL's `sigma`, and the exact relative gap is computed) for at most `max_epochs` epochs. At sigma' 2 this is the
-/// solve role with a CPU part that does nothing, so it needs about twice the epochs.
-template <class Form>
-EmulationRun run_emulation(const Form& form, bool safeguard, double sigma, int max_epochs, int every) {
-  BackendOptions bo;
-  bo.tpa_concurrency = kInFlight;
-  bo.tpa_safeguard = safeguard;
-  auto be = make_backend("cpu", bo);
-  std::vector<double> curv;
-  be->bind(describe_objective(form, curv));
-  const index_t m = form.n_coords();
-  std::vector<index_t> ws(static_cast<std::size_t>(m));
-  for (index_t i = 0; i < m; ++i) ws[static_cast<std::size_t>(i)] = i;
-  std::vector<double> alpha(static_cast<std::size_t>(m), 0.0);
-  std::vector<double> v(static_cast<std::size_t>(form.dim()), 0.0);
-  tpa::ScheduleOptions so;
-  so.concurrency = kInFlight;
-  so.safeguard = safeguard;
-  EmulationRun run;
-  run.schedule = tpa::plan(*form.A, ws, nullptr, so);
-  for (int e = 0; e < max_epochs; e += every) {
-    be->load_working_set(ws, *form.A, alpha);  // resident after the first round: nothing travels
-    be->set_shared_vector(v);
-    const EpochReport er = be->run_epochs(every, 1000 + static_cast<std::uint64_t>(e), sigma);
-    run.epochs = e + every;
-    be->get_alpha(alpha);
-    v = shared_vector(form, alpha);
-    const Certificate c = certificate(form, alpha, v);
-    run.rel_gap = relative_gap(c);
-    if (!er.numerics_ok || !std::isfinite(run.rel_gap)) break;
-    if (run.rel_gap <= 1e-4) {
-      run.reached = true;
-      break;
-    }
-  }
-  if (std::getenv("HETGLM_TEST_VERBOSE"))
-    std::printf("  %s sigma %.0f: %s, rel gap %.3g after %d epochs\n", run.schedule.describe().c_str(), sigma,
-                run.reached ? "reached 1e-4" : "stalled", run.rel_gap, run.epochs);
-  return run;
-}
-
 struct SetCase {
   const char* name;
   int max_epochs;
@@ -162,20 +95,18 @@ void PrintTo(const SetCase& c, std::ostream* os) { *os << c.name; }
 
 class TpaEmulation : public ::testing::TestWithParam<SetCase> {};
 
-std::unique_ptr<TestProblem> set_problem(const SetCase& c) {
-  return std::string(c.name) == "dense" ? dense_problem(2000, 50) : logistic_problem(c.name);
-}
+std::unique_ptr<TestProblem> set_problem(const SetCase& c) { return tpa_set_problem(c.name); }
 
 TEST_P(TpaEmulation, SafeguardedScheduleReachesGap1e4AtFourThousandInFlightInBothRoles) {
   auto prob = set_problem(GetParam());
   with_form(*prob, [&](const auto& form) {
     for (double sigma : {1.0, 2.0}) {  // DuHL's sigma' of the gaps and of the solve role
       SCOPED_TRACE(sigma);
-      const EmulationRun r =
+      const PlannedRun r =
           run_emulation(form, true, sigma, static_cast<int>(sigma) * GetParam().max_epochs, GetParam().every);
-      EXPECT_LE(r.schedule.wave, kInFlight);
-      EXPECT_GE(r.schedule.sigma, 1.0);
-      EXPECT_TRUE(r.reached) << r.schedule.describe() << ": relative gap " << r.rel_gap << " after " << r.epochs
+      EXPECT_LE(r.plan.wave, kInFlight);
+      EXPECT_GE(r.plan.sigma, 1.0);
+      EXPECT_TRUE(r.reached) << r.schedule << ": relative gap " << r.rel_gap << " after " << r.epochs
                              << " epochs";
     }
   });
@@ -184,8 +115,8 @@ TEST_P(TpaEmulation, SafeguardedScheduleReachesGap1e4AtFourThousandInFlightInBot
 TEST_P(TpaEmulation, WithoutTheSafeguardTheScheduleStalls) {
   auto prob = set_problem(GetParam());
   with_form(*prob, [&](const auto& form) {
-    const EmulationRun r = run_emulation(form, false, 1.0, GetParam().max_epochs, GetParam().every);
-    EXPECT_EQ(r.schedule.wave, std::min<std::int64_t>(kInFlight, form.n_coords()));
+    const PlannedRun r = run_emulation(form, false, 1.0, GetParam().max_epochs, GetParam().every);
+    EXPECT_EQ(r.plan.wave, std::min<std::int64_t>(kInFlight, form.n_coords()));
     EXPECT_FALSE(r.reached) << "the unsafeguarded schedule reached gap 1e-4 after " << r.epochs << " epochs";
   });
 }
