@@ -40,7 +40,9 @@ class CpuBackend final : public Backend {
     if (budget_ != SIZE_MAX) s += fmt::format(", budget {} bytes", budget_);
     if (gbps_ > 0) s += fmt::format(", emulated link {} GB/s", gbps_);
     if (tpa_.concurrency > 0)
-      s += fmt::format(", TPA-SCD wave emulation at {} in flight{}", tpa_.concurrency, tpa_.safeguard ? "" : " unsafeguarded");
+      s += fmt::format(", TPA-SCD wave emulation at {} in flight{}{}", tpa_.concurrency,
+                       tpa_.safeguard ? "" : " unsafeguarded",
+                       planned_size_ != SIZE_MAX ? ": " + schedule_.describe() : std::string());
     return s + ")";
   }
   std::size_t memory_budget() const noexcept override { return budget_; }

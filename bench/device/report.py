@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Collects what bench/device/run.sh left in OUT (steps.tsv, machine.txt, the test logs, the CLI reports, the
-hetglm-gpu-bench and Snap ML JSONs) into OUT/results.json and OUT/results.md. Standard library only."""
+"""Collects what bench/device/run.sh left in RAW (steps.tsv, machine.txt, the test logs, the CLI reports, the
+hetglm-gpu-bench and Snap ML JSONs) into DEST/results.json and DEST/results.md (DEST defaults to RAW). Standard
+library only.   python3 bench/device/report.py RAW [DEST]"""
 import json
 import os
 import re
@@ -20,7 +21,7 @@ def fmt(x, spec=".3g"):
     return "-" if x is None else format(x, spec) if isinstance(x, (int, float)) else str(x)
 
 
-def main(out):
+def main(out, dest):
     res = {"steps": [], "tests": {}, "cli": {}, "bench": {}, "snapml": None}
     res["machine"] = open(os.path.join(out, "machine.txt")).read() if os.path.exists(os.path.join(out, "machine.txt")) else ""
     if os.path.exists(os.path.join(out, "steps.tsv")):
@@ -46,7 +47,7 @@ def main(out):
         if f.startswith("bench_") and f.endswith(".json"):
             res["bench"][f[6:-5]] = load(os.path.join(out, f))
     res["snapml"] = load(os.path.join(out, "snapml_big.json"))
-    json.dump(res, open(os.path.join(out, "results.json"), "w"), indent=2)
+    json.dump(res, open(os.path.join(dest, "results.json"), "w"), indent=2)
 
     md = ["# bench/device/run.sh results", "", "```", res["machine"].strip(), "```", "", "## Steps", "",
           "| step | status | seconds |", "|---|---|---|"]
@@ -100,10 +101,10 @@ def main(out):
         for c in s.get("configs", []):
             md.append(f"| {c['config']} | {fmt(c.get('fit_seconds'))} | {fmt(c.get('primal'), '.10g')} | "
                       f"{fmt(c.get('rel_diff_to_hetglm'), '+.2e')} |" if "error" not in c else f"| {c['config']} | error: {c['error']} | | |")
-    open(os.path.join(out, "results.md"), "w").write("\n".join(md) + "\n")
+    open(os.path.join(dest, "results.md"), "w").write("\n".join(md) + "\n")
     print("\n".join(md))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    sys.exit(main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else sys.argv[1]))

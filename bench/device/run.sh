@@ -4,8 +4,10 @@
 # from the Debian packages carried in bench/device/deps (fetch-deps.sh), runs the CUDA tests, trains end to end with
 # `hetglm train --device cuda` on a9a and on a generated set of several GB, measures DuHL at 25% / 100% / streaming,
 # the CPU solver on all cores, the epoch bandwidth against a device-to-device copy, and Snap ML's GPU solver on the
-# same data and objective. Results: $OUT/results.json and $OUT/results.md (plus logs); every step has a time limit
-# and the whole script ends within about 7.5 minutes.
+# same data and objective. Results: $OUT/results.md, $OUT/results.json and $OUT/logs.tar.gz (every step's log and
+# JSON: the device tool brings back at most 8 files, so the raw files live in $OUT/raw and, on the GPU machine, are
+# packed after every step, and the report is refreshed, so a run cut short still returns what it measured); every
+# step has a time limit and the whole script ends within about 7.5 minutes.
 #
 #   bash bench/device/run.sh             GPU machine (device tool: carry bench/device/deps; see docs/cuda.md)
 #   bash bench/device/run.sh --cpu-only  anywhere (CI): the same steps with the cpu stand-in accelerator running the
@@ -27,6 +29,9 @@ esac
 out="${OUT:-$root/bench/results/tmp/device}"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
+top="$out"
+out="$top/raw"  # every step's log and JSON; report.py reads them, results.* go to $top
+mkdir -p "$out"
 work="${HETGLM_DEVICE_WORK:-${TMPDIR:-/tmp}/hetglm-device}"
 mkdir -p "$work"
 t_start=$(date +%s)
@@ -64,6 +69,13 @@ step() {
   elif ((rc != 0)); then status="failed $rc"; failed=1; fi
   printf '%s\t%s\t%s\n' "$name" "$status" "$dt" >>"$out/steps.tsv"
   echo "== $name: $status (${dt}s)"
+  pack
+}
+# On the GPU machine: refresh the report and the archive of the raw files after every step.
+pack() {
+  [ "$mode" = gpu ] || return 0
+  python3 bench/device/report.py "$out" "$top" >/dev/null 2>&1 || true
+  tar czf "$top/logs.tar.gz" -C "$top" raw 2>/dev/null || true
 }
 skip() { printf '%s\tskipped (%s)\t0\n' "$1" "$2" >>"$out/steps.tsv"; echo "== $1: skipped ($2)"; }
 
@@ -107,7 +119,7 @@ build() {
     cmake --build "$bdir" -j"$jobs" --target $targets
 }
 step build "${HETGLM_DEVICE_BUILD_LIMIT:-300}" build
-[ "$mode" = build ] && { cat "$out/steps.tsv"; exit $failed; }
+[ "$mode" = build ] && { cat "$out/steps.tsv"; exit "$failed"; }
 bin="$bdir/bin"
 if [ ! -x "$bin/hetglm" ] || [ ! -x "$bin/hetglm-gpu-bench" ]; then
   echo "build failed: nothing to run" >&2
@@ -181,13 +193,15 @@ else
   skip snapml_big "Snap ML, numpy or scipy not installed here"
 fi
 
+[ "$mode" = gpu ] && a9a_limit=15 || a9a_limit=4
 step bench_a9a 90 "$bin/hetglm-gpu-bench" data/a9a "${gdev[@]}" --name a9a --threads "$jobs" --bandwidth \
-  --time-limit 15 --max-epochs 2000 --out "$out/bench_a9a.json"
+  --time-limit "$a9a_limit" --max-epochs 2000 --out "$out/bench_a9a.json"
 step cli_big_25 90 "$bin/hetglm" train "${dev[@]}" --accel-memory 25% --threads "$jobs" \
   --report-json "$out/cli_big_25.json" "$big" "$work/big_25.model"
 
 # ------------------------------------------------------------------------------------------------------ report
-python3 bench/device/report.py "$out" || failed=1
 rm -rf "$npy"
-echo "== total $(($(date +%s) - t_start)) s; results in $out"
+python3 bench/device/report.py "$out" "$top" || failed=1
+[ "$mode" = gpu ] && { tar czf "$top/logs.tar.gz" -C "$top" raw && rm -rf "$out"; }
+echo "== total $(($(date +%s) - t_start)) s; results in $top"
 exit $failed
