@@ -484,6 +484,9 @@ int hetglm_cli_main(int argc, char** argv) {
       ->capture_default_str();
   train->add_option("--link-bandwidth", ta.opt.device.backend.link_bandwidth_gbps, "cpu stand-in: emulated host-device link in GB/s (0 = none)")
       ->capture_default_str();
+  train->add_option("--tpa-concurrency", ta.opt.device.backend.tpa_concurrency,
+                    "TPA-SCD wave schedule (docs/cuda.md): cuda = most coordinates in flight (0 = the resident blocks); "
+                    "cpu stand-in = emulate the CUDA kernel's schedule with this many in flight (0 = sequential epochs)");
   train->add_option("--xclbin", ta.opt.device.backend.xclbin, "--device fpga: the FPGA binary built from hls/ with Vitis (docs/fpga.md)");
   train->add_option("--duhl-epochs", ta.opt.device.duhl.epochs_per_round, "DuHL: accelerator epochs per round")->capture_default_str();
   train->add_option("--solver", ta.solver,
