@@ -138,6 +138,8 @@ struct TrainArgs {
   bool n_features_given = false;
   bool save_on_interrupt = false;  ///< --save-on-interrupt: after Ctrl-C, write the model with its current certificate
   bool deterministic = false, nondeterministic = false;  ///< --deterministic / --nondeterministic
+  bool no_shrinking = false;          ///< --no-shrinking
+  std::string aggregation = "adaptive";  ///< --aggregation adaptive|fixed
   bool distributed = false;  ///< --distributed: CoCoA+ over MPI (docs/mpi.md)
   int local_epochs = 1;      ///< --local-epochs
 };
@@ -159,6 +161,14 @@ void parse_options(TrainArgs& a) {
   if (a.deterministic && a.nondeterministic)
     throw hetglm::InvalidArgument("--deterministic and --nondeterministic are mutually exclusive: give one of them");
   if (a.deterministic) o.solver.deterministic = true;
+  o.solver.shrinking = !a.no_shrinking;
+  if (a.aggregation != "adaptive" && a.aggregation != "fixed")
+    throw hetglm::InvalidArgument(
+        fmt::format("--aggregation: unknown value '{}' (expected adaptive or fixed)", a.aggregation));
+  o.solver.adaptive_aggregation = a.aggregation == "adaptive";
+  if (o.solver.certificate_every < 0)
+    throw hetglm::InvalidArgument(
+        fmt::format("--certificate-every: must be >= 0 (0 = adaptive), got {}", o.solver.certificate_every));
   if (a.nondeterministic) o.solver.deterministic = false;
   hetglm::check_options(o);
 }
@@ -498,6 +508,17 @@ int hetglm_cli_main(int argc, char** argv) {
   train->add_flag("--deterministic", ta.deterministic,
                   "the same --seed and --threads give a byte-identical model file (the default; with a PASSCoDe solver "
                   "an error)");
+  train->add_option("--bucket-size", ta.opt.solver.bucket_size, "syscd: coordinates per bucket (0 = automatic)")
+      ->capture_default_str();
+  train->add_flag("--no-shrinking", ta.no_shrinking,
+                  "coordinate descent: visit every coordinate every epoch (no gap-driven shrinking)");
+  train->add_option("--aggregation", ta.aggregation,
+                    "syscd with several threads: adaptive (a line search on the merged step, the default) | fixed "
+                    "(the CoCoA+ step gamma = 1)")
+      ->capture_default_str();
+  train->add_option("--certificate-every", ta.opt.solver.certificate_every,
+                    "coordinate descent: an exact certificate every N epochs (0 = the adaptive schedule)")
+      ->capture_default_str();
   train->add_flag("--nondeterministic", ta.nondeterministic,
                   "syscd: let threads steal buckets from each other (faster on uneven rows; the model depends on the "
                   "schedule)");

@@ -109,10 +109,12 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
   const index_t* idx = A.indices.data();
   const float* val = A.values.data();
 
-  // Buckets of B coordinates of a node's active list (automatic: 8 = one cache line of alpha, fewer when there
-  // would be less than 4 buckets per thread).
+  // Buckets of B coordinates of a node's active list. Automatic: 2. Larger buckets keep more rows together but cost
+  // epochs, as their membership is fixed by the physical order (measured without shrinking, epochs to 1e-4 relative
+  // to the sequential solver, 1 thread: B = 8 needs 1.3x on a9a hinge, 1.7x logistic, 2.3x squared hinge; B = 2
+  // needs 1.0-1.2x everywhere, docs/parallel-cpu.md).
   const index_t B = o.bucket_size > 0 ? static_cast<index_t>(o.bucket_size)
-                                      : std::clamp<index_t>(m / (4 * static_cast<index_t>(T)), 1, 8);
+                                      : std::clamp<index_t>(m / (4 * static_cast<index_t>(T)), 1, 2);
 
   // NUMA: K (real or virtual) nodes; node k owns the coordinates [c_lo[k], c_lo[k+1]) (a random block: the order is
   // random) and the threads [t_lo[k], t_lo[k+1]).
@@ -151,16 +153,44 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
   std::vector<numa::NodeBuffer> node_rep(K > 1 ? static_cast<std::size_t>(K) : 0);
   for (std::size_t k = 0; k < node_rep.size(); ++k) node_rep[k] = numa::NodeBuffer(d, pin ? int(k) % phys : -1);
 
-  // Per node: the active coordinates (shrinking.hpp) and a permutation of their buckets, redrawn every epoch
-  // (dynamic re-partitioning); thread t's list is a contiguous cut [list_lo[t], list_hi[t]) of its node's
-  // permutation.
-  std::vector<ActiveSet> active(static_cast<std::size_t>(K));
-  for (int k = 0; k < K; ++k) active[k].reset(c_lo[k], c_lo[k + 1]);
+  // The active coordinates (shrinking.hpp), dealt to the nodes; per node a permutation of its buckets, redrawn every
+  // epoch (dynamic re-partitioning inside the node); thread t's list is a contiguous cut [list_lo[t], list_hi[t]) of
+  // its node's permutation. Real NUMA nodes own the fixed blocks [c_lo[k], c_lo[k+1]) (their memory is local);
+  // virtual nodes (one physical node) are dealt a fresh random set of blocks of the physical order every epoch,
+  // which costs no locality and keeps the static split from slowing convergence (measured on label-sorted a9a,
+  // logistic, 2 threads and 2 virtual nodes: 398 epochs with fixed blocks, docs/parallel-cpu.md).
+  ActiveSet active;
+  active.reset(0, m);
+  const bool redeal = !pin && K > 1;
+  const index_t node_block = std::max<index_t>(1, static_cast<index_t>((std::int64_t(m) + 64 * K - 1) / (64 * K)));
+  const index_t n_blocks = m > 0 ? (m + node_block - 1) / node_block : 0;
+  std::vector<int> block_node(static_cast<std::size_t>(n_blocks), 0);
+  std::vector<index_t> block_order(static_cast<std::size_t>(n_blocks));
+  std::iota(block_order.begin(), block_order.end(), index_t{0});
+  SplitMix64 deal_rng(o.seed ^ 0xD1B54A32D192ED03ull);
+  std::vector<std::vector<index_t>> node_act(static_cast<std::size_t>(K));
+  auto split_active = [&] {
+    if (redeal) {
+      shuffle(std::span<index_t>(block_order), deal_rng);
+      for (index_t q = 0; q < n_blocks; ++q) block_node[block_order[q]] = static_cast<int>(std::int64_t(q) * K / n_blocks);
+    }
+    for (auto& na : node_act) na.clear();
+    int k = 0;
+    for (index_t i : active.coords()) {
+      if (redeal) {
+        k = block_node[i / node_block];
+      } else {
+        while (i >= c_lo[k + 1]) ++k;
+      }
+      node_act[k].push_back(i);
+    }
+  };
   std::vector<std::vector<index_t>> perm(static_cast<std::size_t>(K));
   std::vector<std::int64_t> list_lo(static_cast<std::size_t>(T)), list_hi(static_cast<std::size_t>(T));
   auto deal = [&] {
+    split_active();
     for (int k = 0; k < K; ++k) {
-      const std::int64_t nbk = (static_cast<std::int64_t>(active[k].size()) + B - 1) / B;
+      const std::int64_t nbk = (static_cast<std::int64_t>(node_act[k].size()) + B - 1) / B;
       perm[k].resize(static_cast<std::size_t>(nbk));
       std::iota(perm[k].begin(), perm[k].end(), index_t{0});
       const std::int64_t Tk = t_lo[k + 1] - t_lo[k];
@@ -196,17 +226,29 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
   };
   // Bucket b of node k: entries [b B, min((b + 1) B, size)) of the node's active list.
   auto bucket_range = [&](int k, index_t b) {
-    const std::vector<index_t>& act = active[k].coords();
+    const std::vector<index_t>& act = node_act[k];
     const std::size_t lo = static_cast<std::size_t>(b) * static_cast<std::size_t>(B);
     return std::pair<const index_t*, const index_t*>(act.data() + lo,
                                                       act.data() + std::min(act.size(), lo + std::size_t(B)));
   };
+  // The coordinates of a bucket are visited in a fresh order every epoch (a shuffle of at most B positions, seeded by
+  // the epoch and the bucket: the same on every run), so that the order inside a bucket is as random as the
+  // sequential solver's while its rows stay together in memory.
+  std::uint64_t epoch_seed = 0;
   auto run_bucket = [&](int k, index_t b, double* buf) {
     const auto [first, last] = bucket_range(k, b);
-    if (syscd) {
-      for (const index_t* i = first; i != last; ++i) step_syscd(*i, buf);
-    } else {
-      for (const index_t* i = first; i != last; ++i) step_passcode(*i, buf);
+    index_t order[256];
+    const auto n = static_cast<std::size_t>(last - first);
+    const bool local = n <= std::size(order);
+    if (local) {
+      std::copy(first, last, order);
+      SplitMix64 r(epoch_seed ^ (0x9E3779B97F4A7C15ull * (static_cast<std::uint64_t>(b) + 1) + std::uint64_t(k)));
+      shuffle(std::span<index_t>(order, n), r);
+    }
+    const index_t* it = local ? order : first;
+    for (std::size_t q = 0; q < n; ++q) {
+      if (syscd) step_syscd(it[q], buf);
+      else step_passcode(it[q], buf);
     }
   };
   auto prefetch = [&](int k, index_t b) {
@@ -245,8 +287,9 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
     });
   };
 
-  // v += sum_t (v_t - v) / sigma', in parallel over ranges of v; two levels when K > 1. The order of every sum is
+  // dv = sum_t (v_t - v) / sigma', in parallel over ranges of v; two levels when K > 1. The order of every sum is
   // fixed (thread id, then node id), so the merge is deterministic whatever the schedule.
+  std::vector<double> dv(syscd ? d : 0);
   auto merge = [&] {
     if (d == 0) return;
     if (K == 1) {
@@ -254,7 +297,7 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
         for (std::size_t j = lo; j < hi; ++j) {
           double s = 0;
           for (int t = 0; t < T; ++t) s += rep[t].data()[j] - v[j];
-          v[j] += s / sigma;
+          dv[j] = s / sigma;
         }
       });
       return;
@@ -272,13 +315,100 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
         nr[j] = s;
       }
     });
-    for_ranges(d, [&](std::size_t lo, std::size_t hi) {  // level 2: the node replicas into v
+    for_ranges(d, [&](std::size_t lo, std::size_t hi) {  // level 2: the node replicas into dv
       for (std::size_t j = lo; j < hi; ++j) {
         double s = 0;
         for (int k = 0; k < K; ++k) s += node_rep[k].data()[j];
-        v[j] += s / sigma;
+        dv[j] = s / sigma;
       }
     });
+  };
+
+  // Adaptive aggregation (docs/parallel-cpu.md, "Adaptive aggregation"): after the safe merge (gamma = 1 with
+  // sigma' = T, CoCoA+), the step gamma along the merged direction (alpha - alpha_old, dv) that maximizes the dual
+  // (minimizes the primal) objective: the objective at gamma = 1, (1 + sigma')/2 and sigma' and at the vertex of the
+  // parabola through them (in [1/4, sigma']); never worse than gamma = 1, and infeasible steps (a conjugate outside its
+  // domain) are refused by the objective itself (-inf). The objective along the line is evaluated exactly: the changed coordinates' terms and,
+  // dual, the quadratic ||v + gamma dv||^2 from three dot products; primal, the losses of the samples dv touches.
+  std::vector<double> alpha_old(syscd && T > 1 ? static_cast<std::size_t>(m) : 0);
+  std::vector<index_t> changed, touched;
+  auto line_objective = [&](double gamma, double vv, double vd, double dd) {
+    using LossP = typename Form::LossP;
+    const std::int64_t nc = static_cast<std::int64_t>(changed.size());
+    std::vector<double> part(static_cast<std::size_t>((nc + kReduceGrain - 1) / kReduceGrain));
+    parallel_chunks(static_cast<std::int64_t>(part.size()), [&](std::int64_t ch) {
+      double acc = 0;
+      const std::int64_t hi = std::min(nc, (ch + 1) * std::int64_t(kReduceGrain));
+      for (std::int64_t q = ch * kReduceGrain; q < hi; ++q) {
+        const index_t i = changed[static_cast<std::size_t>(q)];
+        const double a = alpha_old[i] + gamma * (alpha[i] - alpha_old[i]);
+        if constexpr (Form::formulation == Formulation::dual) {
+          acc -= LossP::conjugate(form.y[i], a, form.c[i]);
+        } else {
+          acc -= Form::PenP::value(a, form.lambda, form.eta);
+        }
+      }
+      part[static_cast<std::size_t>(ch)] = acc;
+    });
+    double f = 0;
+    for (double x : part) f += x;
+    if constexpr (Form::formulation == Formulation::dual) {
+      return f * form.inv_n - 0.5 * form.lambda * form.inv_lambda_n * form.inv_lambda_n * (vv + gamma * (2 * vd + gamma * dd));
+    } else {
+      (void)vv, (void)vd, (void)dd;
+      const std::int64_t nt = static_cast<std::int64_t>(touched.size());
+      std::vector<double> lp(static_cast<std::size_t>((nt + kReduceGrain - 1) / kReduceGrain));
+      parallel_chunks(static_cast<std::int64_t>(lp.size()), [&](std::int64_t ch) {
+        double acc = 0;
+        const std::int64_t hi = std::min(nt, (ch + 1) * std::int64_t(kReduceGrain));
+        for (std::int64_t q = ch * kReduceGrain; q < hi; ++q) {
+          const index_t k = touched[static_cast<std::size_t>(q)];
+          acc -= LossP::value(form.y[k], v[k] + gamma * dv[k], form.c[k]);
+        }
+        lp[static_cast<std::size_t>(ch)] = acc;
+      });
+      double l = 0;
+      for (double x : lp) l += x;
+      return l * form.inv_n + f;
+    }
+  };
+  // Returns gamma; v is left at v_old (the caller adds gamma dv), alpha at alpha_old + gamma (alpha - alpha_old).
+  auto aggregate = [&]() -> double {
+    changed.clear();
+    for (index_t i : active.coords())
+      if (alpha[i] != alpha_old[i]) changed.push_back(i);
+    if (changed.empty()) return 1.0;
+    double vv = 0, vd = 0, dd = 0;
+    touched.clear();
+    for (std::size_t j = 0; j < d; ++j) {
+      vv += v[j] * v[j];
+      vd += v[j] * dv[j];
+      dd += dv[j] * dv[j];
+      if (dv[j] != 0) touched.push_back(static_cast<index_t>(j));
+    }
+    if (dd == 0) return 1.0;
+    // Three points 1, (1 + sigma')/2, sigma' and the vertex of the parabola through them (exact for the losses whose
+    // conjugate is quadratic on its domain: squared, hinge, squared hinge); the best of the four.
+    const double g1 = 1.0, g2 = 0.5 * (1.0 + sigma), g3 = sigma;
+    const double f1 = line_objective(g1, vv, vd, dd), f2 = line_objective(g2, vv, vd, dd),
+                 f3 = line_objective(g3, vv, vd, dd);
+    double best_g = g1, best_f = f1;
+    if (f2 > best_f) best_g = g2, best_f = f2;
+    if (f3 > best_f) best_g = g3, best_f = f3;
+    if (std::isfinite(f1) && std::isfinite(f2) && std::isfinite(f3)) {
+      const double num = (g2 - g1) * (g2 - g1) * (f2 - f3) - (g2 - g3) * (g2 - g3) * (f2 - f1);
+      const double dnm = 2 * ((g2 - g1) * (f2 - f3) - (g2 - g3) * (f2 - f1));
+      if (dnm < 0 || dnm > 0) {
+        const double gp = std::clamp(g2 - num / dnm, 0.25, sigma);
+        if (gp != g1 && gp != g2 && gp != g3) {
+          const double fp = line_objective(gp, vv, vd, dd);
+          if (fp > best_f) best_g = gp, best_f = fp;
+        }
+      }
+    }
+    if (best_g != 1.0)
+      for (index_t i : changed) alpha[i] = alpha_old[i] + best_g * (alpha[i] - alpha_old[i]);
+    return best_g;
   };
 
   // The test hook sees the coordinate variables in the original order (it may change them).
@@ -313,10 +443,19 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
   bool exact = true;  // v == A alpha (re-synchronized) and `cert` certifies it
   Certificate cert = parallel_certificate(form, res.alpha, v);  // v = A alpha: exact
   while (driver.budget_left(epoch)) {
+    if (redeal && epoch > 0) deal();  // virtual nodes: a fresh split of the blocks every epoch
     for (int k = 0; k < K; ++k) shuffle(std::span<index_t>(perm[k]), rng);
+    epoch_seed = rng.next();
     for (int t = 0; t < T; ++t) cursor[t].store(list_lo[t], std::memory_order_relaxed);
+    if (!alpha_old.empty()) std::copy(res.alpha.begin(), res.alpha.end(), alpha_old.begin());
     epoch_pass();
-    if (syscd) merge();
+    if (syscd) {
+      merge();
+      const double gamma = alpha_old.empty() || !o.adaptive_aggregation ? 1.0 : aggregate();
+      for_ranges(d, [&](std::size_t lo, std::size_t hi) {
+        for (std::size_t j = lo; j < hi; ++j) v[j] += gamma * dv[j];
+      });
+    }
     ++epoch;
     exact = false;
     run_hook(epoch);
@@ -336,10 +475,8 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
     if (driver.record(epoch, cert, res.alpha, v) != EpochDriver::Stop::none) break;
     const double target = o.tol * std::fabs(cert.primal);
     offset_t nnz = 0;
-    for (int k = 0; k < K; ++k) {
-      active[k].update(c_lo[k], c_lo[k + 1], gaps, cert.gap, target, o.shrinking);
-      for (index_t i : active[k].coords()) nnz += A.offsets[i + 1] - A.offsets[i];
-    }
+    active.update(0, m, gaps, cert.gap, target, o.shrinking);
+    for (index_t i : active.coords()) nnz += A.offsets[i + 1] - A.offsets[i];
     deal();
     schedule.after_certificate(epoch, cert.gap, target, A.nnz() > 0 ? double(nnz) / double(A.nnz()) : 1.0);
   }

@@ -58,6 +58,9 @@ struct SolverOptions {
   /// Gap-driven shrinking of the coordinate-descent solvers (docs/parallel-cpu.md, "Shrinking"): between exact
   /// certificates train only the coordinates that hold the gap.
   bool shrinking = true;
+  /// SySCD with more than one replica: after the safe CoCoA+ merge, the step gamma along the merged direction by a
+  /// line search on the objective (never worse than gamma = 1). docs/parallel-cpu.md, "Adaptive aggregation".
+  bool adaptive_aggregation = true;
   /// Exact certificates every this many epochs; 0 = the adaptive schedule (about 10% of the work, earlier when the
   /// gap predicts convergence). The stop and the returned certificate are always exact.
   int certificate_every = 0;
