@@ -633,8 +633,7 @@ class Reader {
       return data;
     }
     // Several batches: the segments in order, each page given back as soon as it is copied, then the last batch.
-    X.offsets.reserve(rows_ + 1);
-    X.offsets.push_back(0);
+    X.offsets.reserve(rows_ + 1);  // holds its leading 0 already
     data.y.reserve(rows_);
     X.indices.reserve(nnz_);
     X.values.reserve(nnz_);
