@@ -141,7 +141,7 @@ class LineReader {
   Status next(std::string_view& line, std::size_t max_len);
   std::int64_t number() const noexcept { return number_; }  ///< 1-based number of the last line returned
   bool last_line_terminated() const noexcept { return terminated_; }
-  std::uint64_t bytes_consumed() const noexcept { return consumed_; }
+  std::uint64_t bytes_consumed() const noexcept { return base_ + pos_; }  ///< through the last line returned
   /// Bytes after the last line returned, when known (in memory, or a regular file of known size).
   std::optional<std::uint64_t> bytes_left() const;
   /// Whether everything after the last line returned is blank (spaces, tabs, CR, LF); reads on to find out.
@@ -157,7 +157,6 @@ class LineReader {
   bool end_ = false;
   std::optional<std::uint64_t> total_;
   std::uint64_t base_ = 0;  ///< bytes of the stream before data_[0]
-  std::uint64_t consumed_ = 0;
   std::int64_t number_ = 0;
   bool terminated_ = true;
   std::size_t block_ = std::size_t{1} << 20;  ///< bytes read at a time
