@@ -182,8 +182,8 @@ MemoryBudget::MemoryBudget(std::uint64_t bytes, const char* name) : automatic_(b
 bool MemoryBudget::fits(std::uint64_t kept) {
   if (automatic_ && kept >= next_check_) {
     const MemoryLimit m = memory_limit();
-    if (m.bytes > 0) {
-      limit_ = kept + m.bytes / 10 * 9;
+    if (m.bytes > 0) {  // what is kept already counts as in use: 90% of the memory we could have in all
+      limit_ = (kept + m.bytes) / 10 * 9;
       source_ = m.source;
     } else {
       limit_ = UINT64_MAX;

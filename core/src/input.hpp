@@ -108,8 +108,8 @@ class TextInput final : public ByteReader {
 };
 
 /// The budget for the bytes a reader keeps. An explicit limit (bytes > 0) is used as given; otherwise the automatic
-/// one: evaluated when the data kept first pass 32 MiB and again at every doubling, as the data kept so far plus
-/// 90% of memory_limit() (which counts what is already kept as in use). Unlimited when memory_limit() knows nothing.
+/// one: evaluated when the data kept first pass 32 MiB and again at every doubling, as 90% of the data kept so far
+/// plus memory_limit() (which counts what is already kept as in use). Unlimited when memory_limit() knows nothing.
 class MemoryBudget {
  public:
   /// bytes 0: automatic; otherwise that many bytes, named `name` in messages.

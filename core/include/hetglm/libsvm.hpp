@@ -30,7 +30,7 @@ struct LibsvmOptions {
   int n_threads = 0;               ///< parser threads; 0 = all cores
   /// Budget in bytes for the data kept while reading (labels and CSR arrays: 16 bytes a row, 8 an entry), checked
   /// after every block: reading stops with MemoryLimitError once it would be exceeded. 0 (the default): automatic,
-  /// 90% of memory_limit() (cgroup limit less usage, or MemAvailable) beyond what is kept already, looked up once
+  /// 90% of what is kept already plus memory_limit() (cgroup limit less usage, or MemAvailable), looked up once
   /// the data pass 32 MiB and again at every doubling; UINT64_MAX: no limit.
   std::uint64_t memory_limit = 0;
   /// How the message names an explicit memory_limit (the CLI: "--memory-limit").
