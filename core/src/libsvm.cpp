@@ -804,17 +804,22 @@ Dataset parse_libsvm(std::string_view text, const std::string& name, const Libsv
   const std::size_t block = block_size(options);
   const char* const base = text.data();
   std::size_t pos = 0;
-  while (pos < text.size()) {
-    reader.check_stop();
-    std::size_t cut = text.size();
-    if (text.size() - pos > block) {
-      const void* nl = std::memchr(base + pos + block - 1, '\n', text.size() - (pos + block - 1));
-      if (nl) cut = static_cast<std::size_t>(static_cast<const char*>(nl) - base) + 1;
+  try {
+    while (pos < text.size()) {
+      reader.check_stop();
+      std::size_t cut = text.size();
+      if (text.size() - pos > block) {
+        const void* nl = std::memchr(base + pos + block - 1, '\n', text.size() - (pos + block - 1));
+        if (nl) cut = static_cast<std::size_t>(static_cast<const char*>(nl) - base) + 1;
+      }
+      reader.batch(base + pos, base + cut);
+      pos = cut;
     }
-    reader.batch(base + pos, base + cut);
-    pos = cut;
+    return reader.finish();
+  } catch (const std::bad_alloc&) {
+    throw IoError(fmt::format("cannot read '{}': out of memory at line {} ({} read)", name, reader.line(),
+                              format_bytes(reader.text_bytes())));
   }
-  return reader.finish();
 }
 
 Dataset read_libsvm(const std::string& path, const LibsvmOptions& options) {

@@ -489,7 +489,12 @@ std::string format_model(const LinearModel& m) {
 LinearModel parse_model(const std::string& text, const std::string& name) {
   detail::LineReader lines(text);
   const ModelLoadOptions options;
-  return Parser(lines, name, options).run();
+  try {
+    return Parser(lines, name, options).run();
+  } catch (const std::bad_alloc&) {
+    throw IoError(fmt::format("cannot read '{}': out of memory at line {} ({} read)", name, lines.number(),
+                              format_bytes(lines.bytes_consumed())));
+  }
 }
 
 namespace {
