@@ -589,6 +589,7 @@ class Reader {
   std::uint64_t text_bytes() const noexcept { return text_bytes_; }
 
   Dataset finish() {
+    flush_staging();
     Dataset data;
     data.source = name_;
     CsrMatrix& X = data.X;
@@ -685,6 +686,20 @@ class Reader {
       s.rows += chunks_[i].y.size();
       s.nnz += chunks_[i].indices.size();
     }
+    if (s.rows * 16 + s.nnz * 8 < kSegmentMin) {  // a small batch: gather it with the next ones
+      for (std::size_t i = 0; i < used_; ++i) {
+        const Chunk& c = chunks_[i];
+        staging_.y.insert(staging_.y.end(), c.y.begin(), c.y.end());
+        const offset_t off = committed_nnz_;
+        for (const offset_t e : c.row_end) staging_.ends.push_back(off + e);
+        staging_.indices.insert(staging_.indices.end(), c.indices.begin(), c.indices.end());
+        staging_.values.insert(staging_.values.end(), c.values.begin(), c.values.end());
+        committed_nnz_ += static_cast<offset_t>(c.indices.size());
+      }
+      if (staging_.y.size() * 16 + staging_.indices.size() * 8 >= kSegmentMin) flush_staging();
+      return;
+    }
+    flush_staging();
     s.y = PageArray<double>(s.rows);
     s.ends = PageArray<offset_t>(s.rows);
     s.indices = PageArray<index_t>(s.nnz);
@@ -706,6 +721,24 @@ class Reader {
     }
     committed_nnz_ += static_cast<offset_t>(s.nnz);
     segments_.push_back(std::move(s));
+  }
+
+  /// Moves the gathered small batches into a Segment of their own.
+  void flush_staging() {
+    if (staging_.y.empty()) return;
+    Segment s;
+    s.rows = staging_.y.size();
+    s.nnz = staging_.indices.size();
+    s.y = PageArray<double>(s.rows);
+    s.ends = PageArray<offset_t>(s.rows);
+    s.indices = PageArray<index_t>(s.nnz);
+    s.values = PageArray<float>(s.nnz);
+    std::copy(staging_.y.begin(), staging_.y.end(), s.y.data());
+    std::copy(staging_.ends.begin(), staging_.ends.end(), s.ends.data());
+    std::copy(staging_.indices.begin(), staging_.indices.end(), s.indices.data());
+    std::copy(staging_.values.begin(), staging_.values.end(), s.values.data());
+    segments_.push_back(std::move(s));
+    staging_ = Staging();
   }
 
   /// Names the line of the first row beyond the limit in [b, e), the batch that crossed it.
@@ -734,6 +767,15 @@ class Reader {
   bool pending_ = false;      ///< the last batch's rows are still in chunks_
   bool at_start_ = true;      ///< the next batch starts at the first byte of the text
   std::vector<Segment> segments_;
+  /// Batches of less than kSegmentMin bytes gather here until they fill it, so that small blocks (block_bytes
+  /// is a test knob) or blocks of blank lines do not make one Segment each.
+  struct Staging {
+    std::vector<double> y;
+    std::vector<offset_t> ends;
+    std::vector<index_t> indices;
+    std::vector<float> values;
+  } staging_;
+  static constexpr std::size_t kSegmentMin = std::size_t{1} << 20;
   offset_t committed_nnz_ = 0;
   std::uint64_t rows_ = 0, nnz_ = 0;
   index_t max_index_ = -1;
