@@ -27,6 +27,7 @@
 #include "hetglm/error.hpp"
 #include "hetglm/io.hpp"
 #include "hetglm/libsvm.hpp"
+#include "hetglm/memory.hpp"
 #include "hetglm/model.hpp"
 #include "hetglm/backends/registry.hpp"
 #include "hetglm/distributed.hpp"
@@ -142,6 +143,7 @@ struct TrainArgs {
   std::string aggregation = "adaptive";  ///< --aggregation adaptive|fixed
   bool distributed = false;  ///< --distributed: CoCoA+ over MPI (docs/mpi.md)
   int local_epochs = 1;      ///< --local-epochs
+  std::string memory_limit;  ///< --memory-limit: the readers' budget ("" = automatic)
 };
 
 /// The strings of `a` into a.opt, then every check that needs no data (train.hpp check_options).
@@ -171,6 +173,11 @@ void parse_options(TrainArgs& a) {
         fmt::format("--certificate-every: must be >= 0 (0 = adaptive), got {}", o.solver.certificate_every));
   if (a.nondeterministic) o.solver.deterministic = false;
   hetglm::check_options(o);
+}
+
+/// --memory-limit SIZE as the readers' budget in bytes; "" = 0, automatic (LibsvmOptions::memory_limit).
+std::uint64_t memory_limit_option(const std::string& text) {
+  return text.empty() ? 0 : hetglm::parse_byte_size(text, "--memory-limit");
 }
 
 int run_train(TrainArgs& a) {
@@ -209,6 +216,9 @@ int run_train(TrainArgs& a) {
   ro.zero_based = a.zero_based;
   ro.n_features = a.n_features;
   ro.n_threads = a.threads;
+  ro.memory_limit = memory_limit_option(a.memory_limit);
+  ro.memory_limit_name = "--memory-limit";
+  ro.should_stop = [] { return g_interrupted.load(); };  // Interrupted: "interrupted while loading", exit 130
   auto t0 = std::chrono::steady_clock::now();
   const Dataset data = hetglm::read_libsvm(a.train_file, ro);
   const double load_seconds = seconds_since(t0);
@@ -395,20 +405,25 @@ int run_train(TrainArgs& a) {
 }
 
 struct PredictArgs {
-  std::string model_file, data_file, output_file;
+  std::string model_file, data_file, output_file, memory_limit;
   bool probability = false, quiet = false, zero_based = false;
   int threads = 0;
 };
 
 int run_predict(PredictArgs& a) {
   check_outputs({{"MODEL", a.model_file}, {"DATA", a.data_file}}, {{"OUTPUT", a.output_file}});
-  const LinearModel model = hetglm::load_model(a.model_file);
+  hetglm::ModelLoadOptions mo;
+  mo.memory_limit = memory_limit_option(a.memory_limit);
+  mo.memory_limit_name = "--memory-limit";
+  const LinearModel model = hetglm::load_model(a.model_file, mo);
   if (a.probability && model.model != "logistic")
     throw hetglm::InvalidArgument(fmt::format(
         "--probability: only logistic models give probabilities ('{}' is a {} model)", a.model_file, model.model));
   hetglm::LibsvmOptions ro;
   ro.zero_based = a.zero_based;
   ro.n_threads = a.threads;
+  ro.memory_limit = mo.memory_limit;
+  ro.memory_limit_name = mo.memory_limit_name;
   const Dataset data = hetglm::read_libsvm(a.data_file, ro);
   warn_extra_features(model, data, a.data_file);
   const std::vector<double> pred = hetglm::predict(model, data.X);
@@ -526,6 +541,9 @@ int hetglm_cli_main(int argc, char** argv) {
                   "on Ctrl-C, still write the model (with its current, unconverged certificate) and the report; "
                   "exit code 130");
   train->add_flag("-q,--quiet", ta.quiet, "no progress output");
+  train->add_option("--memory-limit", ta.memory_limit,
+                    "stop reading TRAIN / --test once the data kept would exceed SIZE bytes (K M G or Ki Mi Gi; "
+                    "default: 90% of the cgroup limit or MemAvailable)");
   train->add_flag("--distributed", ta.distributed,
                   "CoCoA+ over MPI: run under `mpirun -np K`; each rank reads its byte range of TRAIN (docs/mpi.md)");
   train->add_option("--local-epochs", ta.local_epochs, "--distributed: local epochs per communication round")
@@ -540,6 +558,8 @@ int hetglm_cli_main(int argc, char** argv) {
   pred->add_flag("--zero-based", pa.zero_based, "feature indices start at 0");
   pred->add_option("--threads", pa.threads, "threads for reading (0 = all cores)");
   pred->add_flag("-q,--quiet", pa.quiet, "print nothing but errors");
+  pred->add_option("--memory-limit", pa.memory_limit,
+                   "stop reading MODEL / DATA once what is kept would exceed SIZE bytes (K M G or Ki Mi Gi)");
 
   try {
     app.parse(argc, argv);
@@ -559,6 +579,9 @@ int hetglm_cli_main(int argc, char** argv) {
   } catch (const hetglm::TrainingError& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return kExitTraining;
+  } catch (const hetglm::Interrupted& e) {  // Ctrl-C while a reader waited or read (LibsvmOptions::should_stop)
+    fmt::print(stderr, "interrupted while loading '{}'; nothing written\n", e.file());
+    return kExitInterrupted;
   } catch (const hetglm::Error& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return kExitUsage;

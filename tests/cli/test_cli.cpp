@@ -321,3 +321,80 @@ TEST_F(Cli, ModelCutInsideItsLastNumberIsRejected) {
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find(": truncated file: the last line does not end with a newline\n"), std::string::npos) << r.err;
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Hostile input that used to take gigabytes (issue 18): the readers stream, bound their lines and keep within a
+// memory limit.
+
+namespace {
+
+/// Runs `before | hetglm args` (a shell pipeline) in `dir`.
+CliRun run_piped(const fs::path& dir, const std::string& before, const std::string& args) {
+  const std::string out = (dir / "stdout").string(), err = (dir / "stderr").string();
+  const std::string cmd = "cd '" + dir.string() + "' && " + before + " | '" + HETGLM_CLI + "' " + args + " >'" + out +
+                          "' 2>'" + err + "'";
+  const int status = std::system(("bash -c \"" + cmd + "\"").c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+}
+
+}  // namespace
+
+TEST_F(Cli, GzipBombOfZerosFailsAtOnceWithTheNulMessage) {
+  ASSERT_EQ(std::system(("head -c 256000000 /dev/zero | gzip -1 > '" + (dir / "bomb.gz").string() + "'").c_str()), 0);
+  const CliRun r = run("train -q bomb.gz m");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "error: bomb.gz:1:1: control character '\\x00'\n");
+  EXPECT_FALSE(fs::exists(dir / "m"));
+}
+
+TEST_F(Cli, EndlessStandardInputStopsAtTheMemoryLimit) {
+  // --threads 2: blocks of 4 MiB whatever the machine. "1 1:1\n" keeps 24 bytes a row: after 4 blocks
+  // (2796203 lines: each read fills the buffer, which holds the carried-over line too) 67.1 MB would be kept,
+  // over 64 MB.
+  const CliRun r = run_piped(dir, "yes '1 1:1'", "train -q --threads 2 --memory-limit 64M /dev/stdin m");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err,
+            "error: '/dev/stdin': stopped at line 2796203 (16.8 MB read): the data kept would exceed the memory limit "
+            "of 64.0 MB (--memory-limit)\n");
+  EXPECT_FALSE(fs::exists(dir / "m"));
+}
+
+TEST_F(Cli, AModelFileOfZerosFailsAtItsFirstLine) {
+  { std::ofstream(dir / "zeros.model", std::ios::binary); }
+  fs::resize_file(dir / "zeros.model", std::uint64_t{2} << 30);  // sparse: 2 GB of NUL bytes
+  const CliRun r = run("predict zeros.model " + data("heart_scale"));
+  EXPECT_EQ(r.code, 2);
+  std::string nul;
+  for (int i = 0; i < 40; ++i) nul += "\\x00";
+  EXPECT_EQ(r.err, "error: zeros.model:1:1: expected 'format hetglm-1' as the first line, found '" + nul + "...'\n");
+}
+
+TEST_F(Cli, MemoryLimitOptionForPredictAndBadSizes) {
+  write("tr.svm", "+1 1:0.5\n-1 2:1\n+1 1:1 2:0.25\n");
+  ASSERT_EQ(run("train -q tr.svm m").code, 0);
+  CliRun r = run("predict -q --memory-limit 1K m " + data("heart_scale") + " out");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "error: '" + data("heart_scale") +
+                       "': stopped at line 270 (27.7 kB read): the data kept would exceed the memory limit of 1.0 kB "
+                       "(--memory-limit)\n");
+  EXPECT_EQ(run("predict -q --memory-limit 1Mi m " + data("heart_scale") + " out").code, 0);
+  for (const std::string cmd : {"train -q --memory-limit 12X tr.svm m2", "predict --memory-limit -1 m tr.svm"}) {
+    r = run(cmd);
+    EXPECT_EQ(r.code, 2) << cmd;
+    const std::string bad = cmd.find("12X") != std::string::npos ? "12X" : "-1";
+    EXPECT_EQ(r.err, "error: --memory-limit: cannot parse '" + bad +
+                         "' (expected a positive number of bytes with an optional K M G T or Ki Mi Gi Ti suffix, such "
+                         "as 512M or 2Gi)\n")
+        << cmd;
+  }
+  EXPECT_FALSE(fs::exists(dir / "m2"));
+}
+
+TEST_F(Cli, OutOfMemoryWhileReadingNamesTheFile) {
+  // No limit of ours (1T), but an address-space limit: the allocation that fails is reported with the file.
+  const CliRun r = run_piped(dir, "ulimit -v 400000; yes '1 1:1'", "train -q --threads 1 --memory-limit 1T /dev/stdin m");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err.rfind("error: cannot read '/dev/stdin': out of memory at line ", 0), 0u) << r.err;
+  EXPECT_TRUE(r.err.ends_with(" read)\n")) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "m"));
+}
