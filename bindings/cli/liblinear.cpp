@@ -18,7 +18,7 @@ namespace {
 
 // LIBLINEAR 2.3's solver types (its README, "-s type") whose problem hetglm trains. The objectives, in LIBLINEAR's
 // scaling, and their hetglm form P(w) = (1/n) sum loss + lambda R(w) with lambda = 1/(C n) (SVR: 1/(2 C n)) are in
-// docs/cross-validation.md, "LIBLINEAR's solver types".
+// docs/liblinear-cli.md, "LIBLINEAR's solver types".
 constexpr LiblinearType kTypes[] = {
     {0, "L2R_LR", "logistic", "l2", "primal", false},
     {1, "L2R_L2LOSS_SVC_DUAL", "squared-hinge", "l2", "dual", false},

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// LIBLINEAR's command-line vocabulary in hetglm's terms (README, "The command line"; docs/cross-validation.md): the
+// LIBLINEAR's command-line vocabulary in hetglm's terms (README, "The command line"; docs/liblinear-cli.md): the
 // solver types of `-s`, the class weights `-wi weight` (which CLI11 cannot parse: they are taken out of argv
 // first), and the hints for options that hetglm does not have or spells differently.
 #pragma once

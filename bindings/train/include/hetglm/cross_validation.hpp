@@ -2,7 +2,7 @@
 // n-fold cross-validation and the search of C along a warm-started path (LIBLINEAR's `train -v n` and `train -C`),
 // built on train() (train.hpp): each fold is a sub-dataset trained with train() and scored on the samples it did not
 // see. Folds are trained in parallel in the caller's oneTBB arena (docs/conventions.md, "Threads"); classifiers use
-// stratified folds; the seed decides the folds (docs/cross-validation.md).
+// stratified folds; the seed decides the folds (docs/liblinear-cli.md).
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -94,7 +94,7 @@ struct CPathOptions {
   std::optional<double> max_C;
   double ratio = 2;                ///< C multiplies by this at each step
   /// problem.C = c_factor * C. The CLI's -s 11 / -s 12 pass 2: LIBLINEAR's SVR C is half of hetglm's -c
-  /// (docs/cross-validation.md, "LIBLINEAR's SVR and ridge").
+  /// (docs/liblinear-cli.md, "LIBLINEAR's SVR and ridge").
   double c_factor = 1;
   std::function<void(const CPathStep&)> on_step;  ///< after each C (progress)
 };
