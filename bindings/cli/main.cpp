@@ -276,6 +276,10 @@ void parse_options(TrainArgs& a) {
   o.solver.seed = parse_seed(a.seed);
   o.solver.n_threads = a.threads;
   o.device.device = a.device == "auto" ? std::nullopt : std::optional<hetglm::Device>(hetglm::parse_device(a.device));
+  if (o.device.device) {  // a device that is not compiled in is known before the data: the registry's own message
+    const std::vector<hetglm::Device> built = hetglm::compiled_devices();
+    if (std::find(built.begin(), built.end(), *o.device.device) == built.end()) hetglm::make_backend(a.device);
+  }
   if (!a.accel_memory.empty()) o.device.accel_memory = hetglm::parse_memory_budget(a.accel_memory);
   o.device.duhl.cpu_role = hetglm::parse_cpu_role(a.cpu_role);
   o.device.duhl.selection = hetglm::parse_selection(a.duhl_selection);

@@ -655,3 +655,15 @@ TEST_F(Cli, ProgressEveryNEpochsOrSeconds) {
   ASSERT_EQ(timed.code, 0) << timed.err;
   EXPECT_EQ(count(timed.out), 2u);  // the first and the last epoch
 }
+
+// A device that is not compiled in is reported before the data is read (the file does not exist).
+TEST_F(Cli, DeviceNotCompiledInIsReportedBeforeTheData) {
+  const std::string version = run("--version").out;
+  for (const auto& [device, option] : {std::pair{"cuda", "HETGLM_ENABLE_CUDA"}, std::pair{"opencl", "HETGLM_ENABLE_OPENCL"}}) {
+    if (version.find(std::string(" ") + device) != std::string::npos) continue;  // compiled in here
+    const CliRun r = run(std::string("train --device ") + device + " missing.svm m");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.err, std::string("error: device '") + device + "' is not compiled in: reconfigure with -D" + option +
+                         "=ON\n");
+  }
+}
