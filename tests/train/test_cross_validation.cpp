@@ -135,3 +135,17 @@ TEST(CrossValidation, DefaultStartIsLiblinearsRule) {
   }
   EXPECT_EQ(hetglm::default_start_C(h, r, 2), std::pow(2.0, std::floor(std::log2(0.01 * sq / (8 * sa * sa * mx)))));
 }
+
+// An L1 penalty keeps w = 0 for the smallest C of the path: that is not LIBLINEAR's "w unchanged" end of the search.
+TEST(CrossValidation, LassoPathDoesNotStopWhileWIsZero) {
+  const hetglm::Dataset h = load("housing_scale");
+  hetglm::TrainOptions o;
+  o.problem.model = hetglm::model_spec("lasso");
+  hetglm::CPathOptions po;
+  po.max_C = 1;
+  const hetglm::CPathResult r = hetglm::search_C(h, o, {}, po);
+  EXPECT_EQ(r.stop_reason, "maximum C reached");
+  EXPECT_GT(r.path.size(), 10u);
+  EXPECT_GT(r.best_C, r.path.front().C);
+  EXPECT_LT(r.best.mse, r.path.front().score.mse / 10);
+}

@@ -295,6 +295,9 @@ CPathResult search_C(const Dataset& data, const TrainOptions& o, const CvOptions
       } else {
         moved[f] = 1;
       }
+      // An all-zero w (an L1 penalty below the C at which the first feature enters) is the start of the path, not
+      // its end: it never counts as unchanged.
+      if (std::all_of(w.begin(), w.end(), [](double x) { return x == 0.0; })) moved[f] = 1;
       prev_w[f] = w;
       epochs[f] = max_epochs_of(r.result);
       converged[f] = r.result.converged;

@@ -116,7 +116,8 @@ struct CPathResult {
 /// Search of C by n-fold cross-validation (LIBLINEAR -C): C = start, start * ratio, ... up to max_C, every fold
 /// warm-started from its solution at the previous C (TrainOptions::initial_alpha; the formulation that the first C
 /// chose, or the requested one, is kept along the path so that the warm start fits). Stops early, as LIBLINEAR does,
-/// when no fold's w has changed (by more than 1e-15 in norm) for 5 values of C. The best C is the first with the best
+/// when no fold's w has changed (by more than 1e-15 in norm) for 5 values of C (an all-zero w, as an L1 penalty gives
+/// at small C, does not count as unchanged). The best C is the first with the best
 /// score. options.problem.lambda must not be set (InvalidArgument "-C: ...").
 CPathResult search_C(const Dataset& data, const TrainOptions& options, const CvOptions& cv = {},
                      const CPathOptions& path = {});
