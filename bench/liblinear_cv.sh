@@ -43,10 +43,10 @@ if command -v hyperfine >/dev/null; then
   echo "| command | median s | mean s | sd s | user s (mean) |"
   echo "|---|---|---|---|---|"
   for s in 0 2; do
-    hyperfine -N -w 1 -r 10 --export-json "$tmp/h$s.json" \
+    hyperfine -N --style none -w 1 -r 10 --export-json "$tmp/h$s.json" \
       -n "LIBLINEAR -s $s -C a9a" "$lib -q -s $s -C data/a9a" \
       -n "hetglm -s $s -C a9a" "$hetglm train -q -s $s -C data/a9a" \
-      -n "hetglm -s $s -C -n 1 a9a" "$hetglm train -q -s $s -C -n 1 data/a9a" >/dev/null 2>&1
+      -n "hetglm -s $s -C -n 1 a9a" "$hetglm train -q -s $s -C -n 1 data/a9a" >/dev/null
     python3 - "$tmp/h$s.json" <<'PY'
 import json, sys
 for r in json.load(open(sys.argv[1]))["results"]:
