@@ -332,11 +332,12 @@ struct ProgressPrinter {
     last_printed = r.seconds;
   }
   void on_epoch(int k, double label, const hetglm::EpochRecord& r) {
-    if (k != column) {
+    const bool first = k != column;  // the first record of a column (epoch 1; with DuHL the first exact round)
+    if (first) {
       flush();
       column = k;
     }
-    const bool show = r.epoch <= 1 || (a.progress_seconds > 0 ? r.seconds - last_printed >= a.progress_seconds
+    const bool show = first || (a.progress_seconds > 0 ? r.seconds - last_printed >= a.progress_seconds
                                                               : r.epoch % a.progress_epochs == 0);
     if (show) {
       print(label, r);
