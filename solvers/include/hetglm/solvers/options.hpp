@@ -55,7 +55,7 @@ struct SolverOptions {
   /// (InvalidArgument for PASSCoDe); false: SySCD's threads steal buckets from each other (racing).
   std::optional<bool> deterministic;
   int bucket_size = 0;               ///< coordinates per SySCD bucket (0 = automatic)
-  /// Gap-driven shrinking of the coordinate-descent solvers (docs/parallel-cpu.md, "Shrinking"): between exact
+  /// Gap-driven shrinking of the coordinate-descent solvers (docs/parallel-cpu.md, "Shrinking and the certificate schedule"): between exact
   /// certificates train only the coordinates that hold the gap.
   bool shrinking = true;
   /// SySCD with more than one replica: after the safe CoCoA+ merge, the step gamma along the merged direction by a
