@@ -22,6 +22,11 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DHETGLM_BUILD_TESTS=ON 
 cmake --build build -j"$jobs"
 ctest --test-dir build --output-on-failure -j"$jobs"
 
+# The GPU machine's check script in its CPU mode (issue 17; docs/cuda.md): the same steps with the cpu stand-in running
+# the emulation of the CUDA wave schedule, on the Release build above; fails when a step fails.
+echo "== bench/device/run.sh --cpu-only"
+OUT="$PWD/build/device-cpu-only" HETGLM_DEVICE_BUILD=build bash bench/device/run.sh --cpu-only
+
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer build and tests"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHETGLM_SANITIZE=ON -DHETGLM_BUILD_TESTS=ON >/dev/null
 cmake --build build-asan -j"$jobs"
