@@ -35,9 +35,8 @@ cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j"$jobs" -E '^Sets/TpaEmulation\..*/(a9a|w7a)$'
 
-
 # ThreadSanitizer build of the parallel solver tests (test_parallel only, smaller data: HETGLM_TEST_SMALL). Under
-# -fsanitize=thread the solvers run their parallel regions on std::thread instead of oneTBB (parallel_cpu.cpp:
+# -fsanitize=thread the solvers run their parallel regions on std::thread instead of oneTBB (solvers/src/executor.hpp:
 # Debian's libtbb is not instrumented), so the solver code itself is checked with no suppressions.
 echo "== ThreadSanitizer build of test_parallel"
 cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHETGLM_BUILD_TESTS=ON \
