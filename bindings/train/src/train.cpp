@@ -239,6 +239,15 @@ void check_options(const TrainOptions& o) {
   if (so.solver == SolverKind::newton && p.formulation == FormulationRequest::dual)
     throw InvalidArgument("--solver newton: runs the primal formulation only; drop --formulation dual or choose "
                           "--solver sequential or syscd");
+  // Options of one solver or device are checked whichever runs (an option that does not apply is still valid).
+  if (so.bucket_size < 0)
+    throw InvalidArgument(fmt::format("--bucket-size: must be >= 0 (0 = automatic), got {}", so.bucket_size));
+  if (!(o.device.backend.link_bandwidth_gbps >= 0 && std::isfinite(o.device.backend.link_bandwidth_gbps)))
+    throw InvalidArgument(fmt::format("--link-bandwidth: must be a non-negative number of GB/s, got {}",
+                                      o.device.backend.link_bandwidth_gbps));
+  if (o.device.backend.tpa_concurrency < 0)
+    throw InvalidArgument(fmt::format("--tpa-concurrency: must be 0 (sequential epochs) or positive, got {}",
+                                      o.device.backend.tpa_concurrency));
   if (o.device.duhl.epochs_per_round < 1)
     throw InvalidArgument(fmt::format("--duhl-epochs: must be at least 1, got {}", o.device.duhl.epochs_per_round));
 }
