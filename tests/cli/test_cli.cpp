@@ -867,3 +867,20 @@ TEST_F(Cli, EmptyValuesAndOptionsThatDoNotApplyAreChecked) {
             "warning: --duhl-epochs applies to DuHL (--device other than cpu, or --accel-memory) only; ignored\n");
   EXPECT_EQ(run("train -q --accel-memory 50% --cpu-role solve ok.svm m").err, "");
 }
+
+// Issue 18: a class weight or a regression target beyond float range overflowed the objective to a "numerical
+// failure" (exit 1) once training had started; both are refused with the value, as a feature value is.
+TEST_F(Cli, WeightsAndTargetsBeyondFloatRangeAreRefused) {
+  write("ok.svm", "+1 1:0.5\n-1 2:1\n");
+  write("big.svm", "1 1:1\n1e300 1:2\n");
+  CliRun r = run("train -q -w1 1e300 missing.svm m");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "error: -w1: the weight must be at most 3.40282e+38, got '1e300'\n");
+  r = run("train -q --model ridge big.svm m");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "error: 'big.svm': the target of sample 2 is 1e+300, out of float range (a regression target must "
+                   "be at most 3.40282e+38 in magnitude)\n");
+  EXPECT_FALSE(fs::exists(dir / "m"));
+  EXPECT_EQ(run("train -q big.svm m").code, 0);  // as class labels, any finite numbers
+}
+
