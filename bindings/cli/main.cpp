@@ -4,6 +4,8 @@
 // duality-gap certificate). Exit codes: 0 success, 1 training failure, 2 bad usage or bad input,
 // 130 interrupted (SIGINT).
 #include <CLI/CLI.hpp>
+#include <fcntl.h>
+#include <unistd.h>
 #include <fmt/format.h>
 #include <tbb/info.h>
 #include <tbb/task_arena.h>
@@ -50,6 +52,22 @@ constexpr int kExitInterrupted = 130;
 
 std::atomic<bool> g_interrupted{false};
 extern "C" void on_sigint(int) { g_interrupted.store(true); }
+
+/// Standard output's reader has gone (`hetglm train ... | head -1`): SIGPIPE is ignored, and the first failed flush of
+/// a progress or summary line (EPIPE) sends the rest of standard output to /dev/null, so training goes on and the
+/// model is written; run_train warns at the end. The model itself on standard output (MODEL "-") and predictions
+/// are checked where they are written and fail with their own message.
+bool g_stdout_closed = false;
+void flush_info(std::FILE* f) {
+  if (std::fflush(f) == 0 || f != stdout || errno != EPIPE) return;
+  const int fd = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    ::dup2(fd, STDOUT_FILENO);
+    ::close(fd);
+  }
+  std::clearerr(stdout);
+  g_stdout_closed = true;
+}
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -382,7 +400,7 @@ struct ProgressPrinter {
     const std::string prefix = multi_column ? fmt::format("[class {}] ", label) : std::string();
     fmt::print(out, "{}epoch {:5d}  primal {:.10e}  gap {:.3e}  rel gap {:.3e}  {:8.3f}s\n", prefix, r.epoch, r.primal,
                r.gap, r.rel_gap, r.seconds);
-    std::fflush(out);
+    flush_info(out);
     last_printed = r.seconds;
     last_epoch = r.epoch;
   }
@@ -498,7 +516,7 @@ int run_cross_validation(TrainArgs& a, const Dataset& data, double load_seconds,
         else
           fmt::print("log2c={:7.2f}\tMean squared error={:g}\t(C = {:g}, {} epochs max, {:.3f}s)\n", std::log2(s.C),
                      s.score.mse, s.C, s.epochs, s.seconds);
-        std::fflush(stdout);
+        flush_info(stdout);
       };
     }
     const hetglm::CPathResult r = arena.execute([&] { return hetglm::search_C(data, a.opt, cv, po); });
@@ -530,7 +548,10 @@ int run_cross_validation(TrainArgs& a, const Dataset& data, double load_seconds,
                  "total\n",
                  r.path.size(), r.n_folds, folds_kind, r.seed, r.seconds, seconds_since(t_start));
   }
-  std::fflush(stdout);
+  flush_info(stdout);
+  if (g_stdout_closed)
+    fmt::print(stderr, "warning: standard output was closed by its reader (Broken pipe); the lines after that were "
+                       "not printed\n");
   if (!a.report_file.empty()) {
     try {
       hetglm::write_file_atomic(a.report_file, report.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
@@ -808,6 +829,11 @@ int run_train(TrainArgs& a) {
                a.model_file == "-" ? std::string("the model to standard output") : "'" + a.model_file + "'",
                seconds_since(t_start));
   }
+  flush_info(info);
+  if (g_stdout_closed)
+    fmt::print(stderr, "warning: standard output was closed by its reader (Broken pipe); the lines after that were "
+                       "not printed; the model '{}' is written\n",
+               a.model_file);
   if (test) warn_extra_features(res.model, *test, a.test_file);
   return 0;
 }
@@ -915,6 +941,7 @@ int run_predict(PredictArgs& a) {
 
 /// The whole command line; main() calls it, and the option-parsing fuzzer (tests/fuzz) calls it directly.
 int hetglm_cli_main(int argc, char** argv) {
+  std::signal(SIGPIPE, SIG_IGN);  // a closed standard output is an error to report, not a silent exit 141
   CLI::App app{"hetglm: generalized linear models with a certified duality gap", "hetglm"};
   app.set_version_flag("--version", std::string("hetglm ") + HETGLM_VERSION + " (backends: " + HETGLM_BACKENDS + ")");
   app.require_subcommand(1);

@@ -3,6 +3,7 @@
 // certificates in the model file and the JSON report, predictions.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <tbb/info.h>
 
 #include <algorithm>
@@ -884,3 +885,36 @@ TEST_F(Cli, WeightsAndTargetsBeyondFloatRangeAreRefused) {
   EXPECT_EQ(run("train -q big.svm m").code, 0);  // as class labels, any finite numbers
 }
 
+// Issue 18: `hetglm train ... | head -1` died of SIGPIPE (exit 141, no message). Standard output here is a pipe whose
+// reader is already closed, so the first progress line fails: training goes on, the model is written and a warning
+// says so. The model itself on that standard output is an error (exit 1).
+TEST_F(Cli, AClosedStandardOutputIsReportedAndTrainingGoesOn) {
+  auto run_closed_stdout = [&](const std::string& args) {
+    int fds[2];
+    EXPECT_EQ(::pipe(fds), 0);
+    ::close(fds[0]);  // no reader: every write gets EPIPE (SIGPIPE if not ignored)
+    const std::string cmd = "cd '" + dir.string() + "' && exec '" + HETGLM_CLI + "' " + args + " 2>'" +
+                            (dir / "stderr").string() + "'";
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      ::dup2(fds[1], STDOUT_FILENO);
+      ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    ::close(fds[1]);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    return CliRun{WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), "", slurp(dir / "stderr")};
+  };
+  CliRun r = run_closed_stdout("train " + data("heart_scale") + " m");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.err, "warning: standard output was closed by its reader (Broken pipe); the lines after that were not "
+                   "printed; the model 'm' is written\n");
+  EXPECT_EQ(hetglm::load_model((dir / "m").string()).nr_feature, 13);
+  r = run_closed_stdout("train -q " + data("heart_scale") + " -");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "error: cannot write the model to standard output: Broken pipe\n");
+  r = run_closed_stdout("predict -q m " + data("heart_scale"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "error: cannot write the predictions to standard output: Broken pipe\n");
+}
