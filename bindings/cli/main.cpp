@@ -113,13 +113,16 @@ void check_outputs(const Files& inputs, const Files& outputs) {
     if (fs::exists(a, e1) && fs::exists(b, e2)) return fs::equivalent(a, b, e1);
     return fs::weakly_canonical(a, e1) == fs::weakly_canonical(b, e2);
   };
+  // "-" is standard output: among the outputs, the same file as /dev/stdout (MODEL - with --report-json
+  // /dev/stdout mixed both); it is not compared with the inputs (a terminal is both standard input and output).
+  auto file = [](const std::string& p) { return p == "-" ? std::string("/dev/stdout") : p; };
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     const auto& [role, path] = outputs[i];
-    if (path.empty() || path == "-") continue;  // "-": standard output
-    Files others = inputs;
+    if (path.empty()) continue;
+    Files others = path == "-" ? Files{} : inputs;
     others.insert(others.end(), outputs.begin() + static_cast<std::ptrdiff_t>(i) + 1, outputs.end());
     for (const auto& [orole, opath] : others)
-      if (!opath.empty() && opath != "-" && same(path, opath))
+      if (!opath.empty() && !(path == "-" && opath == "-") && same(file(path), file(opath)))
         throw hetglm::InvalidArgument(
             fmt::format("{} '{}' is the same file as {} '{}': refusing to overwrite it", role, path, orole, opath));
   }

@@ -797,6 +797,10 @@ TEST_F(Cli, OutputsAreCheckedBeforeTheDataIsRead) {
     EXPECT_EQ(r.err, err);
   }
   for (const auto& e : fs::directory_iterator(dir)) EXPECT_EQ(e.path().string().find(".tmp."), std::string::npos);
+  // MODEL "-" is standard output: a report on /dev/stdout would be mixed with the model (it was).
+  const CliRun r = run("train -q missing.svm - --report-json /dev/stdout");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "error: MODEL '-' is the same file as --report-json '/dev/stdout': refusing to overwrite it\n");
 }
 
 // Issue 18: when the model cannot be written (disk full: /dev/full fails every write with ENOSPC), the report of
