@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <limits>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -137,6 +139,9 @@ std::vector<ClassWeight> extract_class_weights(std::vector<std::string>& args) {
     const std::string& wt = args[++i];
     if (!parse_double(wt, cw.weight) || !(cw.weight > 0))
       throw InvalidArgument(fmt::format("{}: the weight must be a positive number, got {}", a, quote_token(wt)));
+    if (cw.weight > std::numeric_limits<float>::max())  // train(): sample weights are bounded by float range
+      throw InvalidArgument(fmt::format("{}: the weight must be at most {:g}, got {}", a,
+                                        double(std::numeric_limits<float>::max()), quote_token(wt)));
     for (const ClassWeight& o : out)
       if (o.label == cw.label)
         throw InvalidArgument(fmt::format("{}: class {} already has a weight ({} {})", a, cw.label, o.flag, o.weight));

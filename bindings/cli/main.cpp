@@ -4,6 +4,8 @@
 // duality-gap certificate). Exit codes: 0 success, 1 training failure, 2 bad usage or bad input,
 // 130 interrupted (SIGINT).
 #include <CLI/CLI.hpp>
+#include <fcntl.h>
+#include <unistd.h>
 #include <fmt/format.h>
 #include <tbb/info.h>
 #include <tbb/task_arena.h>
@@ -23,6 +25,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "liblinear.hpp"
 #include "hetglm/config.hpp"
@@ -49,6 +52,22 @@ constexpr int kExitInterrupted = 130;
 
 std::atomic<bool> g_interrupted{false};
 extern "C" void on_sigint(int) { g_interrupted.store(true); }
+
+/// Standard output's reader has gone (`hetglm train ... | head -1`): SIGPIPE is ignored, and the first failed flush of
+/// a progress or summary line (EPIPE) sends the rest of standard output to /dev/null, so training goes on and the
+/// model is written; run_train warns at the end. The model itself on standard output (MODEL "-") and predictions
+/// are checked where they are written and fail with their own message.
+bool g_stdout_closed = false;
+void flush_info(std::FILE* f) {
+  if (std::fflush(f) == 0 || f != stdout || errno != EPIPE) return;
+  const int fd = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    ::dup2(fd, STDOUT_FILENO);
+    ::close(fd);
+  }
+  std::clearerr(stdout);
+  g_stdout_closed = true;
+}
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -94,13 +113,16 @@ void check_outputs(const Files& inputs, const Files& outputs) {
     if (fs::exists(a, e1) && fs::exists(b, e2)) return fs::equivalent(a, b, e1);
     return fs::weakly_canonical(a, e1) == fs::weakly_canonical(b, e2);
   };
+  // "-" is standard output: among the outputs, the same file as /dev/stdout (MODEL - with --report-json
+  // /dev/stdout mixed both); it is not compared with the inputs (a terminal is both standard input and output).
+  auto file = [](const std::string& p) { return p == "-" ? std::string("/dev/stdout") : p; };
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     const auto& [role, path] = outputs[i];
-    if (path.empty() || path == "-") continue;  // "-": standard output
-    Files others = inputs;
+    if (path.empty()) continue;
+    Files others = path == "-" ? Files{} : inputs;
     others.insert(others.end(), outputs.begin() + static_cast<std::ptrdiff_t>(i) + 1, outputs.end());
     for (const auto& [orole, opath] : others)
-      if (!opath.empty() && opath != "-" && same(path, opath))
+      if (!opath.empty() && !(path == "-" && opath == "-") && same(file(path), file(opath)))
         throw hetglm::InvalidArgument(
             fmt::format("{} '{}' is the same file as {} '{}': refusing to overwrite it", role, path, orole, opath));
   }
@@ -146,6 +168,9 @@ struct TrainArgs {
   std::string aggregation = "adaptive";  ///< --aggregation adaptive|fixed
   bool distributed = false;  ///< --distributed: CoCoA+ over MPI (docs/mpi.md)
   int local_epochs = 1;      ///< --local-epochs
+  /// Options given that apply to some runs only (set from CLI11's counts): DuHL's, and --local-epochs (MPI).
+  std::vector<std::string> duhl_options_given;
+  bool local_epochs_given = false;
   std::string memory_limit;  ///< --memory-limit: the readers' budget ("" = automatic)
   // LIBLINEAR's flags (README, "The command line"), as written; empty = not given.
   std::string s_type, eps, svr_p, cv_folds_text, n_threads_text;
@@ -267,10 +292,21 @@ void parse_liblinear_flags(TrainArgs& a) {
   parse_progress(a);
 }
 
-/// The strings of `a` into a.opt, then every check that needs no data (train.hpp check_options).
+/// The strings of `a` into a.opt, then every check that needs no data (train.hpp check_options). Options that do
+/// not apply to this run are checked all the same; the warnings about them are printed once every check passed.
 void parse_options(TrainArgs& a) {
   parse_liblinear_flags(a);
   hetglm::TrainOptions& o = a.opt;
+  std::vector<std::string> warnings;
+  // More solver threads than the machine runs at once only add replicas (SySCD's partitions): on a small file
+  // each one holds a few coordinates and the epochs multiply. --threads is capped at the hardware concurrency.
+  const int cores = tbb::info::default_concurrency();
+  if (a.threads > cores) {
+    warnings.push_back(fmt::format(
+        "warning: {} {}: more than the {} hardware thread{} of this machine; using {}\n",
+        a.n_threads_text.empty() ? "--threads" : "-n", a.threads, cores, cores == 1 ? "" : "s", cores));
+    a.threads = cores;
+  }
   o.problem.model = hetglm::model_spec(a.model, a.penalty);
   // -s 11 / -s 12 without -c: LIBLINEAR's default C = 1.
   if (a.C) o.problem.C = a.c_factor * *a.C;
@@ -300,11 +336,32 @@ void parse_options(TrainArgs& a) {
     throw hetglm::InvalidArgument(
         fmt::format("--certificate-every: must be >= 0 (0 = adaptive), got {}", o.solver.certificate_every));
   if (a.nondeterministic) o.solver.deterministic = false;
+  if (a.local_epochs < 1)
+    throw hetglm::InvalidArgument(fmt::format("--local-epochs: must be at least 1, got {}", a.local_epochs));
+  if (a.local_epochs_given && !a.distributed)
+    warnings.push_back("warning: --local-epochs applies to --distributed (MPI) only; ignored\n");
+  const std::string& xclbin = o.device.backend.xclbin;
+  if (!xclbin.empty()) {  // the FPGA binary: a file that exists, whichever device runs
+    std::error_code ec;
+    const auto st = std::filesystem::status(xclbin, ec);
+    if (!std::filesystem::exists(st))
+      throw hetglm::InvalidArgument(fmt::format("--xclbin: cannot open '{}': {}", xclbin,
+                                                std::strerror(ec ? ec.value() : ENOENT)));
+    if (!std::filesystem::is_regular_file(st))
+      throw hetglm::InvalidArgument(fmt::format("--xclbin: '{}' is not a regular file", xclbin));
+  }
+  const bool duhl = o.device.device != hetglm::Device::cpu || !o.device.accel_memory.empty();
+  if (!duhl)
+    for (const std::string& name : a.duhl_options_given)
+      warnings.push_back(fmt::format("warning: {} applies to DuHL (--device other than cpu, or --accel-memory) "
+                                     "only; ignored\n",
+                                     name));
   hetglm::check_options(o);
   for (const hetglm::cli::ClassWeight& w : a.class_weights)
     if (!o.problem.model.classifier)
       throw hetglm::InvalidArgument(fmt::format("{}: class weights apply to classifiers; --model {} is a regression",
                                                 w.flag, o.problem.model.name));
+  for (const std::string& w : warnings) fmt::print(stderr, "{}", w);
 }
 
 /// -wi weight: c_i = the weight of sample i's class (1 for classes without one). A label that is not in the data is
@@ -346,7 +403,7 @@ struct ProgressPrinter {
     const std::string prefix = multi_column ? fmt::format("[class {}] ", label) : std::string();
     fmt::print(out, "{}epoch {:5d}  primal {:.10e}  gap {:.3e}  rel gap {:.3e}  {:8.3f}s\n", prefix, r.epoch, r.primal,
                r.gap, r.rel_gap, r.seconds);
-    std::fflush(out);
+    flush_info(out);
     last_printed = r.seconds;
     last_epoch = r.epoch;
   }
@@ -462,7 +519,7 @@ int run_cross_validation(TrainArgs& a, const Dataset& data, double load_seconds,
         else
           fmt::print("log2c={:7.2f}\tMean squared error={:g}\t(C = {:g}, {} epochs max, {:.3f}s)\n", std::log2(s.C),
                      s.score.mse, s.C, s.epochs, s.seconds);
-        std::fflush(stdout);
+        flush_info(stdout);
       };
     }
     const hetglm::CPathResult r = arena.execute([&] { return hetglm::search_C(data, a.opt, cv, po); });
@@ -494,7 +551,10 @@ int run_cross_validation(TrainArgs& a, const Dataset& data, double load_seconds,
                  "total\n",
                  r.path.size(), r.n_folds, folds_kind, r.seed, r.seconds, seconds_since(t_start));
   }
-  std::fflush(stdout);
+  flush_info(stdout);
+  if (g_stdout_closed)
+    fmt::print(stderr, "warning: standard output was closed by its reader (Broken pipe); the lines after that were "
+                       "not printed\n");
   if (!a.report_file.empty()) {
     try {
       hetglm::write_file_atomic(a.report_file, report.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
@@ -525,6 +585,14 @@ int run_train(TrainArgs& a) {
   // Outputs must not overwrite an input or each other.
   check_outputs({{"TRAIN", a.train_file}, {"--test", a.test_file}},
                 {{"MODEL", cross_validation ? std::string() : a.model_file}, {"--report-json", a.report_file}});
+  // An output that cannot be written fails now, not after training (exit code 1, as a failed write).
+  try {
+    if (!cross_validation && a.model_file != "-") hetglm::check_writable(a.model_file);
+    if (!a.report_file.empty()) hetglm::check_writable(a.report_file);
+  } catch (const hetglm::IoError& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return kExitTraining;
+  }
   // MODEL "-" writes the model to standard output: every other line goes to standard error then.
   std::FILE* info = !cross_validation && a.model_file == "-" ? stderr : stdout;
   if (a.distributed && a.opt.solver.solver != hetglm::SolverKind::automatic &&
@@ -683,45 +751,67 @@ int run_train(TrainArgs& a) {
   report["train"] = metrics(res.model, data);
   if (test) report["test"] = metrics(res.model, *test);
 
+  // The warnings about the certificate are printed once the model is written (they say so).
+  std::vector<std::string> warnings;
   for (const auto& c : res.columns) {
     if (!c.converged && !res.interrupted) {
       const std::string who = res.spec.classifier && res.columns.size() > 1 ? fmt::format(" (class {})", c.label) : "";
       if (c.certificate.gap < 0)  // dual above primal beyond the tolerance: rounding, not convergence
-        fmt::print(stderr,
-                   "warning: the duality gap is negative beyond the tolerance{}: P - D = {:.3e} (relative {:.3e}); the "
-                   "objective values lose precision on this data (extreme feature values or sample weights), so the "
-                   "model is written without a certificate at tol {:.1e}\n",
-                   who, c.certificate.gap, c.certificate.gap / std::fabs(c.certificate.primal), a.opt.solver.tol);
+        warnings.push_back(fmt::format(
+            "warning: the duality gap is negative beyond the tolerance{}: P - D = {:.3e} (relative {:.3e}); the "
+            "objective values lose precision on this data (extreme feature values or sample weights), so the "
+            "model is written without a certificate at tol {:.1e}\n",
+            who, c.certificate.gap, c.certificate.gap / std::fabs(c.certificate.primal), a.opt.solver.tol));
       else if (c.epochs < a.opt.solver.max_epochs)  // the Newton solver stops when no decrease is measurable any more
-        fmt::print(stderr,
-                   "warning: stopped after {} epochs before the tolerance{}: no further decrease of the objective is "
-                   "measurable in double precision; relative gap {:.3e} > tol {:.1e}; the model and its certificate "
-                   "are written\n",
-                   c.epochs, who, c.certificate.gap / std::fabs(c.certificate.primal), a.opt.solver.tol);
+        warnings.push_back(fmt::format(
+            "warning: stopped after {} epochs before the tolerance{}: no further decrease of the objective is "
+            "measurable in double precision; relative gap {:.3e} > tol {:.1e}; the model and its certificate "
+            "are written\n",
+            c.epochs, who, c.certificate.gap / std::fabs(c.certificate.primal), a.opt.solver.tol));
       else
-        fmt::print(stderr,
-                   "warning: reached --max-epochs {} before the tolerance{}: relative gap {:.3e} > tol {:.1e}; "
-                   "the model and its certificate are written\n",
-                   a.opt.solver.max_epochs, who, c.certificate.gap / std::fabs(c.certificate.primal), a.opt.solver.tol);
+        warnings.push_back(fmt::format(
+            "warning: reached --max-epochs {} before the tolerance{}: relative gap {:.3e} > tol {:.1e}; "
+            "the model and its certificate are written\n",
+            a.opt.solver.max_epochs, who, c.certificate.gap / std::fabs(c.certificate.primal), a.opt.solver.tol));
     }
   }
-  // The report first: if it cannot be written, the previous model stays untouched. Paths that are not UTF-8
-  // are written with U+FFFD in the JSON.
+  // The report is written to a temporary file first (StagedFile, io.hpp), then the model (atomically); only when the
+  // model is in place does the report replace the previous one. A failed write (disk full) therefore leaves the previous model
+  // and the previous report as they were, and never a report of a model that was not written. Paths that are not
+  // UTF-8 are written with U+FFFD in the JSON.
+  std::optional<hetglm::StagedFile> staged_report;
   try {
     if (!a.report_file.empty())
-      hetglm::write_file_atomic(a.report_file,
-                                report.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
+      staged_report = hetglm::StagedFile::stage(
+          a.report_file, report.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
+  } catch (const hetglm::Error& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return kExitTraining;
+  }
+  try {
     if (a.model_file == "-") {
       const std::string text = hetglm::format_model(res.model);
       if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
         throw hetglm::IoError(fmt::format("cannot write the model to standard output: {}", std::strerror(errno)));
     } else {
-      hetglm::save_model(a.model_file, res.model);
+      hetglm::StagedFile::stage(a.model_file, hetglm::format_model(res.model)).commit();
     }
   } catch (const hetglm::Error& e) {
-    fmt::print(stderr, "error: {}\n", e.what());
-    return kExitTraining;
+    fmt::print(stderr, "error: {}{}\n", e.what(),
+               a.report_file.empty() ? std::string()
+                                     : fmt::format("; the report '{}' is not replaced either", a.report_file));
+    return kExitTraining;  // staged_report's temporary file is removed
   }
+  if (staged_report) {
+    try {
+      staged_report->commit();
+    } catch (const hetglm::Error& e) {
+      fmt::print(stderr, "error: {} (the model {} is written)\n", e.what(),
+                 a.model_file == "-" ? std::string("to standard output") : "'" + a.model_file + "'");
+      return kExitTraining;
+    }
+  }
+  for (const std::string& w : warnings) fmt::print(stderr, "{}", w);
   if (res.interrupted) {  // --save-on-interrupt: written, but still exit code 130
     fmt::print(stderr,
                "interrupted: stopped after the current epoch with relative gap {:.3e}; model '{}' written with this "
@@ -742,6 +832,11 @@ int run_train(TrainArgs& a) {
                a.model_file == "-" ? std::string("the model to standard output") : "'" + a.model_file + "'",
                seconds_since(t_start));
   }
+  flush_info(info);
+  if (g_stdout_closed)
+    fmt::print(stderr, "warning: standard output was closed by its reader (Broken pipe); the lines after that were "
+                       "not printed; the model '{}' is written\n",
+               a.model_file);
   if (test) warn_extra_features(res.model, *test, a.test_file);
   return 0;
 }
@@ -780,6 +875,12 @@ int run_predict(PredictArgs& a) {
   }
   if (a.output_file == "-") a.output_file.clear();  // "-": standard output
   check_outputs({{"MODEL", a.model_file}, {"DATA", a.data_file}}, {{"OUTPUT", a.output_file}});
+  try {  // an output that cannot be written fails before anything is read (exit code 1)
+    if (!a.output_file.empty()) hetglm::check_writable(a.output_file);
+  } catch (const hetglm::IoError& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return kExitTraining;
+  }
   hetglm::ModelLoadOptions mo;
   mo.memory_limit = memory_limit_option(a.memory_limit);
   mo.memory_limit_name = "--memory-limit";
@@ -843,6 +944,7 @@ int run_predict(PredictArgs& a) {
 
 /// The whole command line; main() calls it, and the option-parsing fuzzer (tests/fuzz) calls it directly.
 int hetglm_cli_main(int argc, char** argv) {
+  std::signal(SIGPIPE, SIG_IGN);  // a closed standard output is an error to report, not a silent exit 141
   CLI::App app{"hetglm: generalized linear models with a certified duality gap", "hetglm"};
   app.set_version_flag("--version", std::string("hetglm ") + HETGLM_VERSION + " (backends: " + HETGLM_BACKENDS + ")");
   app.require_subcommand(1);
@@ -992,6 +1094,25 @@ int hetglm_cli_main(int argc, char** argv) {
     ta.formulation_given = train->count("--formulation") > 0;
     ta.tol_given = train->count("--tol") > 0;
     ta.threads_given = train->count("--threads") > 0;
+    for (const char* name : {"--cpu-role", "--duhl-selection", "--duhl-epochs", "--link-bandwidth",
+                             "--tpa-concurrency", "--xclbin"})
+      if (train->count(name) > 0) ta.duhl_options_given.push_back(name);
+    ta.local_epochs_given = train->count("--local-epochs") > 0;
+    // An option given an empty value ("-c ''", "--lambda=") would parse as its default or 0: an error instead.
+    for (CLI::App* sub : {train, pred}) {
+      if (!app.got_subcommand(sub)) continue;
+      for (const CLI::Option* o : sub->get_options()) {
+        if (o->get_type_size_min() <= 0) continue;  // a flag
+        for (const std::string& v : o->results())
+          if (v.empty()) {
+            const std::string name = !o->get_lnames().empty()   ? "--" + o->get_lnames().front()
+                                     : !o->get_snames().empty() ? "-" + o->get_snames().front()
+                                                                : o->get_name();
+            fmt::print(stderr, "error: {}: the value is empty\n", name);
+            return kExitUsage;
+          }
+      }
+    }
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

@@ -4,7 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <stdexcept>
 
 #include "hetglm/error.hpp"
@@ -26,7 +28,13 @@ MemoryBudget parse_memory_budget(const std::string& text) {
     throw bad();
   }
   const std::string suffix = text.substr(pos);
-  if (!(std::isfinite(x) && x > 0)) throw bad();
+  if (!std::isfinite(x)) throw bad();
+  static const char* const kSuffixes[] = {"", "B", "K", "M", "G", "Ki", "Mi", "Gi", "%"};
+  if (!(x > 0) && std::find(std::begin(kSuffixes), std::end(kSuffixes), suffix) != std::end(kSuffixes))
+    throw InvalidArgument(fmt::format(
+        "--accel-memory: must be positive, got '{}' (a budget of no bytes holds no coordinate: give bytes such as "
+        "64M or a percentage such as 25%, or leave --accel-memory out for the device's own memory)",
+        text));
   MemoryBudget b;
   if (suffix == "%") {
     if (x > 100) throw InvalidArgument(fmt::format("--accel-memory: a percentage must be at most 100%, got '{}'", text));

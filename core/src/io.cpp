@@ -61,75 +61,162 @@ std::string read_file(const std::string& path) {
   return buf;
 }
 
-void write_file_atomic(const std::string& path_given, std::string_view contents) {
-  // Write through a symbolic link to the file it names, and never replace a device, pipe or socket (the rename
-  // would swap a regular file in for, e.g., /dev/null): character devices and pipes are written directly.
-  std::string path = path_given;
+namespace {
+/// The file a path names: through a symbolic link to its target.
+std::string resolve_link(const std::string& path_given) {
   struct stat st {};
   if (::lstat(path_given.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
     if (char* real = ::realpath(path_given.c_str(), nullptr)) {
-      path = real;
+      std::string path = real;
       std::free(real);
+      return path;
     }
   }
-  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-    // A character device (/dev/null, a terminal) or a pipe cannot be replaced atomically: write straight into it
-    // (a pipe without a reader fails at once instead of blocking). Anything else (directory, socket, block
-    // device) is refused.
-    if (!S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode))
-      throw IoError(fmt::format("cannot write '{}': not a regular file", path_given));
-    const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) throw IoError(fmt::format("cannot write '{}': {}", path_given, std::strerror(errno)));
-    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-    const char* p = contents.data();
-    std::size_t left = contents.size();
-    while (left > 0) {
-      const ssize_t n = ::write(fd, p, left);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        const int err = n < 0 ? errno : EIO;
-        ::close(fd);
-        throw IoError(fmt::format("cannot write '{}': {}", path_given, std::strerror(err)));
-      }
-      p += n;
-      left -= static_cast<std::size_t>(n);
-    }
-    ::close(fd);
-    return;
-  }
-  std::string tmpl = path + ".tmp.XXXXXX";
-  const int fd = ::mkostemp(tmpl.data(), O_CLOEXEC);
-  if (fd < 0) throw IoError(fmt::format("cannot write '{}': {}", path_given, std::strerror(errno)));
-  const std::string tmp = tmpl;
-  bool open = true;
-  auto fail = [&](int err) {
-    if (open) ::close(fd);
-    ::unlink(tmp.c_str());
-    throw IoError(fmt::format("cannot write '{}': {}", path_given, std::strerror(err)));
-  };
-  if (::fchmod(fd, 0644) != 0) fail(errno);
+  return path_given;
+}
+
+[[noreturn]] void cannot_write(const std::string& path, int err) {
+  throw IoError(fmt::format("cannot write '{}': {}", path, std::strerror(err)));
+}
+
+/// Every byte of `contents` to fd; false (errno set) on failure.
+bool write_all(int fd, std::string_view contents) {
   const char* p = contents.data();
   std::size_t left = contents.size();
   while (left > 0) {
     const ssize_t n = ::write(fd, p, left);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      fail(errno);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    if (n == 0) {
+      errno = EIO;
+      return false;
     }
-    if (n == 0) fail(EIO);
     p += n;
     left -= static_cast<std::size_t>(n);
   }
-  if (::fsync(fd) != 0) fail(errno);
-  open = false;
-  if (::close(fd) != 0) fail(errno);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) fail(errno);
+  return true;
+}
+
+/// A temporary file "<path>.tmp.XXXXXX" next to path, permissions 0644: its name and descriptor.
+std::pair<std::string, int> make_temporary(const std::string& path, const std::string& given) {
+  std::string tmpl = path + ".tmp.XXXXXX";
+  const int fd = ::mkostemp(tmpl.data(), O_CLOEXEC);
+  if (fd < 0) cannot_write(given, errno);
+  if (::fchmod(fd, 0644) != 0) {
+    const int err = errno;
+    ::close(fd);
+    ::unlink(tmpl.c_str());
+    cannot_write(given, err);
+  }
+  return {tmpl, fd};
+}
+}  // namespace
+
+StagedFile StagedFile::stage(const std::string& path_given, std::string_view contents) {
+  // Write through a symbolic link to the file it names, and never replace a device, pipe or socket (the rename
+  // would swap a regular file in for, e.g., /dev/null): character devices and pipes are written directly.
+  StagedFile f;
+  f.given_ = path_given;
+  f.path_ = resolve_link(path_given);
+  struct stat st {};
+  if (::stat(f.path_.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    // A character device (/dev/null, a terminal) or a pipe cannot be replaced atomically: it is opened now (a pipe
+    // without a reader fails at once instead of blocking) and written by commit(). Anything else (directory,
+    // socket, block device) is refused.
+    if (!S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode))
+      throw IoError(fmt::format("cannot write '{}': not a regular file", path_given));
+    f.fd_ = ::open(f.path_.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (f.fd_ < 0) cannot_write(path_given, errno);
+    ::fcntl(f.fd_, F_SETFL, ::fcntl(f.fd_, F_GETFL) & ~O_NONBLOCK);
+    f.contents_ = std::string(contents);
+    return f;
+  }
+  const std::pair<std::string, int> made = make_temporary(f.path_, path_given);
+  const int fd = made.second;
+  f.tmp_ = made.first;
+  auto fail = [&](int err, bool close_fd) {
+    if (close_fd) ::close(fd);
+    f.discard();
+    cannot_write(path_given, err);
+  };
+  if (!write_all(fd, contents)) fail(errno, true);
+  if (::fsync(fd) != 0) fail(errno, true);
+  if (::close(fd) != 0) fail(errno, false);
+  return f;
+}
+
+StagedFile::StagedFile(StagedFile&& o) noexcept
+    : given_(std::move(o.given_)), path_(std::move(o.path_)), tmp_(std::move(o.tmp_)),
+      contents_(std::move(o.contents_)), fd_(o.fd_) {
+  o.tmp_.clear();
+  o.fd_ = -1;
+}
+
+StagedFile& StagedFile::operator=(StagedFile&& o) noexcept {
+  if (this != &o) {
+    discard();
+    given_ = std::move(o.given_);
+    path_ = std::move(o.path_);
+    tmp_ = std::move(o.tmp_);
+    contents_ = std::move(o.contents_);
+    fd_ = o.fd_;
+    o.tmp_.clear();
+    o.fd_ = -1;
+  }
+  return *this;
+}
+
+StagedFile::~StagedFile() { discard(); }
+
+void StagedFile::discard() noexcept {
+  if (!tmp_.empty()) ::unlink(tmp_.c_str());
+  tmp_.clear();
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+void StagedFile::commit() {
+  if (fd_ >= 0) {
+    const bool ok = write_all(fd_, contents_);
+    const int err = errno;
+    ::close(fd_);
+    fd_ = -1;
+    if (!ok) cannot_write(given_, err);
+    return;
+  }
+  if (tmp_.empty()) throw IoError(fmt::format("cannot write '{}': already written", given_));
+  if (::rename(tmp_.c_str(), path_.c_str()) != 0) {
+    const int err = errno;
+    discard();
+    cannot_write(given_, err);
+  }
+  tmp_.clear();
   // Make the rename itself durable; best effort (some file systems refuse fsync on a directory).
-  const int dir = ::open(parent_dir(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  const int dir = ::open(parent_dir(path_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir >= 0) {
     (void)::fsync(dir);
     ::close(dir);
   }
+}
+
+void write_file_atomic(const std::string& path, std::string_view contents) {
+  StagedFile::stage(path, contents).commit();
+}
+
+void check_writable(const std::string& path_given) {
+  const std::string path = resolve_link(path_given);
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (S_ISFIFO(st.st_mode)) return;  // its reader may come later; stage() opens it
+    if (!S_ISCHR(st.st_mode)) throw IoError(fmt::format("cannot write '{}': not a regular file", path_given));
+    const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) cannot_write(path_given, errno);
+    ::close(fd);
+    return;
+  }
+  const std::pair<std::string, int> made = make_temporary(path, path_given);
+  ::close(made.second);
+  ::unlink(made.first.c_str());
 }
 
 }  // namespace hetglm

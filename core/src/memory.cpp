@@ -201,7 +201,10 @@ std::uint64_t parse_byte_size(const std::string& text, const std::string& what) 
   for (const auto& [name, mult] : units) {
     if (suffix != name) continue;
     const double bytes = std::round(x * mult);
-    if (!(bytes >= 1 && bytes < 1.8e19)) throw bad();
+    if (bytes < 1)
+      throw InvalidArgument(fmt::format("{}: must be at least 1 byte, got {} (a limit of no bytes keeps no data)", what,
+                                        quote_token(text)));
+    if (!(bytes < 1.8e19)) throw bad();
     return static_cast<std::uint64_t>(bytes);
   }
   throw bad();

@@ -179,7 +179,7 @@ TEST(Registry, MemorySizes) {
   EXPECT_EQ(parse_memory_size("1Gi", 0), 1024u * 1024 * 1024);
   EXPECT_EQ(parse_memory_size("25%", 1000), 250u);
   EXPECT_EQ(parse_memory_size("100%", 1234), 1234u);
-  for (const char* bad : {"", "abc", "12X", "-5M", "0"}) {
+  for (const char* bad : {"", "abc", "12X", "0Q"}) {
     try {
       parse_memory_size(bad, 100);
       FAIL() << bad;
@@ -187,6 +187,18 @@ TEST(Registry, MemorySizes) {
       EXPECT_EQ(std::string(e.what()), std::string("--accel-memory: cannot parse '") + bad +
                                            "' (expected bytes with an optional K M G Ki Mi Gi suffix, or a "
                                            "percentage such as 25%)");
+    }
+  }
+  // Zero and negative sizes parse: the message says what is wrong with them (issue 18).
+  for (const char* bad : {"0", "-5M", "0%", "0Gi"}) {
+    try {
+      parse_memory_size(bad, 100);
+      FAIL() << bad;
+    } catch (const InvalidArgument& e) {
+      EXPECT_EQ(std::string(e.what()), std::string("--accel-memory: must be positive, got '") + bad +
+                                           "' (a budget of no bytes holds no coordinate: give bytes such as 64M or a "
+                                           "percentage such as 25%, or leave --accel-memory out for the device's own "
+                                           "memory)");
     }
   }
 }

@@ -3,6 +3,8 @@
 // certificates in the model file and the JSON report, predictions.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
+#include <tbb/info.h>
 
 #include <algorithm>
 #include <cmath>
@@ -751,4 +753,172 @@ TEST_F(Cli, DeviceNotCompiledInIsReportedBeforeTheData) {
     EXPECT_EQ(r.err, std::string("error: device '") + device + "' is not compiled in: reconfigure with -D" + option +
                          "=ON\n");
   }
+}
+
+// Issue 18: more solver threads than the machine runs at once only add SySCD replicas (on a 270-row file, 300 of
+// them needed 20 times the epochs, 100000 ran for minutes): --threads is capped at the hardware concurrency with a
+// warning, and the run is the capped run, byte for byte (syscd is deterministic by default).
+TEST_F(Cli, ThreadsAreCappedAtTheHardwareConcurrency) {
+  const int cores = tbb::info::default_concurrency();
+  const std::string base = "train -q --solver syscd --seed 3 " + data("heart_scale");
+  CliRun r = run(base + " --threads 100000 --report-json r.json big.model");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "warning: --threads 100000: more than the " + std::to_string(cores) + " hardware thread" +
+                       (cores == 1 ? "" : "s") + " of this machine; using " + std::to_string(cores) + "\n");
+  const auto rep = nlohmann::json::parse(slurp(dir / "r.json"));
+  EXPECT_EQ(rep["threads"].get<int>(), cores);
+  EXPECT_TRUE(rep["converged"].get<bool>());
+  EXPECT_LE(rep["epochs"].get<int>(), 100);
+  r = run(base + " --threads " + std::to_string(cores) + " capped.model");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(slurp(dir / "big.model"), slurp(dir / "capped.model"));
+  r = run(base + " -n 300 n.model");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.err.substr(0, 18), "warning: -n 300: m");
+}
+
+// Issue 18: an output that cannot be written is found before the data is read (the training file here does not
+// even exist), with the message and exit code 1 of a failed write.
+TEST_F(Cli, OutputsAreCheckedBeforeTheDataIsRead) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"train -q missing.svm nodir/m", "error: cannot write 'nodir/m': No such file or directory\n"},
+      {"train -q --report-json nodir/r.json missing.svm m",
+       "error: cannot write 'nodir/r.json': No such file or directory\n"},
+      {"train -q missing.svm .", "error: cannot write '.': not a regular file\n"},
+      {"train -q -v 5 --report-json nodir/r.json missing.svm",
+       "error: cannot write 'nodir/r.json': No such file or directory\n"},
+      {"predict missing.model missing.svm nodir/out", "error: cannot write 'nodir/out': No such file or directory\n"},
+  };
+  for (const auto& [args, err] : cases) {
+    SCOPED_TRACE(args);
+    const CliRun r = run(args);
+    EXPECT_EQ(r.code, 1);
+    EXPECT_EQ(r.err, err);
+  }
+  for (const auto& e : fs::directory_iterator(dir)) EXPECT_EQ(e.path().string().find(".tmp."), std::string::npos);
+  // MODEL "-" is standard output: a report on /dev/stdout would be mixed with the model (it was).
+  const CliRun r = run("train -q missing.svm - --report-json /dev/stdout");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "error: MODEL '-' is the same file as --report-json '/dev/stdout': refusing to overwrite it\n");
+}
+
+// Issue 18: when the model cannot be written (disk full: /dev/full fails every write with ENOSPC), the report of
+// that run is not written either (the previous report stays, byte for byte), and nothing claims that "the model
+// and its certificate are written". The report's temporary file is removed.
+TEST_F(Cli, AFailedModelWriteReplacesNoReportAndClaimsNothing) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  ASSERT_EQ(run("train -q --report-json r.json " + data("heart_scale") + " m").code, 0);
+  const std::string report = slurp(dir / "r.json");
+  const CliRun r = run("train -q --model svm --max-epochs 2 --report-json r.json " + data("heart_scale") + " /dev/full");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "error: cannot write '/dev/full': No space left on device; the report 'r.json' is not replaced "
+                   "either\n");
+  EXPECT_EQ(slurp(dir / "r.json"), report);
+  for (const auto& e : fs::directory_iterator(dir)) EXPECT_EQ(e.path().string().find(".tmp."), std::string::npos);
+  // A report that cannot be written (a FIFO without a reader) leaves the previous model as it was.
+  const std::string model = slurp(dir / "m");
+  ASSERT_EQ(std::system(("mkfifo '" + (dir / "ff").string() + "'").c_str()), 0);
+  const CliRun f = run("train -q -c 4 --report-json ff " + data("heart_scale") + " m");
+  EXPECT_EQ(f.code, 1);
+  EXPECT_EQ(f.err, "error: cannot write 'ff': No such device or address\n");
+  EXPECT_EQ(slurp(dir / "m"), model);
+}
+
+// Issue 18: an option given an empty value was taken as its default ("-c ''" trained with C = 1), and options that
+// do not apply to the run were not checked at all. Each is an error naming the option, before the data is read.
+TEST_F(Cli, EmptyValuesAndOptionsThatDoNotApplyAreChecked) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"train -c '' missing.svm m", "error: -c: the value is empty\n"},
+      {"train --lambda '' missing.svm m", "error: --lambda: the value is empty\n"},
+      {"train --threads '' missing.svm m", "error: --threads: the value is empty\n"},
+      {"train --report-json '' missing.svm m", "error: --report-json: the value is empty\n"},
+      {"train missing.svm ''", "error: MODEL: the value is empty\n"},
+      {"predict -b '' m missing.svm", "error: -b: the value is empty\n"},
+      {"train --cpu-role bogus missing.svm m", "error: --cpu-role: unknown value 'bogus' (expected gaps or solve)\n"},
+      {"train --numa-nodes -1 missing.svm m",
+       "error: --numa-nodes: must be >= 0 (0 = the machine's topology), got -1\n"},
+      {"train --local-epochs 0 missing.svm m", "error: --local-epochs: must be at least 1, got 0\n"},
+      {"train --xclbin /nonexistent missing.svm m",
+       "error: --xclbin: cannot open '/nonexistent': No such file or directory\n"},
+      {"train --xclbin . missing.svm m", "error: --xclbin: '.' is not a regular file\n"},
+      {"train --bucket-size -1 missing.svm m", "error: --bucket-size: must be >= 0 (0 = automatic), got -1\n"},
+      {"train --link-bandwidth -1 missing.svm m",
+       "error: --link-bandwidth: must be a non-negative number of GB/s, got -1\n"},
+      {"train --tpa-concurrency -5 missing.svm m",
+       "error: --tpa-concurrency: must be 0 (sequential epochs) or positive, got -5\n"},
+      {"train --accel-memory 0 missing.svm m",
+       "error: --accel-memory: must be positive, got '0' (a budget of no bytes holds no coordinate: give bytes such "
+       "as 64M or a percentage such as 25%, or leave --accel-memory out for the device's own memory)\n"},
+      {"train --memory-limit 0 missing.svm m",
+       "error: --memory-limit: must be at least 1 byte, got '0' (a limit of no bytes keeps no data)\n"},
+  };
+  for (const auto& [args, err] : cases) {
+    SCOPED_TRACE(args);
+    const CliRun r = run(args);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.err, err);
+    EXPECT_FALSE(fs::exists(dir / "m"));
+  }
+  // Valid values of options that do not apply: a warning, and the run goes on.
+  write("ok.svm", "+1 1:0.5\n-1 2:1\n");
+  CliRun r = run("train -q --local-epochs 2 ok.svm m");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.err, "warning: --local-epochs applies to --distributed (MPI) only; ignored\n");
+  r = run("train -q --cpu-role solve --duhl-epochs 2 ok.svm m");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.err,
+            "warning: --cpu-role applies to DuHL (--device other than cpu, or --accel-memory) only; ignored\n"
+            "warning: --duhl-epochs applies to DuHL (--device other than cpu, or --accel-memory) only; ignored\n");
+  EXPECT_EQ(run("train -q --accel-memory 50% --cpu-role solve ok.svm m").err, "");
+}
+
+// Issue 18: a class weight or a regression target beyond float range overflowed the objective to a "numerical
+// failure" (exit 1) once training had started; both are refused with the value, as a feature value is.
+TEST_F(Cli, WeightsAndTargetsBeyondFloatRangeAreRefused) {
+  write("ok.svm", "+1 1:0.5\n-1 2:1\n");
+  write("big.svm", "1 1:1\n1e300 1:2\n");
+  CliRun r = run("train -q -w1 1e300 missing.svm m");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "error: -w1: the weight must be at most 3.40282e+38, got '1e300'\n");
+  r = run("train -q --model ridge big.svm m");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "error: 'big.svm': the target of sample 2 is 1e+300, out of float range (a regression target must "
+                   "be at most 3.40282e+38 in magnitude)\n");
+  EXPECT_FALSE(fs::exists(dir / "m"));
+  EXPECT_EQ(run("train -q big.svm m").code, 0);  // as class labels, any finite numbers
+}
+
+// Issue 18: `hetglm train ... | head -1` died of SIGPIPE (exit 141, no message). Standard output here is a pipe whose
+// reader is already closed, so the first progress line fails: training goes on, the model is written and a warning
+// says so. The model itself on that standard output is an error (exit 1).
+TEST_F(Cli, AClosedStandardOutputIsReportedAndTrainingGoesOn) {
+  auto run_closed_stdout = [&](const std::string& args) {
+    int fds[2];
+    EXPECT_EQ(::pipe(fds), 0);
+    ::close(fds[0]);  // no reader: every write gets EPIPE (SIGPIPE if not ignored)
+    const std::string cmd = "cd '" + dir.string() + "' && exec '" + HETGLM_CLI + "' " + args + " 2>'" +
+                            (dir / "stderr").string() + "'";
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      ::dup2(fds[1], STDOUT_FILENO);
+      ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    ::close(fds[1]);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    return CliRun{WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), "", slurp(dir / "stderr")};
+  };
+  CliRun r = run_closed_stdout("train " + data("heart_scale") + " m");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.err, "warning: standard output was closed by its reader (Broken pipe); the lines after that were not "
+                   "printed; the model 'm' is written\n");
+  EXPECT_EQ(hetglm::load_model((dir / "m").string()).nr_feature, 13);
+  r = run_closed_stdout("train -q " + data("heart_scale") + " -");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "error: cannot write the model to standard output: Broken pipe\n");
+  r = run_closed_stdout("predict -q m " + data("heart_scale"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "error: cannot write the predictions to standard output: Broken pipe\n");
 }

@@ -1147,7 +1147,16 @@ TEST(LibsvmMemory, ByteSizesAsTextAndBack) {
   EXPECT_EQ(hetglm::parse_byte_size("512B", "x"), 512u);
   EXPECT_EQ(hetglm::parse_byte_size("3K", "x"), 3000u);
   EXPECT_EQ(hetglm::parse_byte_size("1T", "x"), 1000000000000u);
-  for (const char* bad : {"", "M", "12X", "-5M", "0", "0.1", "1e3", "1 M", "nan", "inf", "20000000T"}) {
+  for (const char* bad : {"0", "0.1", "0K"}) {
+    try {
+      hetglm::parse_byte_size(bad, "--memory-limit");
+      ADD_FAILURE() << bad;
+    } catch (const hetglm::InvalidArgument& e) {
+      EXPECT_EQ(std::string(e.what()), "--memory-limit: must be at least 1 byte, got " + hetglm::quote_token(bad) +
+                                           " (a limit of no bytes keeps no data)");
+    }
+  }
+  for (const char* bad : {"", "M", "12X", "-5M", "1e3", "1 M", "nan", "inf", "20000000T"}) {
     try {
       hetglm::parse_byte_size(bad, "--memory-limit");
       ADD_FAILURE() << bad;

@@ -74,6 +74,28 @@ def _to_matrix(X):
     return _hetglm.matrix_from_dense(X)
 
 
+_FLOAT_MAX = float(np.finfo(np.float32).max)
+
+
+def _check_float_range(a, name):
+    """ValueError naming the first entry of ``a`` (a validated array or sparse matrix) beyond float32 range, as the
+    command line refuses such a value: the engine stores X as float32, and a weight beyond it overflows."""
+    vals = a.data if sp.issparse(a) else np.asarray(a)
+    if vals.dtype == np.float32 or vals.size == 0 or (vals.max() <= _FLOAT_MAX and vals.min() >= -_FLOAT_MAX):
+        return
+    if sp.issparse(a):
+        coo = a.tocoo()
+        k = int(np.flatnonzero(np.abs(coo.data) > _FLOAT_MAX)[0])
+        where, value = f"[{int(coo.row[k])}, {int(coo.col[k])}]", coo.data[k]
+    else:
+        flat = vals.ravel()
+        k = int(np.flatnonzero(np.abs(flat) > _FLOAT_MAX)[0])
+        where = "[" + ", ".join(str(int(i)) for i in np.unravel_index(k, vals.shape)) + "]"
+        value = flat[k]
+    raise ValueError(f"{name}{where} = {float(value)!r} is out of float range (the engine stores data as float32: at "
+                     f"most {_FLOAT_MAX:g} in magnitude)")
+
+
 def _seed(random_state):
     if random_state is None:
         return 1
@@ -203,11 +225,13 @@ class _BaseClassifier(LinearClassifierMixin, _HetGLMBase):
         X, y = validate_data(self, X, y, accept_sparse=["csr", "csc"], dtype=[np.float64, np.float32],
                              order="C", accept_large_sparse=True)
         check_classification_targets(y)
+        _check_float_range(X, "X")
         self.classes_, y_enc = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
             raise ValueError("This solver needs samples of at least 2 classes in the data, but the data "
                              f"contains only one class: {self.classes_[0]!r}")
         sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        _check_float_range(sw, "sample_weight")
         if self.class_weight is None:
             cw = np.ones(len(self.classes_))
         else:  # as scikit-learn's liblinear path: 'balanced' counts weighted samples
@@ -373,7 +397,10 @@ class _BaseRegressor(RegressorMixin, _HetGLMBase):
         X, y = validate_data(self, X, y, accept_sparse=["csr", "csc"], dtype=[np.float64, np.float32],
                              order="C", y_numeric=True, accept_large_sparse=True)
         y = np.asarray(y, dtype=np.float64)
+        _check_float_range(X, "X")
+        _check_float_range(y, "y")
         sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        _check_float_range(sw, "sample_weight")
         keep = sw > 0
         if not keep.all():
             X, y, sw = X[keep], y[keep], sw[keep]

@@ -116,6 +116,30 @@ def load_svmlight_file(f, *, n_features=None, dtype=np.float64, multilabel=False
                                      zero_based=zero_based, query_id=query_id, offset=offset, length=length))
 
 
+_FLOAT_MAX = float(np.finfo(np.float32).max)
+
+
+def _check_dump_values(Xs, y):
+    """Refuse what the readers refuse (as scikit-learn refuses NaN and infinity): a NaN or infinite label or value,
+    and a value beyond float32 range, which the engine's reader (the command line's) rejects."""
+    if y.dtype.kind in "fc":
+        bad = np.flatnonzero(~np.isfinite(y))
+        if bad.size:
+            raise ValueError(f"dump_svmlight_file: y[{int(bad[0])}] = {float(y[bad[0]])!r} is not a finite number (the "
+                             f"svmlight readers refuse NaN and infinite labels)")
+    d = Xs.data
+    bad = np.flatnonzero(~np.isfinite(d) | (np.abs(d) > _FLOAT_MAX))
+    if bad.size:
+        k = int(bad[0])
+        row = int(np.searchsorted(Xs.indptr, k, side="right") - 1)
+        where = f"X[{row}, {int(Xs.indices[k])}] = {float(d[k])!r}"
+        if not np.isfinite(d[k]):
+            raise ValueError(f"dump_svmlight_file: {where} is not a finite number (the svmlight readers refuse NaN "
+                             f"and infinity)")
+        raise ValueError(f"dump_svmlight_file: {where} is out of float range (the hetglm reader refuses feature "
+                         f"values beyond {_FLOAT_MAX:g} in magnitude: the engine stores float32)")
+
+
 def dump_svmlight_file(X, y, f, *, zero_based=True, comment=None, query_id=None, multilabel=False):
     """Write ``X`` (dense or sparse, (n_samples, n_features)) and ``y`` ((n_samples,)) in svmlight format, as
     :func:`sklearn.datasets.dump_svmlight_file` (zero-based by default, like scikit-learn). Values and labels
@@ -136,6 +160,7 @@ def dump_svmlight_file(X, y, f, *, zero_based=True, comment=None, query_id=None,
     Xs.sort_indices()
     if Xs.shape[0] != y.shape[0]:
         raise ValueError(f"X.shape[0] and y.shape[0] should be the same, got {Xs.shape[0]} and {y.shape[0]} instead.")
+    _check_dump_values(Xs, y)
     qid = None
     if query_id is not None:
         qid = np.ascontiguousarray(query_id, dtype=np.int64)

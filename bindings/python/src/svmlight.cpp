@@ -18,6 +18,7 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <cmath>
 #include <array>
 #include <charconv>
 #include <cstdint>
@@ -127,7 +128,7 @@ void parse_piece(Piece& pc) {
     std::string_view tok;
     if (next(tok)) {
       double label;
-      if (!parse_double(tok, label)) {
+      if (!parse_double(tok, label) || !std::isfinite(label)) {  // a NaN or infinite label: refused as by the CLI
         pc.failed = true;
         pc.error = fmt::format("invalid label '{}'", tok);
         return;

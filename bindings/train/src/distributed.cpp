@@ -19,6 +19,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -457,6 +458,8 @@ int run(const Comm& c, const DistributedArgs& a) {
       std::fflush(stdout);
     }
     try {
+      // The report replaces the previous one only once the model is written (StagedFile, io.hpp; issue 18).
+      std::optional<StagedFile> staged_report;
       if (!a.report_file.empty()) {
         json rep;
         rep["version"] = HETGLM_VERSION;
@@ -516,9 +519,10 @@ int run(const Comm& c, const DistributedArgs& a) {
           jc.push_back(std::move(col));
         }
         rep["columns"] = std::move(jc);
-        write_file_atomic(a.report_file, rep.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
+        staged_report = StagedFile::stage(a.report_file, rep.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
       }
       save_model(a.model_file, model);
+      if (staged_report) staged_report->commit();
     } catch (const std::exception& e) {
       fmt::print(stderr, "error: {}\n", e.what());
       out_code = kExitTraining;

@@ -239,6 +239,15 @@ void check_options(const TrainOptions& o) {
   if (so.solver == SolverKind::newton && p.formulation == FormulationRequest::dual)
     throw InvalidArgument("--solver newton: runs the primal formulation only; drop --formulation dual or choose "
                           "--solver sequential or syscd");
+  // Options of one solver or device are checked whichever runs (an option that does not apply is still valid).
+  if (so.bucket_size < 0)
+    throw InvalidArgument(fmt::format("--bucket-size: must be >= 0 (0 = automatic), got {}", so.bucket_size));
+  if (!(o.device.backend.link_bandwidth_gbps >= 0 && std::isfinite(o.device.backend.link_bandwidth_gbps)))
+    throw InvalidArgument(fmt::format("--link-bandwidth: must be a non-negative number of GB/s, got {}",
+                                      o.device.backend.link_bandwidth_gbps));
+  if (o.device.backend.tpa_concurrency < 0)
+    throw InvalidArgument(fmt::format("--tpa-concurrency: must be 0 (sequential epochs) or positive, got {}",
+                                      o.device.backend.tpa_concurrency));
   if (o.device.duhl.epochs_per_round < 1)
     throw InvalidArgument(fmt::format("--duhl-epochs: must be at least 1, got {}", o.device.duhl.epochs_per_round));
 }
@@ -255,14 +264,28 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
   if (X0.n_rows == 0) throw InvalidArgument(fmt::format("{}: no samples to train on", src));
   if (data.y.size() != static_cast<std::size_t>(X0.n_rows))
     throw InvalidArgument(fmt::format("{}: {} labels for {} samples", src, data.y.size(), X0.n_rows));
-  for (std::size_t i = 0; i < data.y.size(); ++i)
+  // Data, targets and weights within float range keep every sum of the objective and its dual finite in double
+  // (squares of 3.4e38 are 1.2e77); beyond it, a target of 1e300 or a weight of 1e300 overflowed to a "numerical
+  // failure" after training had started.
+  constexpr double kFloatMax = std::numeric_limits<float>::max();
+  for (std::size_t i = 0; i < data.y.size(); ++i) {
     if (!std::isfinite(data.y[i])) throw InvalidArgument(fmt::format("{}: label of sample {} is not finite", src, i + 1));
+    if (!spec.classifier && std::fabs(data.y[i]) > kFloatMax)
+      throw InvalidArgument(fmt::format("{}: the target of sample {} is {:g}, out of float range (a regression "
+                                        "target must be at most {:g} in magnitude)",
+                                        src, i + 1, data.y[i], kFloatMax));
+  }
   std::vector<double> c = po.sample_weight;
   if (c.empty()) c.assign(data.y.size(), 1.0);
   if (c.size() != data.y.size())
     throw InvalidArgument(fmt::format("sample weights: {} weights for {} samples", c.size(), data.y.size()));
-  for (double ci : c)
-    if (!(ci > 0 && std::isfinite(ci))) throw InvalidArgument("sample weights must be positive and finite");
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    if (!(c[i] > 0 && std::isfinite(c[i]))) throw InvalidArgument("sample weights must be positive and finite");
+    if (c[i] > kFloatMax)
+      throw InvalidArgument(fmt::format("sample weights: the weight of sample {} is {:g}, out of float range (at "
+                                        "most {:g})",
+                                        i + 1, c[i], kFloatMax));
+  }
 
   const double lambda = resolve_lambda(spec, po.C, po.lambda, X0.n_rows);
   res.lambda = lambda;

@@ -41,4 +41,33 @@ std::string read_file(const std::string& path);
 /// `path` is untouched, and IoError("cannot write 'PATH': reason") is thrown.
 void write_file_atomic(const std::string& path, std::string_view contents);
 
+/// write_file_atomic in two steps, so that several outputs (a model and its report) are all written before any of
+/// them replaces its previous version. stage(): a regular file's contents go to "<path>.tmp.XXXXXX" (every write
+/// checked, fsync); a character device or pipe is opened (a pipe without a reader fails here) and written by
+/// commit(). commit(): rename over `path` (or write the device). A StagedFile destroyed without commit() removes its
+/// temporary file and leaves `path` untouched. Errors: IoError("cannot write 'PATH': reason"), as write_file_atomic.
+class StagedFile {
+ public:
+  static StagedFile stage(const std::string& path, std::string_view contents);
+  StagedFile(StagedFile&& o) noexcept;
+  StagedFile& operator=(StagedFile&& o) noexcept;
+  StagedFile(const StagedFile&) = delete;
+  StagedFile& operator=(const StagedFile&) = delete;
+  ~StagedFile();
+  void commit();
+
+ private:
+  StagedFile() = default;
+  void discard() noexcept;
+  std::string given_, path_, tmp_;  ///< path as given, its target (symbolic links resolved), the temporary file
+  std::string contents_;            ///< for a device or pipe: written by commit()
+  int fd_ = -1;                     ///< the device or pipe, open for writing
+};
+
+/// Fails now, before any work, where an output could not be written later: the folder of a regular file must let a
+/// file be created in it (a temporary file is created and removed), a directory, socket or block device is refused,
+/// and a character device must open for writing. A pipe is not opened (its reader may come later). Throws IoError
+/// with write_file_atomic's message.
+void check_writable(const std::string& path);
+
 }  // namespace hetglm

@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Values the engine cannot hold (issue 18): the estimators refuse X, y and sample weights beyond float32 range
+with a ValueError naming the entry, as the command line refuses such a value (they raised RuntimeError "numerical
+failure" after training had started); dump_svmlight_file refuses what the readers refuse; load_svmlight_file
+refuses a NaN or infinite label as the command line does."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import hetglm
+
+ESTIMATORS = [hetglm.LogisticRegression, hetglm.LinearSVC, hetglm.Ridge, hetglm.Lasso, hetglm.ElasticNet]
+RANGE = "is out of float range (the engine stores data as float32: at most 3.40282e+38 in magnitude)"
+
+
+@pytest.fixture(scope="module")
+def small(data_dir):
+    X, y = hetglm.load_svmlight_file(data_dir / "heart_scale")
+    return X.toarray()[:60], y[:60]
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # the edge case: 20 epochs
+@pytest.mark.parametrize("Est", ESTIMATORS)
+def test_values_beyond_float32_are_value_errors_naming_the_entry(small, Est):
+    X, y = small
+    big = X.copy()
+    big[3, 2] = 1e39
+    with pytest.raises(ValueError) as e:
+        Est().fit(big, y)
+    assert str(e.value) == "X[3, 2] = 1e+39 " + RANGE
+    with pytest.raises(ValueError) as e:
+        Est().fit(sp.csr_matrix(big), y)
+    assert str(e.value) == "X[3, 2] = 1e+39 " + RANGE
+    with pytest.raises(ValueError) as e:
+        Est().fit(sp.csc_matrix(-big), y)
+    assert str(e.value) == "X[3, 2] = -1e+39 " + RANGE
+    sw = np.ones(len(y))
+    sw[5] = 1e300
+    with pytest.raises(ValueError) as e:
+        Est().fit(X, y, sample_weight=sw)
+    assert str(e.value) == "sample_weight[5] = 1e+300 " + RANGE
+    # At the edge of the range they train to a finite model.
+    edge = X.copy()
+    edge[3, 2] = 3e38
+    assert np.all(np.isfinite(Est(max_iter=20).fit(edge, y).coef_))
+
+
+def test_regression_targets_beyond_float32(small):
+    X, y = small
+    yy = y.copy()
+    yy[7] = -1e300
+    with pytest.raises(ValueError) as e:
+        hetglm.Ridge().fit(X, yy)
+    assert str(e.value) == "y[7] = -1e+300 " + RANGE
+
+
+def test_dump_refuses_what_the_readers_refuse(tmp_path):
+    X = np.array([[1.0, 0.0, 2.0], [0.0, 3.0, 4.0]])
+    y = np.array([1.0, -1.0])
+    out = tmp_path / "d.svm"
+    for value, msg in [(np.nan, "X[1, 2] = nan is not a finite number (the svmlight readers refuse NaN and infinity)"),
+                       (-np.inf, "X[1, 2] = -inf is not a finite number (the svmlight readers refuse NaN and infinity)"),
+                       (1e300, "X[1, 2] = 1e+300 is out of float range (the hetglm reader refuses feature values "
+                               "beyond 3.40282e+38 in magnitude: the engine stores float32)")]:
+        bad = X.copy()
+        bad[1, 2] = value
+        for Xin in (bad, sp.csr_matrix(bad)):
+            with pytest.raises(ValueError) as e:
+                hetglm.dump_svmlight_file(Xin, y, out)
+            assert str(e.value) == "dump_svmlight_file: " + msg
+    with pytest.raises(ValueError) as e:
+        hetglm.dump_svmlight_file(X, np.array([1.0, np.nan]), out)
+    assert str(e.value) == ("dump_svmlight_file: y[1] = nan is not a finite number (the svmlight readers refuse NaN "
+                            "and infinite labels)")
+    assert not out.exists()
+    hetglm.dump_svmlight_file(X, y, out)  # the good data still round-trips
+    X2, y2 = hetglm.load_svmlight_file(out, zero_based=True)
+    np.testing.assert_array_equal(X2.toarray(), X)
+
+
+def test_load_refuses_a_nan_or_infinite_label_as_the_cli(tmp_path):
+    for label, col in [("nan", 1), ("-inf", 1)]:
+        p = tmp_path / "l.svm"
+        p.write_bytes(b"1 1:1\n" + label.encode() + b" 1:2\n")
+        with pytest.raises(ValueError) as e:
+            hetglm.load_svmlight_file(p)
+        assert str(e.value) == f"{p}:2:{col}: non-finite label '{label}'"
