@@ -73,26 +73,27 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-/// Metrics of predictions against the labels of `data`: accuracy for classifiers, RMSE for regression.
+/// Metrics of predictions against the labels of `data`: accuracy for classifiers; for regression LIBLINEAR's mean
+/// squared error and squared correlation coefficient, and the RMSE.
 json metrics(const LinearModel& model, const Dataset& data) {
   const std::vector<double> pred = hetglm::predict(model, data.X);
+  const hetglm::CvScore s = hetglm::score_predictions(model.is_classifier(), data.y, pred);
   json m;
   m["n_samples"] = data.y.size();
-  if (model.is_classifier()) {
-    std::size_t ok = 0;
-    for (std::size_t i = 0; i < pred.size(); ++i) ok += pred[i] == data.y[i];
-    m["accuracy"] = pred.empty() ? 0.0 : double(ok) / pred.size();
+  if (s.classifier) {
+    m["accuracy"] = s.accuracy;
   } else {
-    double se = 0;
-    for (std::size_t i = 0; i < pred.size(); ++i) se += (pred[i] - data.y[i]) * (pred[i] - data.y[i]);
-    m["rmse"] = pred.empty() ? 0.0 : std::sqrt(se / pred.size());
+    m["mse"] = s.mse;
+    m["squared_correlation"] = s.squared_correlation;
+    m["rmse"] = std::sqrt(s.mse);
   }
   return m;
 }
 
 std::string metric_text(const json& m) {
   if (m.contains("accuracy")) return fmt::format("accuracy {:.4f}", m["accuracy"].get<double>());
-  return fmt::format("rmse {:.6g}", m["rmse"].get<double>());
+  return fmt::format("mse {:.6g}, squared correlation {:.6g}", m["mse"].get<double>(),
+                     m["squared_correlation"].get<double>());
 }
 
 /// Warn once when a data file has features the model does not know (they are ignored, as in LIBLINEAR).
@@ -190,7 +191,10 @@ struct TrainArgs {
 
 /// --progress N (a line every N epochs) or --progress Ts (every T seconds, e.g. 2s or 0.5s).
 void parse_progress(TrainArgs& a) {
-  if (a.progress.empty()) return;
+  if (a.progress.empty()) {  // default: a line a second (the first and the last epoch always)
+    a.progress_seconds = 1;
+    return;
+  }
   const std::string& t = a.progress;
   const auto bad = [&] {
     return hetglm::InvalidArgument(fmt::format(
@@ -824,8 +828,12 @@ int run_train(TrainArgs& a) {
                "train {:.3f}s\n",
                res.spec.name, report["formulation"].get<std::string>(), res.model.penalty, res.lambda, P, D, G,
                report["rel_gap"].get<double>(), max_epochs_used, train_seconds);
+    // -s N chose the formulation: say so (train() names --formulation, the library's spelling).
+    const std::string reason = a.liblinear && res.formulation_reason.starts_with("requested with --formulation")
+                                   ? fmt::format("requested with -s {}", a.s_type)
+                                   : res.formulation_reason;
     fmt::print(info, "formulation {} (solver {}): {}\n", report["formulation"].get<std::string>(),
-               report["solver"].get<std::string>(), res.formulation_reason);
+               report["solver"].get<std::string>(), reason);
     fmt::print(info, "train {}", metric_text(report["train"]));
     if (test) fmt::print(info, "  test {} on '{}'", metric_text(report["test"]), a.test_file);
     fmt::print(info, "\nwrote {} in {:.3f}s total\n",
@@ -871,6 +879,8 @@ int run_predict(PredictArgs& a) {
     const int b = hetglm::cli::parse_int("-b", a.b);
     if (b != 0 && b != 1)
       throw hetglm::InvalidArgument(fmt::format("-b: expected 0 or 1 (1: probability estimates), got {}", a.b));
+    if (b == 0 && a.probability)
+      throw hetglm::InvalidArgument("-b 0 and --probability contradict each other: give one of them");
     a.probability = a.probability || b == 1;
   }
   if (a.output_file == "-") a.output_file.clear();  // "-": standard output
@@ -935,7 +945,8 @@ int run_predict(PredictArgs& a) {
       fmt::print(sink, "Accuracy = {:.4f}% ({}/{})\n", 100.0 * m["accuracy"].get<double>(),
                  static_cast<long long>(std::llround(m["accuracy"].get<double>() * pred.size())), pred.size());
     else
-      fmt::print(sink, "RMSE = {:.6g} ({} samples)\n", m["rmse"].get<double>(), pred.size());
+      fmt::print(sink, "Mean squared error = {:g} (regression)\nSquared correlation coefficient = {:g} (regression)\n",
+                 m["mse"].get<double>(), m["squared_correlation"].get<double>());  // LIBLINEAR's two lines
   }
   return 0;
 }
@@ -1024,7 +1035,8 @@ int hetglm_cli_main(int argc, char** argv) {
   train->add_option("--local-epochs", ta.local_epochs, "--distributed: local epochs per communication round")
       ->capture_default_str();
   train->add_option("--progress", ta.progress,
-                    "progress lines: every N epochs (e.g. 10) or every T seconds (e.g. 2s); default every epoch");
+                    "progress lines besides the first and the last epoch: every T seconds (e.g. 2s; default 1s) or the first "
+                    "certified epoch at or after every multiple of N epochs (e.g. 10; 1: every certified epoch)");
   // LIBLINEAR's flags with LIBLINEAR's meaning (README, "The command line"; -wi weight is taken out of argv first).
   train->add_option("-s", ta.s_type,
                     "LIBLINEAR solver type: 0 L2R_LR, 1 L2R_L2LOSS_SVC_DUAL, 2 L2R_L2LOSS_SVC, 3 L2R_L1LOSS_SVC_DUAL, "

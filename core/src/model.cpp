@@ -213,7 +213,10 @@ class Parser {
     if (!decided(key)) too_long();
     if (key.text != kKeyNames[kFormat])
       fail(1, key.column,
-           fmt::format("expected 'format {}' as the first line, found {}", kFormatVersion, quote_token(key.text)));
+           fmt::format("expected 'format {}' as the first line, found {}{}", kFormatVersion, quote_token(key.text),
+                       key.text == "solver_type" ? " (a LIBLINEAR model file? hetglm reads only its own model "
+                                                   "files, which begin with that line)"
+                                                 : ""));
     if (!toks.next(value)) {
       if (cut) too_long();
       fail(1, 0, "missing value for 'format'");

@@ -121,7 +121,8 @@ TEST_F(Cli, EveryModelTrainsFromTheCommandLine) {
     EXPECT_LE(m.gap.at(0), 1e-4 * m.primal.at(0));
     const CliRun p = run("predict m " + data(reg ? "housing_scale" : "heart_scale") + " o");
     EXPECT_EQ(p.code, 0);
-    EXPECT_EQ(p.out.substr(0, reg ? 7 : 11), reg ? "RMSE = " : "Accuracy = ");
+    EXPECT_EQ(p.out.substr(0, reg ? 21 : 11), reg ? "Mean squared error = " : "Accuracy = ");
+    if (reg) EXPECT_NE(p.out.find(" (regression)\nSquared correlation coefficient = "), std::string::npos) << p.out;
   }
 }
 
@@ -715,7 +716,8 @@ TEST_F(Cli, ModelDashWritesToStandardOutput) {
 // --progress N prints the first record, the first certified epoch at or after each multiple of N, and the last one;
 // --progress Ts by time. Only certified epochs are records (the certificate schedule).
 TEST_F(Cli, ProgressEveryNEpochsOrSeconds) {
-  const CliRun all = run("train --model svm --tol 1e-6 --solver sequential --report-json r.json " + data("heart_scale") + " m");
+  const CliRun all = run("train --model svm --tol 1e-6 --solver sequential --progress 1 --report-json r.json " +
+                         data("heart_scale") + " m");
   ASSERT_EQ(all.code, 0) << all.err;
   const int epochs = nlohmann::json::parse(slurp(dir / "r.json"))["epochs"].get<int>();
   ASSERT_GT(epochs, 50);
@@ -741,6 +743,10 @@ TEST_F(Cli, ProgressEveryNEpochsOrSeconds) {
   const CliRun timed = run("train --model svm --tol 1e-6 --solver sequential --progress 100s " + data("heart_scale") + " m");
   ASSERT_EQ(timed.code, 0) << timed.err;
   EXPECT_EQ(lines(timed.out), (std::vector<int>{1, epochs}));  // the first and the last epoch
+  // The default is --progress 1s: on this sub-second fit, the first and the last epoch too.
+  const CliRun dflt = run("train --model svm --tol 1e-6 --solver sequential " + data("heart_scale") + " m");
+  ASSERT_EQ(dflt.code, 0) << dflt.err;
+  EXPECT_EQ(lines(dflt.out), (std::vector<int>{1, epochs}));
 }
 
 // A device that is not compiled in is reported before the data is read (the file does not exist).

@@ -442,7 +442,8 @@ TEST(ModelParseErrors, EmptyFile) {
 
 TEST(ModelParseErrors, MissingFormatLine) {
   EXPECT_EQ(parse_error(join(erased(binary_lines(), 1))),
-            "m:1:1: expected 'format hetglm-1' as the first line, found 'solver_type'");
+            "m:1:1: expected 'format hetglm-1' as the first line, found 'solver_type' (a LIBLINEAR model file? hetglm "
+            "reads only its own model files, which begin with that line)");
   EXPECT_EQ(parse_error("\nformat hetglm-1\n"),
             "m:1:0: expected 'format hetglm-1' as the first line, found an empty line");
   EXPECT_EQ(parse_error(join(replaced(binary_lines(), 1, "format"))), "m:1:0: missing value for 'format'");

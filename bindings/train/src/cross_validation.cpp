@@ -154,6 +154,10 @@ int max_epochs_of(const TrainResult& r) {
 
 }  // namespace
 
+CvScore score_predictions(bool classifier, const std::vector<double>& y, const std::vector<double>& pred) {
+  return score_of(classifier, y, pred, nullptr);
+}
+
 std::vector<int> make_folds(const std::vector<double>& y, bool stratified, int n_folds, std::uint64_t seed) {
   const std::size_t n = y.size();
   if (n_folds < 2) throw InvalidArgument(fmt::format("-v: n-fold cross-validation needs n >= 2, got {}", n_folds));

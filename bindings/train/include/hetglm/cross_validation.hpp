@@ -71,6 +71,11 @@ struct CvResult {
   double seconds = 0;
 };
 
+/// The score of predictions `pred` (size n) against labels `y` (size n): accuracy for a classifier, else LIBLINEAR's
+/// mean squared error and squared correlation coefficient (its `predict` prints both). Used by `hetglm predict` and
+/// `--test` as well as by cross-validation.
+CvScore score_predictions(bool classifier, const std::vector<double>& y, const std::vector<double>& pred);
+
 /// n-fold cross-validation of `options` on `data` (LIBLINEAR -v). Trains no model on the whole data. Throws what
 /// train() throws; on_epoch of `options` is not called.
 CvResult cross_validate(const Dataset& data, const TrainOptions& options, const CvOptions& cv = {});
