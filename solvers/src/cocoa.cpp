@@ -12,6 +12,7 @@
 
 #include "hetglm/error.hpp"
 #include "hetglm/rng.hpp"
+#include "hetglm/solvers/aggregation.hpp"
 #include "hetglm/solvers/epoch_driver.hpp"
 
 namespace hetglm {
@@ -19,6 +20,8 @@ namespace hetglm {
 namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+constexpr int kGridPoints = 8;  // geometric trial steps from 1/4 to sigma' (plus 1, (1 + sigma')/2, sigma')
 
 int rank_of_world() {
   int r = 0;
@@ -86,6 +89,13 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
   std::vector<index_t> order(static_cast<std::size_t>(m));
   std::iota(order.begin(), order.end(), index_t{0});
   SplitMix64 rng(o.seed + 0x9E3779B97F4A7C15ULL * static_cast<std::uint64_t>(rank));
+  // Adaptive aggregation (aggregation.hpp): gamma from a fixed grid of trial steps, their partial objectives summed
+  // over the ranks by one allreduce; every rank then picks the same gamma.
+  const bool adaptive = o.adaptive_aggregation && K > 1;
+  const std::vector<double> trials = adaptive ? aggregation_grid(sigma, kGridPoints) : std::vector<double>{1.0};
+  std::vector<double> alpha_old, fvals(trials.size());
+  std::vector<index_t> changed, touched;
+  out.allreduce_doubles_per_round = dim + 7 + (adaptive ? trials.size() : 0);
   int round = 0;
   while (driver.budget_left(round)) {
     const auto tr = Clock::now();
@@ -95,6 +105,7 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
       if (round + 1 == 2 && co.fail_rank == rank)
         throw TrainingError("injected failure in round 2 (HETGLM_TEST_FAIL_RANK)");
       v_loc = v;
+      if (adaptive) alpha_old = alpha;
       for (int h = 0; h < co.local_epochs; ++h) {
         shuffle(std::span<index_t>(order), rng);
         // The local copy sees its own updates sigma'-scaled (CoCoA+ subproblem).
@@ -113,8 +124,42 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
     const auto tc = Clock::now();
     MPI_Allreduce(MPI_IN_PLACE, dv.data(), static_cast<int>(dim), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     double comm_s = since(tc);
-    for (std::size_t k = 0; k < dim; ++k) v[k] += dv[k];
-    if (!err) p_old.swap(p_new);
+    double gamma = 1.0;
+    if (adaptive) {
+      const auto ta = Clock::now();
+      std::fill(fvals.begin(), fvals.end(), 0.0);
+      changed.clear();
+      touched.clear();
+      if (!err) {
+        for (index_t i = 0; i < m; ++i)
+          if (alpha[i] != alpha_old[i]) changed.push_back(i);
+        if constexpr (Form::formulation == Formulation::primal)
+          for (index_t k = co.shared_lo; k < co.shared_hi; ++k)
+            if (dv[k] != 0) touched.push_back(k);
+        for (std::size_t q = 0; q < trials.size(); ++q) {
+          fvals[q] = line_coordinate_terms(form, changed, alpha_old.data(), alpha.data(), trials[q]);
+          if constexpr (Form::formulation == Formulation::primal)
+            fvals[q] += line_primal_losses(form, touched, v.data(), dv.data(), trials[q]);
+        }
+      }
+      MPI_Allreduce(MPI_IN_PLACE, fvals.data(), static_cast<int>(fvals.size()), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+      if constexpr (Form::formulation == Formulation::dual) {
+        double vv = 0, vd = 0, dd = 0;  // v and dv are global: the same sums on every rank
+        for (std::size_t k = 0; k < dim; ++k) vv += v[k] * v[k], vd += v[k] * dv[k], dd += dv[k] * dv[k];
+        for (std::size_t q = 0; q < trials.size(); ++q) fvals[q] += line_dual_quadratic(form, vv, vd, dd, trials[q]);
+      }
+      gamma = aggregation_best(trials, fvals);
+      if (gamma != 1.0)
+        for (index_t i : changed) alpha[i] = alpha_old[i] + gamma * (alpha[i] - alpha_old[i]);
+      comm_s += since(ta);
+    }
+    for (std::size_t k = 0; k < dim; ++k) v[k] += gamma * dv[k];
+    if (!err) {
+      if (gamma == 1.0)
+        p_old.swap(p_new);
+      else  // A_r alpha_r is linear in alpha_r: the new part is p_old + gamma (p_new - p_old)
+        for (std::size_t k = 0; k < dim; ++k) p_old[k] += gamma * (p_new[k] - p_old[k]);
+    }
     ++round;
     int any = 0;
     const auto tg = Clock::now();
@@ -123,10 +168,12 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
     if (any) throw RemoteFailure{agree_on_failure(err ? code : 0, msg)};
     out.compute_seconds += compute;
     out.comm_seconds += comm_s;
-    out.rounds.push_back({round, driver.seconds(), compute, comm_s});
+    out.rounds.push_back({round, driver.seconds(), compute, comm_s, gamma});
     if (driver.record(round, cert, alpha, v) != EpochDriver::Stop::none) break;
   }
-  // Exact final certificate: v = sum_r A_r alpha_r re-summed from the exact local parts (one more allreduce).
+  // Exact final certificate: v = sum_r A_r alpha_r re-summed from the exact local parts (one more allreduce); with
+  // gamma != 1 the local part is recomputed from alpha first.
+  if (adaptive) p_old = shared_vector(form, alpha);
   std::copy(p_old.begin(), p_old.end(), v.begin());
   MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(dim), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   int any = 0;

@@ -9,7 +9,13 @@
 //     1. H = local_epochs epochs of the sequential solver's coordinate update (update_coordinate, forms.hpp) on the
 //        rank's coordinates against a local copy of v with sigma' = K (gamma = 1, "adding");
 //     2. dv_r = A_[r] alpha_[r] (new) - A_[r] alpha_[r] (old), recomputed exactly in double; one MPI_Allreduce (sum)
-//        of dv (length dim(): d in the dual, N in the primal); v += sum_r dv_r;
+//        of dv (length dim(): d in the dual, N in the primal);
+//     2b. options.adaptive_aggregation and K > 1: gamma along (alpha - alpha_old, dv) by a safeguarded line search on
+//        the global objective (aggregation.hpp): each rank adds the terms of its changed coordinates (primal: and of
+//        its share of the samples dv touches) at every trial step of aggregation_grid (1, (1 + K)/2, K and 8
+//        geometric steps from 1/4 to K), one MPI_Allreduce of those 11 sums, the dual's quadratic from the global
+//        v and dv; the best trial (never worse than gamma = 1); alpha_[r] = alpha_old + gamma (alpha - alpha_old);
+//     v += gamma sum_r dv_r;
 //     3. the global certificate: each rank adds the certificate terms of its coordinates and of its share of the
 //        entries of v (forms.hpp add_coordinate_terms / add_shared_terms), one MPI_Allreduce of the six sums and an
 //        error flag, then Form::finish; the epoch driver records the round and stops on P - D <= tol |P|.
@@ -35,11 +41,16 @@ struct CocoaOptions {
 struct CocoaRound {
   int round = 0;
   double seconds = 0, compute_seconds = 0, comm_seconds = 0;
+  double gamma = 1;  ///< the aggregation step of the round (1 = CoCoA+'s safe merge)
 };
 
 struct CocoaResult : SolveResult {
   std::vector<CocoaRound> rounds;
   double compute_seconds = 0, comm_seconds = 0;
+  /// doubles each rank contributes to the allreduces of one round: dv, the certificate's 6 sums and error flag, and
+  /// with adaptive aggregation the partial objectives of the trial steps
+  std::size_t allreduce_doubles_per_round = 0;
+  std::size_t allreduce_calls = 0, allreduce_doubles_total = 0;  ///< distributed Newton: every allreduce of the solve
 };
 
 /// Thrown on every rank when a round's error flag was raised (the failing rank has printed its own message);
