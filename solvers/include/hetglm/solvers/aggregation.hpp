@@ -23,13 +23,15 @@
 
 namespace hetglm {
 
-/// Sum over `changed` of the coordinate terms at alpha_old + gamma (alpha - alpha_old); dual terms carry 1/n.
+/// Sum over `changed` of the coordinate terms at alpha_old + gamma (alpha - alpha_old) + beta step (a point of the
+/// plane spanned by the new direction and the previous step; step null: the line, beta unused); dual terms carry 1/n.
 template <class Form>
-double line_coordinate_terms(const Form& form, std::span<const index_t> changed, const double* alpha_old,
-                             const double* alpha, double gamma) {
+double plane_coordinate_terms(const Form& form, std::span<const index_t> changed, const double* alpha_old,
+                              const double* alpha, const double* step, double gamma, double beta) {
   double acc = 0;
   for (index_t i : changed) {
-    const double a = alpha_old[i] + gamma * (alpha[i] - alpha_old[i]);
+    double a = alpha_old[i] + gamma * (alpha[i] - alpha_old[i]);
+    if (step) a += beta * step[i];
     if constexpr (Form::formulation == Formulation::dual)
       acc -= Form::LossP::conjugate(form.y[i], a, form.c[i]);
     else
@@ -39,20 +41,53 @@ double line_coordinate_terms(const Form& form, std::span<const index_t> changed,
   return acc;
 }
 
+/// The same on the line alpha_old + gamma (alpha - alpha_old).
+template <class Form>
+double line_coordinate_terms(const Form& form, std::span<const index_t> changed, const double* alpha_old,
+                             const double* alpha, double gamma) {
+  return plane_coordinate_terms(form, changed, alpha_old, alpha, nullptr, gamma, 0.0);
+}
+
+/// Dot products of v, the new direction dv and the previous step s of v.
+struct PlaneDots {
+  double vv = 0, vd = 0, dd = 0, vs = 0, ds = 0, ss = 0;
+};
+
+/// Dual: -lambda/2 ||w||^2 at v + gamma dv + beta s.
+template <class Form>
+double plane_dual_quadratic(const Form& form, const PlaneDots& p, double gamma, double beta) {
+  const double q = p.vv + gamma * (2 * p.vd + gamma * p.dd) + beta * (2 * p.vs + 2 * gamma * p.ds + beta * p.ss);
+  return -0.5 * form.lambda * form.inv_lambda_n * form.inv_lambda_n * q;
+}
+
 /// Dual: -lambda/2 ||w||^2 at v + gamma dv, from vv = v.v, vd = v.dv, dd = dv.dv.
 template <class Form>
 double line_dual_quadratic(const Form& form, double vv, double vd, double dd, double gamma) {
-  return -0.5 * form.lambda * form.inv_lambda_n * form.inv_lambda_n * (vv + gamma * (2 * vd + gamma * dd));
+  return plane_dual_quadratic(form, PlaneDots{vv, vd, dd, 0, 0, 0}, gamma, 0.0);
 }
 
-/// Primal: -(1/n) sum over `touched` of loss(y_k, v_k + gamma dv_k).
+/// Primal: -(1/n) sum over `touched` of loss(y_k, v_k + gamma dv_k + beta s_k) (s null: the line).
+template <class Form>
+double plane_primal_losses(const Form& form, std::span<const index_t> touched, const double* v, const double* dv,
+                           const double* s, double gamma, double beta) {
+  double acc = 0;
+  for (index_t k : touched) {
+    double z = v[k] + gamma * dv[k];
+    if (s) z += beta * s[k];
+    acc -= Form::LossP::value(form.y[k], z, form.c[k]);
+  }
+  return acc * form.inv_n;
+}
+
+/// The same on the line v + gamma dv.
 template <class Form>
 double line_primal_losses(const Form& form, std::span<const index_t> touched, const double* v, const double* dv,
                           double gamma) {
-  double acc = 0;
-  for (index_t k : touched) acc -= Form::LossP::value(form.y[k], v[k] + gamma * dv[k], form.c[k]);
-  return acc * form.inv_n;
+  return plane_primal_losses(form, touched, v, dv, nullptr, gamma, 0.0);
 }
+
+/// Momentum weights of the plane search (the previous step's share): 0 first.
+inline constexpr std::array<double, 5> kAggregationMomenta = {0.0, 0.5, 0.8, 0.9, 0.95};
 
 /// The first three trial steps for replicas merged with sigma': 1, (1 + sigma')/2, sigma'.
 inline std::array<double, 3> aggregation_trials(double sigma) { return {1.0, 0.5 * (1.0 + sigma), sigma}; }
