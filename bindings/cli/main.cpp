@@ -146,6 +146,7 @@ struct TrainArgs {
   std::string aggregation = "adaptive";  ///< --aggregation adaptive|fixed
   bool distributed = false;  ///< --distributed: CoCoA+ over MPI (docs/mpi.md)
   int local_epochs = 1;      ///< --local-epochs
+  std::string partition = "random";  ///< --partition random|file-order (--distributed)
   std::string memory_limit;  ///< --memory-limit: the readers' budget ("" = automatic)
   // LIBLINEAR's flags (README, "The command line"), as written; empty = not given.
   std::string s_type, eps, svr_p, cv_folds_text, n_threads_text;
@@ -528,15 +529,19 @@ int run_train(TrainArgs& a) {
   // MODEL "-" writes the model to standard output: every other line goes to standard error then.
   std::FILE* info = !cross_validation && a.model_file == "-" ? stderr : stdout;
   if (a.distributed && a.opt.solver.solver != hetglm::SolverKind::automatic &&
-      a.opt.solver.solver != hetglm::SolverKind::sequential)
+      a.opt.solver.solver != hetglm::SolverKind::sequential && a.opt.solver.solver != hetglm::SolverKind::newton)
     throw hetglm::InvalidArgument(fmt::format(
-        "--solver {}: --distributed trains with the sequential local solver on every rank (CoCoA+); drop --solver",
+        "--solver {}: --distributed trains with CoCoA+ (the sequential local solver on every rank) or newton; "
+        "drop --solver or choose sequential or newton",
         hetglm::solver_kind_name(a.opt.solver.solver)));
   if (a.distributed) {  // `mpirun -np K hetglm train --distributed ...` (solvers/src/distributed.cpp, docs/mpi.md)
 #ifdef HETGLM_ENABLE_MPI
     if (!a.test_file.empty()) throw hetglm::InvalidArgument("--test is not supported with --distributed");
+    if (a.partition != "random" && a.partition != "file-order")
+      throw hetglm::InvalidArgument(
+          fmt::format("--partition: unknown value '{}' (expected random or file-order)", a.partition));
     hetglm::DistributedArgs d{a.train_file, a.model_file, a.report_file, a.opt, a.zero_based, a.n_features,
-                              a.threads, a.local_epochs, a.quiet};
+                              a.threads, a.local_epochs, a.quiet, a.partition == "random"};
     return hetglm::train_distributed_main(d);
 #else
     throw hetglm::InvalidArgument("--distributed: this hetglm was built without MPI (configure with -DHETGLM_ENABLE_MPI=ON)");
@@ -920,6 +925,10 @@ int hetglm_cli_main(int argc, char** argv) {
   train->add_flag("--distributed", ta.distributed,
                   "CoCoA+ over MPI: run under `mpirun -np K`; each rank reads its byte range of TRAIN (docs/mpi.md)");
   train->add_option("--local-epochs", ta.local_epochs, "--distributed: local epochs per communication round")
+      ->capture_default_str();
+  train->add_option("--partition", ta.partition,
+                    "--distributed: random (rows or columns sent to ranks by a seeded hash of their index) or "
+                    "file-order (each rank keeps what its byte range holds)")
       ->capture_default_str();
   train->add_option("--progress", ta.progress,
                     "progress lines: every N epochs (e.g. 10) or every T seconds (e.g. 2s); default every epoch");
