@@ -906,8 +906,8 @@ int hetglm_cli_main(int argc, char** argv) {
   train->add_flag("--no-shrinking", ta.no_shrinking,
                   "coordinate descent: visit every coordinate every epoch (no gap-driven shrinking)");
   train->add_option("--aggregation", ta.aggregation,
-                    "syscd with several threads: adaptive (a line search on the merged step, the default) | fixed "
-                    "(the CoCoA+ step gamma = 1)")
+                    "syscd with several threads and --distributed: adaptive (a search on the objective for the merged "
+                    "step, the default) | fixed (the CoCoA+ step gamma = 1)")
       ->capture_default_str();
   train->add_option("--certificate-every", ta.opt.solver.certificate_every,
                     "coordinate descent: an exact certificate every N epochs (0 = the adaptive schedule)")

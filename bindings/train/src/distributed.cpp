@@ -101,8 +101,6 @@ struct LocalPart {
   std::size_t parts = 0;  ///< TRAIN was this many part files (0: one plain file, read by byte ranges)
 };
 
-/// Reads and parses this rank's part. Collective (MPI_Exscan for the global line numbers): every rank calls it
-/// once, and it reports its own failure through `code`/`msg` instead of throwing.
 /// TRAIN as a set of part files: a directory's regular files (names not starting with '.', in name order), or one
 /// gzip file (which has no byte ranges).
 std::vector<std::string> part_files(const std::string& dir) {
@@ -136,6 +134,9 @@ void append_rows(Dataset& into, Dataset&& more) {
   into.y.insert(into.y.end(), more.y.begin(), more.y.end());
 }
 
+/// Reads and parses this rank's part: its byte range of a plain file, or its part files (part p to rank p mod K).
+/// Collective (MPI_Exscan for the global line numbers): every rank calls it once, and it reports its own failure
+/// through `code`/`msg` instead of throwing.
 LocalPart load_part(const Comm& c, const DistributedArgs& a, int& code, std::string& msg) {
   LocalPart part;
   std::string text;
@@ -673,6 +674,7 @@ int run(const Comm& c, const DistributedArgs& a) {
           rep["allreduce_bytes_total"] = total * 8;
         }
         rep["partition"] = a.random_partition ? "random" : "file-order";
+        rep["train_parts"] = part.parts;  // 0: one plain file read by byte ranges
         rep["train_file"] = a.train_file;
         rep["model_file"] = a.model_file;
         rep["model"] = spec.name;
