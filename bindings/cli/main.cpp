@@ -172,6 +172,7 @@ struct TrainArgs {
   /// Options given that apply to some runs only (set from CLI11's counts): DuHL's, and --local-epochs (MPI).
   std::vector<std::string> duhl_options_given;
   bool local_epochs_given = false;
+  std::string partition = "random";  ///< --partition random|file-order (--distributed)
   std::string memory_limit;  ///< --memory-limit: the readers' budget ("" = automatic)
   // LIBLINEAR's flags (README, "The command line"), as written; empty = not given.
   std::string s_type, eps, svr_p, cv_folds_text, n_threads_text;
@@ -600,15 +601,19 @@ int run_train(TrainArgs& a) {
   // MODEL "-" writes the model to standard output: every other line goes to standard error then.
   std::FILE* info = !cross_validation && a.model_file == "-" ? stderr : stdout;
   if (a.distributed && a.opt.solver.solver != hetglm::SolverKind::automatic &&
-      a.opt.solver.solver != hetglm::SolverKind::sequential)
+      a.opt.solver.solver != hetglm::SolverKind::sequential && a.opt.solver.solver != hetglm::SolverKind::newton)
     throw hetglm::InvalidArgument(fmt::format(
-        "--solver {}: --distributed trains with the sequential local solver on every rank (CoCoA+); drop --solver",
+        "--solver {}: --distributed trains with CoCoA+ (the sequential local solver on every rank) or newton; "
+        "drop --solver or choose sequential or newton",
         hetglm::solver_kind_name(a.opt.solver.solver)));
   if (a.distributed) {  // `mpirun -np K hetglm train --distributed ...` (solvers/src/distributed.cpp, docs/mpi.md)
 #ifdef HETGLM_ENABLE_MPI
     if (!a.test_file.empty()) throw hetglm::InvalidArgument("--test is not supported with --distributed");
+    if (a.partition != "random" && a.partition != "file-order")
+      throw hetglm::InvalidArgument(
+          fmt::format("--partition: unknown value '{}' (expected random or file-order)", a.partition));
     hetglm::DistributedArgs d{a.train_file, a.model_file, a.report_file, a.opt, a.zero_based, a.n_features,
-                              a.threads, a.local_epochs, a.quiet};
+                              a.threads, a.local_epochs, a.quiet, a.partition == "random"};
     return hetglm::train_distributed_main(d);
 #else
     throw hetglm::InvalidArgument("--distributed: this hetglm was built without MPI (configure with -DHETGLM_ENABLE_MPI=ON)");
@@ -1014,8 +1019,8 @@ int hetglm_cli_main(int argc, char** argv) {
   train->add_flag("--no-shrinking", ta.no_shrinking,
                   "coordinate descent: visit every coordinate every epoch (no gap-driven shrinking)");
   train->add_option("--aggregation", ta.aggregation,
-                    "syscd with several threads: adaptive (a line search on the merged step, the default) | fixed "
-                    "(the CoCoA+ step gamma = 1)")
+                    "syscd with several threads and --distributed: adaptive (a search on the objective for the merged "
+                    "step, the default) | fixed (the CoCoA+ step gamma = 1)")
       ->capture_default_str();
   train->add_option("--certificate-every", ta.opt.solver.certificate_every,
                     "coordinate descent: an exact certificate every N epochs (0 = the adaptive schedule)")
@@ -1033,6 +1038,10 @@ int hetglm_cli_main(int argc, char** argv) {
   train->add_flag("--distributed", ta.distributed,
                   "CoCoA+ over MPI: run under `mpirun -np K`; each rank reads its byte range of TRAIN (docs/mpi.md)");
   train->add_option("--local-epochs", ta.local_epochs, "--distributed: local epochs per communication round")
+      ->capture_default_str();
+  train->add_option("--partition", ta.partition,
+                    "--distributed: random (rows or columns sent to ranks by a seeded hash of their index) or "
+                    "file-order (each rank keeps what its byte range holds)")
       ->capture_default_str();
   train->add_option("--progress", ta.progress,
                     "progress lines besides the first and the last epoch: every T seconds (e.g. 2s; default 1s) or the first "

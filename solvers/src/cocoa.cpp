@@ -7,11 +7,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <numeric>
 
 #include "hetglm/error.hpp"
 #include "hetglm/rng.hpp"
+#include "hetglm/solvers/aggregation.hpp"
 #include "hetglm/solvers/epoch_driver.hpp"
 
 namespace hetglm {
@@ -19,6 +21,8 @@ namespace hetglm {
 namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+constexpr int kGridPoints = 8;  // geometric trial steps from 1/4 to sigma' (plus 1, (1 + sigma')/2, sigma')
 
 int rank_of_world() {
   int r = 0;
@@ -86,6 +90,19 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
   std::vector<index_t> order(static_cast<std::size_t>(m));
   std::iota(order.begin(), order.end(), index_t{0});
   SplitMix64 rng(o.seed + 0x9E3779B97F4A7C15ULL * static_cast<std::uint64_t>(rank));
+  // Adaptive aggregation (aggregation.hpp): the new point alpha_old + gamma (alpha - alpha_old) + beta step, step =
+  // the previous round's step, over a fixed grid of (gamma, beta); their partial objectives are summed over the
+  // ranks by one allreduce, and every rank then picks the same pair.
+  const bool adaptive = o.adaptive_aggregation && K > 1;
+  const std::vector<double> trials = adaptive ? aggregation_grid(sigma, kGridPoints) : std::vector<double>{1.0};
+  const std::size_t n_beta = adaptive ? kAggregationMomenta.size() : 1;
+  std::vector<double> alpha_old, fvals(trials.size() * n_beta), ids(fvals.size());
+  std::iota(ids.begin(), ids.end(), 0.0);  // candidate q: gamma = trials[q % n_gamma], beta = momenta[q / n_gamma]
+  std::vector<double> astep(adaptive ? static_cast<std::size_t>(m) : 0), vstep(adaptive ? dim : 0),
+      pstep(adaptive ? dim : 0);
+  bool have_step = false;
+  std::vector<index_t> changed, touched;
+  out.allreduce_doubles_per_round = dim + 7 + (adaptive ? fvals.size() : 0);
   int round = 0;
   while (driver.budget_left(round)) {
     const auto tr = Clock::now();
@@ -95,6 +112,7 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
       if (round + 1 == 2 && co.fail_rank == rank)
         throw TrainingError("injected failure in round 2 (HETGLM_TEST_FAIL_RANK)");
       v_loc = v;
+      if (adaptive) alpha_old = alpha;
       for (int h = 0; h < co.local_epochs; ++h) {
         shuffle(std::span<index_t>(order), rng);
         // The local copy sees its own updates sigma'-scaled (CoCoA+ subproblem).
@@ -109,12 +127,70 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
       msg = e.what();
       std::fill(dv.begin(), dv.end(), 0.0);
     }
-    const double compute = since(tr);
+    double compute = since(tr);
     const auto tc = Clock::now();
     MPI_Allreduce(MPI_IN_PLACE, dv.data(), static_cast<int>(dim), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     double comm_s = since(tc);
-    for (std::size_t k = 0; k < dim; ++k) v[k] += dv[k];
-    if (!err) p_old.swap(p_new);
+    double gamma = 1.0, beta = 0.0;
+    if (adaptive) {
+      const auto ta = Clock::now();
+      const std::size_t ng = trials.size();
+      std::fill(fvals.begin(), fvals.end(), 0.0);
+      changed.clear();
+      touched.clear();
+      const double* sa = have_step ? astep.data() : nullptr;
+      const double* sv = have_step ? vstep.data() : nullptr;
+      if (!err) {
+        for (index_t i = 0; i < m; ++i)
+          if (alpha[i] != alpha_old[i] || astep[i] != 0) changed.push_back(i);
+        if constexpr (Form::formulation == Formulation::primal)
+          for (index_t k = co.shared_lo; k < co.shared_hi; ++k)
+            if (dv[k] != 0 || vstep[k] != 0) touched.push_back(k);
+        for (std::size_t q = 0; q < fvals.size(); ++q) {
+          const double g = trials[q % ng], b = kAggregationMomenta[q / ng];
+          if (b != 0 && !have_step) continue;
+          fvals[q] = plane_coordinate_terms(form, changed, alpha_old.data(), alpha.data(), sa, g, b);
+          if constexpr (Form::formulation == Formulation::primal)
+            fvals[q] += plane_primal_losses(form, touched, v.data(), dv.data(), sv, g, b);
+        }
+      }
+      const auto tar = Clock::now();
+      MPI_Allreduce(MPI_IN_PLACE, fvals.data(), static_cast<int>(fvals.size()), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+      const double ar = since(tar);
+      comm_s += ar;
+      if constexpr (Form::formulation == Formulation::dual) {
+        PlaneDots p;  // v, dv and the previous step are global: the same sums on every rank
+        for (std::size_t k = 0; k < dim; ++k) {
+          p.vv += v[k] * v[k], p.vd += v[k] * dv[k], p.dd += dv[k] * dv[k];
+          if (have_step) p.vs += v[k] * vstep[k], p.ds += dv[k] * vstep[k], p.ss += vstep[k] * vstep[k];
+        }
+        for (std::size_t q = 0; q < fvals.size(); ++q)
+          fvals[q] += plane_dual_quadratic(form, p, trials[q % ng], kAggregationMomenta[q / ng]);
+      }
+      if (!have_step)  // no previous step yet: the line only
+        for (std::size_t q = ng; q < fvals.size(); ++q) fvals[q] = -INFINITY;
+      const auto best = static_cast<std::size_t>(aggregation_best(ids, fvals));
+      gamma = trials[best % ng], beta = kAggregationMomenta[best / ng];
+      for (index_t i : changed) {
+        const double a = alpha_old[i] + gamma * (alpha[i] - alpha_old[i]) + beta * astep[i];
+        astep[i] = a - alpha_old[i];
+        alpha[i] = a;
+      }
+      for (std::size_t k = 0; k < dim; ++k) {
+        vstep[k] = gamma * dv[k] + beta * vstep[k];
+        v[k] += vstep[k];
+      }
+      if (!err)  // A_r alpha_r is linear in alpha_r: its new value is p_old + gamma (p_new - p_old) + beta pstep
+        for (std::size_t k = 0; k < dim; ++k) {
+          pstep[k] = gamma * (p_new[k] - p_old[k]) + beta * pstep[k];
+          p_old[k] += pstep[k];
+        }
+      have_step = true;
+      compute += since(ta) - ar;  // the search's own arithmetic is computation
+    } else {
+      for (std::size_t k = 0; k < dim; ++k) v[k] += dv[k];
+      if (!err) p_old.swap(p_new);
+    }
     ++round;
     int any = 0;
     const auto tg = Clock::now();
@@ -123,10 +199,12 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
     if (any) throw RemoteFailure{agree_on_failure(err ? code : 0, msg)};
     out.compute_seconds += compute;
     out.comm_seconds += comm_s;
-    out.rounds.push_back({round, driver.seconds(), compute, comm_s});
+    out.rounds.push_back({round, driver.seconds(), compute, comm_s, gamma, beta});
     if (driver.record(round, cert, alpha, v) != EpochDriver::Stop::none) break;
   }
-  // Exact final certificate: v = sum_r A_r alpha_r re-summed from the exact local parts (one more allreduce).
+  // Exact final certificate: v = sum_r A_r alpha_r re-summed from the exact local parts (one more allreduce); with
+  // adaptive aggregation the local part is recomputed from alpha first.
+  if (adaptive) p_old = shared_vector(form, alpha);
   std::copy(p_old.begin(), p_old.end(), v.begin());
   MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(dim), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   int any = 0;

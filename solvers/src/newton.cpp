@@ -91,6 +91,13 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
     });
   };
   SplitMix64 rng(o.seed);
+  // Distributed (o.sum_over_ranks): this process holds some of the samples; every sum over samples (s, H, the
+  // certificate's sample terms, each X^T D X p, the line search's loss change) is completed by one allreduce, so the
+  // d-vectors of the iteration (w, the CG vectors, dir) are the same on every process.
+  std::vector<double> red;
+  auto sum_over_ranks = [&](std::span<double> x) {
+    if (o.sum_over_ranks) o.sum_over_ranks(x);
+  };
 
   auto recompute_v = [&] {
     for_each_index(n, kRowGrain, [&](index_t k) {
@@ -132,7 +139,7 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
     });
     if (rows_only) {
       reduce_buffers(buf_a, s, [](index_t) { return 0.0; });
-      reduce_buffers(buf_b, H, [](index_t) { return kNu; });
+      reduce_buffers(buf_b, H, [](index_t) { return 0.0; });
     } else for_each_index(d, kFeatureGrain, [&](index_t j) {
       double sj = 0, hj = 0;
       for (offset_t p = A.offsets[j]; p < A.offsets[j + 1]; ++p) {
@@ -142,13 +149,24 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
         hj += x * x * curv[k];
       }
       s[j] = sj;
-      H[j] = hj + kNu;
+      H[j] = hj;
     });
     CertificateTerms samples, features;
     for (std::int64_t ch = 0; ch < n_chunks; ++ch) {
       samples.value += part_a[ch];
       samples.conj += part_b[ch];
     }
+    if (o.sum_over_ranks) {  // s, H and the two sample sums in one allreduce of 2 d + 2 values
+      red.resize(2 * Dn + 2);
+      std::copy(s.begin(), s.end(), red.begin());
+      std::copy(H.begin(), H.end(), red.begin() + Dn);
+      red[2 * Dn] = samples.value, red[2 * Dn + 1] = samples.conj;
+      sum_over_ranks(red);
+      std::copy(red.begin(), red.begin() + Dn, s.begin());
+      std::copy(red.begin() + Dn, red.begin() + 2 * Dn, H.begin());
+      samples.value = red[2 * Dn], samples.conj = red[2 * Dn + 1];
+    }
+    for (index_t j = 0; j < d; ++j) H[j] += kNu;
     for (index_t j = 0; j < d; ++j) form.add_penalty_terms(w[j], s[j], features);
     return form.finish(features, samples);
   };
@@ -211,7 +229,7 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
           fused.template operator()<true>();
         else
           fused.template operator()<false>();
-        reduce_buffers(buf_a, hp, [&](index_t j) { return lam * pv[j]; });
+        reduce_buffers(buf_a, hp, [](index_t) { return 0.0; });
       } else {
       for_each_index(n, kRowGrain, [&](index_t i) {
         double t = 0;
@@ -224,9 +242,11 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
           const index_t i = A.indices[p];
           t += double(A.values[p]) * curv[i] * xp[i];
         }
-        hp[j] = t + lam * pv[j];
+        hp[j] = t;
       });
       }
+      sum_over_ranks(hp);  // X^T D X p over every process's samples: one allreduce of d values
+      for (index_t j = 0; j < d; ++j) hp[j] += lam * pv[j];
       double php = 0;
       for (index_t j = 0; j < d; ++j) php += pv[j] * hp[j];
       if (!(php > 0)) break;
@@ -320,6 +340,7 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
       });
       double df = 0, gt = 0;
       for (std::int64_t ch = 0; ch < n_chunks; ++ch) df += part_a[ch];
+      sum_over_ranks(std::span<double>(&df, 1));
       for (index_t j = 0; j < d; ++j)
         if (dir[j] != 0) gt += PenP::value(w[j] + t * dir[j], lam, eta);
       const double dF = df * inv_n + gt - g0;
@@ -385,6 +406,8 @@ SolveResult solve_primal_newton(const Form& form, const CsrMatrix& X, const Solv
   if (!form.A && (Form::PenP::id != Penalty::l2 || !newton_rows_only(X)))
     throw InvalidArgument("solve_primal_newton: the formulation has no X^T, which only the L2 rows-only path can do without");
   if (o.n_threads < 0) throw InvalidArgument(fmt::format("--threads: must be at least 0, got {}", o.n_threads));
+  if (o.sum_over_ranks && Form::PenP::id != Penalty::l2)
+    throw InvalidArgument("solve_primal_newton: the distributed Newton solver trains the L2 penalty only");
   return in_solver_arena(o.n_threads, [&](int) { return run_newton(form, X, o); });
 }
 

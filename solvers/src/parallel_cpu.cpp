@@ -21,6 +21,7 @@
 
 #include "hetglm/error.hpp"
 #include "hetglm/rng.hpp"
+#include "hetglm/solvers/aggregation.hpp"
 #include "hetglm/solvers/numa.hpp"
 #include "hetglm/solvers/epoch_driver.hpp"
 #include "hetglm/solvers/sequential.hpp"
@@ -333,43 +334,31 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
   std::vector<double> alpha_old(syscd && T > 1 ? static_cast<std::size_t>(m) : 0);
   std::vector<index_t> changed, touched;
   auto line_objective = [&](double gamma, double vv, double vd, double dd) {
-    using LossP = typename Form::LossP;
     const std::int64_t nc = static_cast<std::int64_t>(changed.size());
     std::vector<double> part(static_cast<std::size_t>((nc + kReduceGrain - 1) / kReduceGrain));
     parallel_chunks(static_cast<std::int64_t>(part.size()), [&](std::int64_t ch) {
-      double acc = 0;
-      const std::int64_t hi = std::min(nc, (ch + 1) * std::int64_t(kReduceGrain));
-      for (std::int64_t q = ch * kReduceGrain; q < hi; ++q) {
-        const index_t i = changed[static_cast<std::size_t>(q)];
-        const double a = alpha_old[i] + gamma * (alpha[i] - alpha_old[i]);
-        if constexpr (Form::formulation == Formulation::dual) {
-          acc -= LossP::conjugate(form.y[i], a, form.c[i]);
-        } else {
-          acc -= Form::PenP::value(a, form.lambda, form.eta);
-        }
-      }
-      part[static_cast<std::size_t>(ch)] = acc;
+      const std::int64_t lo = ch * kReduceGrain, hi = std::min(nc, lo + std::int64_t(kReduceGrain));
+      part[static_cast<std::size_t>(ch)] = line_coordinate_terms(
+          form, std::span<const index_t>(changed.data() + lo, static_cast<std::size_t>(hi - lo)), alpha_old.data(),
+          alpha, gamma);
     });
     double f = 0;
     for (double x : part) f += x;
     if constexpr (Form::formulation == Formulation::dual) {
-      return f * form.inv_n - 0.5 * form.lambda * form.inv_lambda_n * form.inv_lambda_n * (vv + gamma * (2 * vd + gamma * dd));
+      return f + line_dual_quadratic(form, vv, vd, dd, gamma);
     } else {
       (void)vv, (void)vd, (void)dd;
       const std::int64_t nt = static_cast<std::int64_t>(touched.size());
       std::vector<double> lp(static_cast<std::size_t>((nt + kReduceGrain - 1) / kReduceGrain));
       parallel_chunks(static_cast<std::int64_t>(lp.size()), [&](std::int64_t ch) {
-        double acc = 0;
-        const std::int64_t hi = std::min(nt, (ch + 1) * std::int64_t(kReduceGrain));
-        for (std::int64_t q = ch * kReduceGrain; q < hi; ++q) {
-          const index_t k = touched[static_cast<std::size_t>(q)];
-          acc -= LossP::value(form.y[k], v[k] + gamma * dv[k], form.c[k]);
-        }
-        lp[static_cast<std::size_t>(ch)] = acc;
+        const std::int64_t lo = ch * kReduceGrain, hi = std::min(nt, lo + std::int64_t(kReduceGrain));
+        lp[static_cast<std::size_t>(ch)] = line_primal_losses(
+            form, std::span<const index_t>(touched.data() + lo, static_cast<std::size_t>(hi - lo)), v.data(),
+            dv.data(), gamma);
       });
       double l = 0;
       for (double x : lp) l += x;
-      return l * form.inv_n + f;
+      return l + f;
     }
   };
   // Returns gamma; v is left at v_old (the caller adds gamma dv), alpha at alpha_old + gamma (alpha - alpha_old).
@@ -387,25 +376,17 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
       if (dv[j] != 0) touched.push_back(static_cast<index_t>(j));
     }
     if (dd == 0) return 1.0;
-    // Three points 1, (1 + sigma')/2, sigma' and the vertex of the parabola through them (exact for the losses whose
-    // conjugate is quadratic on its domain: squared, hinge, squared hinge); the best of the four.
-    const double g1 = 1.0, g2 = 0.5 * (1.0 + sigma), g3 = sigma;
-    const double f1 = line_objective(g1, vv, vd, dd), f2 = line_objective(g2, vv, vd, dd),
-                 f3 = line_objective(g3, vv, vd, dd);
-    double best_g = g1, best_f = f1;
-    if (f2 > best_f) best_g = g2, best_f = f2;
-    if (f3 > best_f) best_g = g3, best_f = f3;
-    if (std::isfinite(f1) && std::isfinite(f2) && std::isfinite(f3)) {
-      const double num = (g2 - g1) * (g2 - g1) * (f2 - f3) - (g2 - g3) * (g2 - g3) * (f2 - f1);
-      const double dnm = 2 * ((g2 - g1) * (f2 - f3) - (g2 - g3) * (f2 - f1));
-      if (dnm < 0 || dnm > 0) {
-        const double gp = std::clamp(g2 - num / dnm, 0.25, sigma);
-        if (gp != g1 && gp != g2 && gp != g3) {
-          const double fp = line_objective(gp, vv, vd, dd);
-          if (fp > best_f) best_g = gp, best_f = fp;
-        }
-      }
+    // Three points 1, (1 + sigma')/2, sigma' and the vertex of the parabola through them; the best of the four.
+    const std::array<double, 3> g = aggregation_trials(sigma);
+    std::array<double, 4> gs{g[0], g[1], g[2], NAN}, fs{};
+    for (int k = 0; k < 3; ++k) fs[k] = line_objective(g[k], vv, vd, dd);
+    const double gp = aggregation_vertex(g, {fs[0], fs[1], fs[2]}, sigma);
+    std::size_t nk = 3;
+    if (std::isfinite(gp) && gp != g[0] && gp != g[1] && gp != g[2]) {
+      gs[3] = gp, fs[3] = line_objective(gp, vv, vd, dd);
+      nk = 4;
     }
+    const double best_g = aggregation_best(std::span<const double>(gs.data(), nk), std::span<const double>(fs.data(), nk));
     if (best_g != 1.0)
       for (index_t i : changed) alpha[i] = alpha_old[i] + best_g * (alpha[i] - alpha_old[i]);
     return best_g;

@@ -185,9 +185,9 @@ TEST_F(Cli, BadInputExitsTwoWithAClearMessageAndWritesNothing) {
        "passcode-wild)\n"},
       {"train --penalty l1 --formulation dual ok.svm m",
        "error: --formulation dual: penalty l1 of model 'logistic' has no dual (SDCA) form; use primal\n"},
-      {"train --distributed --solver newton ok.svm m",
-       "error: --solver newton: --distributed trains with the sequential local solver on every rank (CoCoA+); drop "
-       "--solver\n"},
+      {"train --distributed --solver syscd ok.svm m",
+       "error: --solver syscd: --distributed trains with CoCoA+ (the sequential local solver on every rank) or newton; "
+       "drop --solver or choose sequential or newton\n"},
       {"train --model svm --solver newton ok.svm m",
        "error: --solver newton: the hinge loss (svm) is not smooth, so it has no Newton step; use --solver syscd or "
        "sequential (dual SDCA)\n"},

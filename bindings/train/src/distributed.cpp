@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <numeric>
@@ -33,6 +34,7 @@
 #include "hetglm/solvers/cocoa.hpp"
 #include "hetglm/solvers/dispatch.hpp"
 #include "hetglm/solvers/forms.hpp"
+#include "hetglm/solvers/newton.hpp"
 #include "hetglm/solvers/objective.hpp"
 
 namespace hetglm {
@@ -97,14 +99,57 @@ struct LocalPart {
   Dataset data;
   std::uint64_t begin = 0, end = 0;
   std::int64_t lines_before = 0;
+  std::size_t parts = 0;  ///< TRAIN was this many part files (0: one plain file, read by byte ranges)
 };
 
-/// Reads and parses this rank's part. Collective (MPI_Exscan for the global line numbers): every rank calls it
-/// once, and it reports its own failure through `code`/`msg` instead of throwing.
+/// TRAIN as a set of part files: a directory's regular files (names not starting with '.', in name order), or one
+/// gzip file (which has no byte ranges).
+std::vector<std::string> part_files(const std::string& dir) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.empty() || name[0] == '.') continue;
+    std::error_code ec2;
+    if (e.is_regular_file(ec2)) files.push_back(e.path().string());
+  }
+  if (ec) throw IoError(fmt::format("cannot read the directory '{}': {}", dir, ec.message()));
+  std::sort(files.begin(), files.end());
+  if (files.empty()) throw InvalidArgument(fmt::format("'{}': the directory holds no part files", dir));
+  return files;
+}
+
+/// Appends the rows of `more` to `into` (n_cols the larger of the two).
+void append_rows(Dataset& into, Dataset&& more) {
+  if (into.X.n_rows == 0 && into.y.empty()) {
+    into.X = std::move(more.X);
+    into.y = std::move(more.y);
+    return;
+  }
+  const offset_t base = into.X.nnz();
+  into.X.indices.insert(into.X.indices.end(), more.X.indices.begin(), more.X.indices.end());
+  into.X.values.insert(into.X.values.end(), more.X.values.begin(), more.X.values.end());
+  for (index_t i = 0; i < more.X.n_rows; ++i) into.X.offsets.push_back(base + more.X.offsets[i + 1]);
+  into.X.n_rows += more.X.n_rows;
+  into.X.n_cols = std::max(into.X.n_cols, more.X.n_cols);
+  into.y.insert(into.y.end(), more.y.begin(), more.y.end());
+}
+
+/// Reads and parses this rank's part: its byte range of a plain file, or its part files (part p to rank p mod K).
+/// Collective (MPI_Exscan for the global line numbers): every rank calls it once, and it reports its own failure
+/// through `code`/`msg` instead of throwing.
 LocalPart load_part(const Comm& c, const DistributedArgs& a, int& code, std::string& msg) {
   LocalPart part;
   std::string text;
+  std::vector<std::string> parts;  // non-empty: TRAIN is a set of part files, part p read whole by rank p mod K
   try {
+    struct stat pst {};
+    if (::stat(a.train_file.c_str(), &pst) == 0 && S_ISDIR(pst.st_mode)) parts = part_files(a.train_file);
+  } catch (const std::exception& e) {
+    code = code_of(e);
+    msg = e.what();
+  }
+  if (parts.empty() && code == 0) try {
     Fd f;
     f.fd = ::open(a.train_file.c_str(), O_RDONLY | O_CLOEXEC);
     if (f.fd < 0) throw IoError(fmt::format("cannot open '{}': {}", a.train_file, std::strerror(errno)));
@@ -117,17 +162,17 @@ LocalPart load_part(const Comm& c, const DistributedArgs& a, int& code, std::str
     if (size >= 2) {
       const std::string magic = pread_range(f.fd, 0, 2, a.train_file);
       if (static_cast<unsigned char>(magic[0]) == 0x1f && static_cast<unsigned char>(magic[1]) == 0x8b)
-        throw InvalidArgument(fmt::format(
-            "'{}' is gzip-compressed: --distributed reads byte ranges of a plain libsvm file; decompress it first",
-            a.train_file));
+        parts = {a.train_file};  // no byte ranges in a gzip stream: one part, read by rank 0
     }
-    const auto nominal = [&](int r) {
-      return static_cast<std::uint64_t>((static_cast<unsigned __int128>(size) * r) / static_cast<unsigned>(c.size));
-    };
-    part.begin = align_to_line(f.fd, nominal(c.rank), size, a.train_file);
-    part.end = align_to_line(f.fd, nominal(c.rank + 1), size, a.train_file);
-    if (part.end < part.begin) part.end = part.begin;
-    text = pread_range(f.fd, part.begin, part.end, a.train_file);
+    if (parts.empty()) {
+      const auto nominal = [&](int r) {
+        return static_cast<std::uint64_t>((static_cast<unsigned __int128>(size) * r) / static_cast<unsigned>(c.size));
+      };
+      part.begin = align_to_line(f.fd, nominal(c.rank), size, a.train_file);
+      part.end = align_to_line(f.fd, nominal(c.rank + 1), size, a.train_file);
+      if (part.end < part.begin) part.end = part.begin;
+      text = pread_range(f.fd, part.begin, part.end, a.train_file);
+    }
   } catch (const std::exception& e) {
     code = code_of(e);
     msg = e.what();
@@ -143,6 +188,12 @@ LocalPart load_part(const Comm& c, const DistributedArgs& a, int& code, std::str
     lo.zero_based = a.zero_based;
     lo.n_features = a.n_features;
     lo.n_threads = a.threads;
+    if (!parts.empty()) {  // read_libsvm's messages name the part file and its own line
+      for (std::size_t p = static_cast<std::size_t>(c.rank); p < parts.size(); p += static_cast<std::size_t>(c.size))
+        append_rows(part.data, read_libsvm(parts[p], lo));
+      part.parts = parts.size();
+      return part;
+    }
     try {
       part.data = parse_libsvm(text, a.train_file, lo);
     } catch (const ParseError& e) {
@@ -160,18 +211,36 @@ LocalPart load_part(const Comm& c, const DistributedArgs& a, int& code, std::str
 /// --formulation under --distributed: auto = dual for the L2 penalty, primal otherwise (no work estimate: the
 /// single-process estimate needs the whole matrix).
 Formulation pick_formulation(const TrainOptions& o, const ModelSpec& spec) {
-  if (const std::optional<Formulation> f = forced_formulation(spec, o.problem.formulation)) return *f;
+  const std::optional<Formulation> f = forced_formulation(spec, o.problem.formulation);
+  if (o.solver.solver == SolverKind::newton) {
+    if (f && *f == Formulation::dual)
+      throw InvalidArgument("--solver newton: runs the primal formulation only; drop --formulation dual");
+    if (spec.penalty != Penalty::l2 || !is_smooth(spec.loss))
+      throw InvalidArgument(fmt::format("--solver newton: under --distributed Newton trains the smooth losses with the "
+                                        "L2 penalty only (logistic, squared-hinge, ridge), not {} with penalty {}",
+                                        spec.name, penalty_name(spec.penalty)));
+    return Formulation::primal;
+  }
+  if (f) return *f;
   return Formulation::dual;
 }
 
+/// The distributed truncated Newton (Zhuang, Chin, Juan, Lin 2015) where the single-process auto picks Newton: the
+/// primal of the smooth non-quadratic losses (logistic, squared hinge) with the L2 penalty, or --solver newton.
+bool pick_newton(const TrainOptions& o, const ModelSpec& spec, Formulation fk) {
+  if (fk != Formulation::primal || spec.penalty != Penalty::l2 || !is_smooth(spec.loss)) return false;
+  return o.solver.solver == SolverKind::newton ||
+         (o.solver.solver == SolverKind::automatic && spec.loss != Loss::squared);
+}
+
 /// Column redistribution for the primal: rows (local, this rank's samples starting at global row `row_off`) ->
-/// this rank's block [col_begin[r], col_begin[r+1]) of features as a CSR of X^T over all N samples.
+/// this rank's features (col_owner[j] == rank, in ascending order; col_local[j] = the position of j among its
+/// owner's features) as a CSR of X^T over all N samples.
 CsrMatrix redistribute_columns(const Comm& c, const CsrMatrix& X, index_t row_off, index_t N,
-                               const std::vector<index_t>& col_begin, std::uint64_t& bytes_moved) {
+                               const std::vector<int>& col_owner, const std::vector<index_t>& col_local,
+                               index_t n_mine, std::uint64_t& bytes_moved) {
   const int K = c.size;
-  auto owner = [&](index_t j) {
-    return static_cast<int>(std::upper_bound(col_begin.begin(), col_begin.end(), j) - col_begin.begin()) - 1;
-  };
+  auto owner = [&](index_t j) { return col_owner[j]; };
   std::vector<int> scount(K, 0), rcount(K, 0), sdispl(K, 0), rdispl(K, 0);
   for (offset_t k = 0; k < X.nnz(); ++k) ++scount[owner(X.indices[k])];
   MPI_Alltoall(scount.data(), 1, MPI_INT, rcount.data(), 1, MPI_INT, MPI_COMM_WORLD);
@@ -189,7 +258,7 @@ CsrMatrix redistribute_columns(const Comm& c, const CsrMatrix& X, index_t row_of
       const int o = owner(X.indices[k]);
       const int p = pos[o]++;
       srow[p] = row_off + i;
-      scol[p] = X.indices[k] - col_begin[o];
+      scol[p] = col_local[X.indices[k]];
       sval[p] = X.values[k];
     }
   MPI_Alltoallv(srow.data(), scount.data(), sdispl.data(), MPI_INT32_T, rrow.data(), rcount.data(), rdispl.data(),
@@ -201,7 +270,7 @@ CsrMatrix redistribute_columns(const Comm& c, const CsrMatrix& X, index_t row_of
   bytes_moved = (stotal - static_cast<std::size_t>(scount[c.rank])) * 12;
   // Stable counting sort by local feature: entries arrive by source rank, each in row order, so rows stay sorted.
   CsrMatrix t;
-  t.n_rows = col_begin[c.rank + 1] - col_begin[c.rank];
+  t.n_rows = n_mine;
   t.n_cols = N;
   t.offsets.assign(static_cast<std::size_t>(t.n_rows) + 1, 0);
   for (std::size_t k = 0; k < rtotal; ++k) ++t.offsets[rcol[k] + 1];
@@ -217,6 +286,104 @@ CsrMatrix redistribute_columns(const Comm& c, const CsrMatrix& X, index_t row_of
   return t;
 }
 
+/// The rank that owns global index g under --partition random: splitmix64 of (seed, g) mapped onto [0, K) by a
+/// multiply-high, so every rank gets a uniformly random part whatever the order of the file.
+int hashed_owner(std::uint64_t seed, std::int64_t g, int K) {
+  SplitMix64 h(seed * 0xD1B54A32D192ED03ULL + static_cast<std::uint64_t>(g));
+  return static_cast<int>((static_cast<unsigned __int128>(h.next()) * static_cast<unsigned>(K)) >> 64);
+}
+
+/// Dual, --partition random: this rank's rows (global indices row_off ..) and labels are sent to hashed_owner of
+/// their global index (one MPI_Alltoall of the counts, then one MPI_Alltoallv each for the row lengths, the labels,
+/// the indices and the values). Rows arrive by source rank, each in file order, i.e. in global order.
+void redistribute_rows(const Comm& c, CsrMatrix& X, std::vector<double>& y, index_t row_off, std::uint64_t seed,
+                       std::uint64_t& bytes_moved) {
+  const int K = c.size;
+  std::vector<int> owner(static_cast<std::size_t>(X.n_rows));
+  std::vector<int> scnt(2 * K, 0), rcnt(2 * K, 0);  // per rank: rows, nonzeros
+  for (index_t i = 0; i < X.n_rows; ++i) {
+    const int o = owner[i] = hashed_owner(seed, std::int64_t(row_off) + i, K);
+    ++scnt[2 * o];
+    scnt[2 * o + 1] += static_cast<int>(X.offsets[i + 1] - X.offsets[i]);
+  }
+  MPI_Alltoall(scnt.data(), 2, MPI_INT, rcnt.data(), 2, MPI_INT, MPI_COMM_WORLD);
+  std::vector<int> sr(K), rr(K), sz(K), rz(K), srd(K, 0), rrd(K, 0), szd(K, 0), rzd(K, 0);
+  for (int k = 0; k < K; ++k) sr[k] = scnt[2 * k], sz[k] = scnt[2 * k + 1], rr[k] = rcnt[2 * k], rz[k] = rcnt[2 * k + 1];
+  for (int k = 1; k < K; ++k) {
+    srd[k] = srd[k - 1] + sr[k - 1], rrd[k] = rrd[k - 1] + rr[k - 1];
+    szd[k] = szd[k - 1] + sz[k - 1], rzd[k] = rzd[k - 1] + rz[k - 1];
+  }
+  const std::size_t rrows = static_cast<std::size_t>(rrd[K - 1]) + rr[K - 1];
+  const std::size_t rnnz = static_cast<std::size_t>(rzd[K - 1]) + rz[K - 1];
+  std::vector<int> slen(static_cast<std::size_t>(X.n_rows)), rlen(rrows);
+  std::vector<double> sy(static_cast<std::size_t>(X.n_rows)), ry(rrows);
+  std::vector<index_t> sidx(static_cast<std::size_t>(X.nnz()));
+  std::vector<float> sval(static_cast<std::size_t>(X.nnz()));
+  {
+    std::vector<int> prow = srd, pnz = szd;
+    for (index_t i = 0; i < X.n_rows; ++i) {
+      const int o = owner[i];
+      const int q = prow[o]++;
+      slen[q] = static_cast<int>(X.offsets[i + 1] - X.offsets[i]);
+      sy[q] = y[i];
+      for (offset_t k = X.offsets[i]; k < X.offsets[i + 1]; ++k) {
+        const int p = pnz[o]++;
+        sidx[p] = X.indices[k];
+        sval[p] = X.values[k];
+      }
+    }
+  }
+  const index_t n_cols = X.n_cols;
+  X = CsrMatrix{};
+  std::vector<index_t> ridx(rnnz);
+  std::vector<float> rval(rnnz);
+  MPI_Alltoallv(slen.data(), sr.data(), srd.data(), MPI_INT, rlen.data(), rr.data(), rrd.data(), MPI_INT,
+                MPI_COMM_WORLD);
+  MPI_Alltoallv(sy.data(), sr.data(), srd.data(), MPI_DOUBLE, ry.data(), rr.data(), rrd.data(), MPI_DOUBLE,
+                MPI_COMM_WORLD);
+  MPI_Alltoallv(sidx.data(), sz.data(), szd.data(), MPI_INT32_T, ridx.data(), rz.data(), rzd.data(), MPI_INT32_T,
+                MPI_COMM_WORLD);
+  MPI_Alltoallv(sval.data(), sz.data(), szd.data(), MPI_FLOAT, rval.data(), rz.data(), rzd.data(), MPI_FLOAT,
+                MPI_COMM_WORLD);
+  bytes_moved = (sidx.size() - static_cast<std::size_t>(sz[c.rank])) * 8 +
+                (sy.size() - static_cast<std::size_t>(sr[c.rank])) * 12;
+  X.n_rows = static_cast<index_t>(rrows);
+  X.n_cols = n_cols;
+  X.offsets.assign(rrows + 1, 0);
+  for (std::size_t i = 0; i < rrows; ++i) X.offsets[i + 1] = X.offsets[i] + rlen[i];
+  X.indices = std::move(ridx);
+  X.values = std::move(rval);
+  y = std::move(ry);
+}
+
+/// The distributed truncated Newton on this rank's rows (solve_primal_newton with SolverOptions::sum_over_ranks =
+/// one MPI_Allreduce): the iterations are those of one process on the whole data. Returned as a CocoaResult whose
+/// rounds are the Newton iterations; the communication time and volume are counted in the reduction.
+template <class Form>
+CocoaResult solve_newton_distributed(const Form& form, const CsrMatrix& X, SolverOptions so) {
+  CocoaResult out;
+  double comm_s = 0;
+  std::size_t calls = 0, doubles = 0;
+  so.sum_over_ranks = [&](std::span<double> x) {
+    const auto t0 = Clock::now();
+    MPI_Allreduce(MPI_IN_PLACE, x.data(), static_cast<int>(x.size()), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    comm_s += since(t0);
+    ++calls;
+    doubles += x.size();
+  };
+  const auto t0 = Clock::now();
+  SolveResult r = solve_primal_newton(form, X, so);
+  static_cast<SolveResult&>(out) = std::move(r);
+  out.w = out.alpha;
+  out.comm_seconds = comm_s;
+  out.compute_seconds = since(t0) - comm_s;
+  for (const EpochRecord& e : out.history) out.rounds.push_back({e.epoch, e.seconds, 0, 0, 1});
+  out.allreduce_doubles_per_round = static_cast<std::size_t>(X.n_cols);  // one X^T D X p per CG step
+  out.allreduce_calls = calls;
+  out.allreduce_doubles_total = doubles;
+  return out;
+}
+
 struct RankInfo {
   double rows, coords, nnz, load_s, solve_s, compute_s, comm_s;
 };
@@ -229,9 +396,11 @@ int run(const Comm& c, const DistributedArgs& a) {
   // ---- options that every rank checks identically
   ModelSpec spec;
   Formulation fk = Formulation::dual;
+  bool use_newton = false;
   try {
     spec = o.problem.model;
     fk = pick_formulation(o, spec);
+    use_newton = pick_newton(o, spec, fk);
     if (a.local_epochs < 1) throw InvalidArgument(fmt::format("--local-epochs: must be at least 1, got {}", a.local_epochs));
     check_options(o);
     if (o.device.device != Device::cpu || !o.device.accel_memory.empty())
@@ -310,9 +479,12 @@ int run(const Comm& c, const DistributedArgs& a) {
   if (!a.quiet && c.rank == 0) {
     fmt::print("loaded '{}' over {} ranks: {} samples, {} features, {} nonzeros in {:.3f}s (rank 0)\n", a.train_file, K,
                N, D0, nnz_global, load_s);
-    fmt::print("distributed CoCoA+: {} formulation ({}), sigma' = {}, {} local epoch(s) per round, lambda {:.6g}\n",
-               formulation_name(fk), fk == Formulation::dual ? "samples partitioned" : "features partitioned", K,
-               a.local_epochs, lambda);
+    if (use_newton)
+      fmt::print("distributed Newton: primal formulation (samples partitioned), lambda {:.6g}\n", lambda);
+    else
+      fmt::print("distributed CoCoA+: {} formulation ({}), sigma' = {}, {} local epoch(s) per round, lambda {:.6g}\n",
+                 formulation_name(fk), fk == Formulation::dual ? "samples partitioned" : "features partitioned", K,
+                 a.local_epochs, lambda);
     std::fflush(stdout);
   }
 
@@ -326,37 +498,53 @@ int run(const Comm& c, const DistributedArgs& a) {
   try {
     Xb = with_bias_column(data.X, o.problem.bias);
     data.X = CsrMatrix{};
-    if (fk == Formulation::dual) {
-      pd.X = &Xb;
-      pd.row_sq_norm = row_sq_norms(Xb);
-      y_raw = std::move(data.y);
-    }
   } catch (const std::exception& e) {
     code = code_of(e);
     msg = e.what();
   }
   if (int g = agree(c, code, msg)) return g;
   const index_t D = Xb.n_cols;  // features including the bias
-  if (fk == Formulation::primal) {
-    // Feature blocks balanced by nonzeros (contiguous, so the bias feature D-1 belongs to the last non-empty block).
-    std::vector<std::int64_t> colnnz(static_cast<std::size_t>(D), 0);
-    for (offset_t k = 0; k < Xb.nnz(); ++k) ++colnnz[Xb.indices[k]];
-    MPI_Allreduce(MPI_IN_PLACE, colnnz.data(), D, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-    const std::int64_t total = std::accumulate(colnnz.begin(), colnnz.end(), std::int64_t{0});
-    std::vector<index_t> col_begin(K + 1, D);
-    col_begin[0] = 0;
-    std::int64_t cum = 0;
-    int k = 1;
-    for (index_t j = 0; j < D && k < K; ++j) {
-      while (k < K && cum >= (total * k) / K) col_begin[k++] = j;
-      cum += colnnz[j];
+  const std::uint64_t part_seed = o.solver.seed;
+  std::vector<index_t> w_pos(static_cast<std::size_t>(D));  // where feature j is in the gathered w (primal)
+  std::iota(w_pos.begin(), w_pos.end(), index_t{0});
+  CsrMatrix Xt_local;  // Newton: the transpose of this rank's rows, unless the rows-only path runs without it
+  if (fk == Formulation::dual || use_newton) {
+    if (a.random_partition && K > 1)
+      redistribute_rows(c, Xb, data.y, row_off, part_seed, redistribution_bytes);
+    pd.X = &Xb;
+    if (use_newton) {
+      if (!newton_rows_only(Xb)) {
+        Xt_local = transpose(Xb);
+        pd.Xt = &Xt_local;
+      }
+    } else {
+      pd.row_sq_norm = row_sq_norms(Xb);
     }
-    for (int q = 1; q <= K; ++q) col_begin[q] = std::max(col_begin[q], col_begin[q - 1]);
-    for (int q = 0; q < K; ++q) {
-      coord_counts[q] = col_begin[q + 1] - col_begin[q];
-      coord_displs[q] = col_begin[q];
+    y_raw = std::move(data.y);
+  } else {
+    // Which rank owns feature j: the seeded hash (--partition random), or contiguous blocks balanced by nonzeros
+    // (--partition file-order; the bias feature D-1 then belongs to the last non-empty block).
+    std::vector<int> col_owner(static_cast<std::size_t>(D), 0);
+    if (a.random_partition) {
+      for (index_t j = 0; j < D; ++j) col_owner[j] = hashed_owner(part_seed, j, K);
+    } else {
+      std::vector<std::int64_t> colnnz(static_cast<std::size_t>(D), 0);
+      for (offset_t k = 0; k < Xb.nnz(); ++k) ++colnnz[Xb.indices[k]];
+      MPI_Allreduce(MPI_IN_PLACE, colnnz.data(), D, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+      const std::int64_t total = std::accumulate(colnnz.begin(), colnnz.end(), std::int64_t{0});
+      std::int64_t cum = 0;
+      int q = 0;
+      for (index_t j = 0; j < D; ++j) {
+        while (q + 1 < K && cum >= (total * (q + 1)) / K) ++q;
+        col_owner[j] = q;
+        cum += colnnz[j];
+      }
     }
-    Xt = redistribute_columns(c, Xb, row_off, N, col_begin, redistribution_bytes);
+    std::vector<index_t> col_local(static_cast<std::size_t>(D));
+    for (index_t j = 0; j < D; ++j) col_local[j] = coord_counts[col_owner[j]]++;
+    for (int q = 1; q < K; ++q) coord_displs[q] = coord_displs[q - 1] + coord_counts[q - 1];
+    for (index_t j = 0; j < D; ++j) w_pos[j] = coord_displs[col_owner[j]] + col_local[j];
+    Xt = redistribute_columns(c, Xb, row_off, N, col_owner, col_local, coord_counts[c.rank], redistribution_bytes);
     Xb = CsrMatrix{};
     pd.Xt = &Xt;
     y_raw.resize(static_cast<std::size_t>(N));
@@ -391,6 +579,11 @@ int run(const Comm& c, const DistributedArgs& a) {
           std::fflush(stdout);
         };
       CocoaResult co = with_form(spec, fk, [&]<class Form>() {
+        if constexpr (Form::formulation == Formulation::primal) {
+          if (use_newton) {
+            if constexpr (Form::PenP::id == Penalty::l2) return solve_newton_distributed(Form(pd, y.data(), cw.data(), lambda, eta, N), Xb, so);
+          }
+        }
         if constexpr (Form::formulation == Formulation::dual) {
           // The local form holds n_r rows; the objective is over all N samples.
           return solve_cocoa(Form(pd, y.data(), cw.data(), lambda, N), so, co_opt);
@@ -399,7 +592,7 @@ int run(const Comm& c, const DistributedArgs& a) {
         }
       });
       if (c.rank == 0)
-        for (index_t j = 0; j < D; ++j) model.w[static_cast<std::size_t>(j) * ncol + k] = co.w[j];
+        for (index_t j = 0; j < D; ++j) model.w[static_cast<std::size_t>(j) * ncol + k] = co.w[w_pos[j]];
       model.primal.push_back(co.certificate.primal);
       model.dual.push_back(co.certificate.dual);
       model.gap.push_back(co.certificate.gap);
@@ -417,7 +610,8 @@ int run(const Comm& c, const DistributedArgs& a) {
   // ---- per-rank report
   double compute_s = 0, comm_s = 0;
   for (const auto& co : cols) compute_s += co.compute_seconds, comm_s += co.comm_seconds;
-  RankInfo mine{double(n_local), double(fk == Formulation::dual ? n_local : coord_counts[c.rank]),
+  const double rows_held = fk == Formulation::dual ? Xb.n_rows : n_local;
+  RankInfo mine{rows_held, double(fk == Formulation::dual ? rows_held : coord_counts[c.rank]),
                 double(fk == Formulation::dual ? Xb.nnz() : Xt.nnz()), load_s, solve_s, compute_s, comm_s};
   std::vector<RankInfo> infos(K);
   MPI_Gather(&mine, 7, MPI_DOUBLE, infos.data(), 7, MPI_DOUBLE, 0, MPI_COMM_WORLD);
@@ -441,9 +635,10 @@ int run(const Comm& c, const DistributedArgs& a) {
       converged = converged && co.converged;
     }
     const double train_s = since(t_start);
-    // Bytes per round: each rank contributes dim_v + 6 doubles to the two allreduces; a ring allreduce sends
-    // 2 (K-1)/K of that per rank, so K of them move 2 (K-1) x payload bytes in all.
-    const double payload = (double(dim_v) + 6) * 8;
+    // Bytes per round: each rank contributes dim_v + 7 doubles (+ the trial steps' objectives with adaptive
+    // aggregation) to the allreduces; a ring allreduce sends 2 (K-1)/K of that per rank, so K of them move
+    // 2 (K-1) x payload bytes in all.
+    const double payload = double(cols.empty() ? std::size_t(dim_v) + 7 : cols[0].allreduce_doubles_per_round) * 8;
     const double wire = 2.0 * (K - 1) * payload;
     if (!a.quiet) {
       for (int r = 0; r < K; ++r)
@@ -451,10 +646,15 @@ int run(const Comm& c, const DistributedArgs& a) {
                    "communication {:.3f}s)\n",
                    r, infos[r].rows, infos[r].coords, infos[r].nnz, infos[r].load_s, infos[r].solve_s,
                    infos[r].compute_s, infos[r].comm_s);
-      fmt::print("{}: {} ({}), lambda {:.6g}: primal {:.10e}  dual {:.10e}  gap {:.3e}  rel gap {:.3e}  {} rounds "
-                 "x {} local epochs on {} ranks, {:.0f} bytes allreduced per rank per round, train {:.3f}s\n",
+      const std::string work = use_newton ? fmt::format("{} Newton iterations on {} ranks, {:.0f} bytes allreduced "
+                                                        "per rank per CG step", rounds, K, payload)
+                                          : fmt::format("{} rounds x {} local epochs on {} ranks, {:.0f} bytes "
+                                                        "allreduced per rank per round", rounds, a.local_epochs, K,
+                                                        payload);
+      fmt::print("{}: {} ({}), lambda {:.6g}: primal {:.10e}  dual {:.10e}  gap {:.3e}  rel gap {:.3e}  {}, train "
+                 "{:.3f}s\n",
                  converged ? "converged" : "warning: not converged (round limit)", spec.name, formulation_name(fk),
-                 lambda, P, Dv, G, P != 0 ? G / std::fabs(P) : G, rounds, a.local_epochs, K, payload, train_s);
+                 lambda, P, Dv, G, P != 0 ? G / std::fabs(P) : G, work, train_s);
       std::fflush(stdout);
     }
     try {
@@ -466,9 +666,18 @@ int run(const Comm& c, const DistributedArgs& a) {
         rep["distributed"] = true;
         rep["ranks"] = K;
         rep["sigma"] = K;
-        rep["gamma"] = 1;
+        rep["gamma"] = o.solver.adaptive_aggregation && K > 1 && !use_newton ? json("adaptive") : json(1);
         rep["local_epochs"] = a.local_epochs;
-        rep["local_solver"] = "sequential";
+        rep["solver"] = use_newton ? "newton" : "cocoa+";
+        rep["local_solver"] = use_newton ? "newton" : "sequential";
+        if (use_newton) {
+          std::size_t calls = 0, total = 0;
+          for (const auto& co : cols) calls += co.allreduce_calls, total += co.allreduce_doubles_total;
+          rep["allreduce_calls"] = calls;
+          rep["allreduce_bytes_total"] = total * 8;
+        }
+        rep["partition"] = a.random_partition ? "random" : "file-order";
+        rep["train_parts"] = part.parts;  // 0: one plain file read by byte ranges
         rep["train_file"] = a.train_file;
         rep["model_file"] = a.model_file;
         rep["model"] = spec.name;
@@ -509,7 +718,7 @@ int run(const Comm& c, const DistributedArgs& a) {
             const EpochRecord& r = co.history[q];
             const CocoaRound& t = co.rounds[q];
             h.push_back({{"round", r.epoch}, {"seconds", r.seconds}, {"compute_seconds", t.compute_seconds},
-                         {"comm_seconds", t.comm_seconds}, {"comm_bytes", wire}, {"primal", r.primal},
+                         {"comm_seconds", t.comm_seconds}, {"gamma", t.gamma}, {"beta", t.beta}, {"comm_bytes", wire}, {"primal", r.primal},
                          {"dual", r.dual}, {"gap", r.gap}, {"rel_gap", r.rel_gap}});
           }
           json col = {{"primal", co.certificate.primal}, {"dual", co.certificate.dual}, {"gap", co.certificate.gap},

@@ -7,12 +7,16 @@
 //   * Loading: rank r reads only bytes [b_r, b_{r+1}) of the libsvm file, b_r = r*size/K moved forward to the next
 //     line start; parse errors name the GLOBAL line (newlines before b_r are counted with MPI_Exscan). Row counts,
 //     the number of features (max over ranks) and the labels (union, MPI_Allgatherv) are agreed over MPI.
-//   * Dual models (L2 penalty: logistic, svm, squared-hinge, ridge): partitioned by samples. Primal models (lasso,
-//     elastic-net, --formulation primal): the rows are redistributed by feature blocks (balanced by nonzeros) with
-//     MPI_Alltoallv; the labels are replicated; the bias feature is the last one and belongs to the last rank.
+//   * Dual models (L2 penalty: logistic, svm, squared-hinge, ridge): partitioned by samples; with --partition random
+//     (the default) each row goes to the rank given by a seeded hash of its global index (MPI_Alltoallv), so every
+//     rank holds a random part whatever the order of the file. Primal models (lasso, elastic-net, --formulation
+//     primal): the nonzeros are redistributed by feature with MPI_Alltoallv, feature j to the hash's rank (random)
+//     or to contiguous blocks balanced by nonzeros (file-order); the labels are replicated.
 //   * Each round (solve_cocoa): H = --local-epochs epochs of sequential SCD on the rank's coordinates against a local
-//     copy of v with sigma' = K (gamma = 1); one MPI_Allreduce (sum) of the change of v (length d dual, n primal); the
-//     global certificate from one MPI_Allreduce of the local sums (plus an error flag); stop on the relative gap.
+//     copy of v with sigma' = K; one MPI_Allreduce (sum) of the change of v (length d dual, n primal); with
+//     --aggregation adaptive (the default) the step gamma and a momentum beta by a search over a fixed grid whose
+//     partial objectives are summed by one small allreduce; the global certificate from one MPI_Allreduce of the local sums
+//     (plus an error flag); stop on the relative gap.
 //   * A failing rank prints its own message; every rank leaves with the same non-zero code (2 bad input, 1 other);
 //     rank 0 writes the model (and the report) atomically only when every rank succeeded.
 #pragma once
@@ -31,6 +35,7 @@ struct DistributedArgs {
   int threads = 0;               ///< parser threads per rank (0 = all cores)
   int local_epochs = 1;          ///< H: local epochs per communication round
   bool quiet = false;
+  bool random_partition = true;  ///< --partition random: rows (dual) / columns (primal) to ranks by a seeded hash
 };
 
 /// Runs the whole distributed `train` on this rank (MPI_Init .. MPI_Finalize inside) and returns the process exit

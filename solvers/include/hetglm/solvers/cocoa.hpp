@@ -9,7 +9,15 @@
 //     1. H = local_epochs epochs of the sequential solver's coordinate update (update_coordinate, forms.hpp) on the
 //        rank's coordinates against a local copy of v with sigma' = K (gamma = 1, "adding");
 //     2. dv_r = A_[r] alpha_[r] (new) - A_[r] alpha_[r] (old), recomputed exactly in double; one MPI_Allreduce (sum)
-//        of dv (length dim(): d in the dual, N in the primal); v += sum_r dv_r;
+//        of dv (length dim(): d in the dual, N in the primal);
+//     2b. options.adaptive_aggregation and K > 1: the new point alpha_old + gamma (alpha - alpha_old) + beta s (s the
+//        previous round's step; heavy-ball momentum) by a safeguarded search on the global objective
+//        (aggregation.hpp) over a fixed grid: gamma in aggregation_grid (1, (1 + K)/2, K and 8 geometric steps from
+//        1/4 to K) times beta in kAggregationMomenta (0, 0.5, 0.8, 0.9, 0.95); each rank adds the terms of its
+//        changed coordinates (primal: and of its share of the samples touched) at every pair, one MPI_Allreduce of
+//        those 55 sums, the dual's quadratic from the global v, dv and s_v; the best pair (never worse than
+//        (1, 0), CoCoA+'s safe merge);
+//     v += gamma sum_r dv_r + beta s_v;
 //     3. the global certificate: each rank adds the certificate terms of its coordinates and of its share of the
 //        entries of v (forms.hpp add_coordinate_terms / add_shared_terms), one MPI_Allreduce of the six sums and an
 //        error flag, then Form::finish; the epoch driver records the round and stops on P - D <= tol |P|.
@@ -35,11 +43,17 @@ struct CocoaOptions {
 struct CocoaRound {
   int round = 0;
   double seconds = 0, compute_seconds = 0, comm_seconds = 0;
+  double gamma = 1;  ///< the aggregation step of the round (1 = CoCoA+'s safe merge)
+  double beta = 0;   ///< the share of the previous round's step added (adaptive aggregation's momentum)
 };
 
 struct CocoaResult : SolveResult {
   std::vector<CocoaRound> rounds;
   double compute_seconds = 0, comm_seconds = 0;
+  /// doubles each rank contributes to the allreduces of one round: dv, the certificate's 6 sums and error flag, and
+  /// with adaptive aggregation the partial objectives of the trial steps
+  std::size_t allreduce_doubles_per_round = 0;
+  std::size_t allreduce_calls = 0, allreduce_doubles_total = 0;  ///< distributed Newton: every allreduce of the solve
 };
 
 /// Thrown on every rank when a round's error flag was raised (the failing rank has printed its own message);

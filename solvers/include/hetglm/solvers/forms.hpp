@@ -202,13 +202,16 @@ struct PrimalForm {
 
   /// d.Xt may be null (then A is null, h empty and only the scalars, y and c describe the problem): the primal
   /// Newton solver's rows-only path (newton.hpp), which never calls inner, step, coordinate_step or certificate.
-  PrimalForm(const ProblemData& d, const double* labels, const double* weights, double lam, double l1_ratio)
+  /// n_total > 0: the samples of the objective's 1/n when this process holds only some of them (distributed Newton,
+  /// L2 only: the Lipschitzing bound then sees only the local samples).
+  PrimalForm(const ProblemData& d, const double* labels, const double* weights, double lam, double l1_ratio,
+             index_t n_total = 0)
       : A(d.Xt), y(labels), c(weights), lambda(lam), eta(l1_ratio),
-        inv_n(1.0 / (d.Xt ? d.Xt->n_cols : d.X->n_rows)) {
-    const index_t n = d.Xt ? d.Xt->n_cols : d.X->n_rows;
+        inv_n(1.0 / (n_total > 0 ? n_total : (d.Xt ? d.Xt->n_cols : d.X->n_rows))) {
+    const index_t n_local = d.Xt ? d.Xt->n_cols : d.X->n_rows, n = n_total > 0 ? n_total : n_local;
     // The Lipschitzing bound B = f(0) / (lambda eta') (glm_math.h hetglm_lipschitz_bound).
     double f0 = 0;
-    for (index_t k = 0; k < n; ++k) f0 += LossP::value(y[k], 0.0, c[k]);
+    for (index_t k = 0; k < n_local; ++k) f0 += LossP::value(y[k], 0.0, c[k]);
     bound = math::lipschitz_bound(PenP::kid, f0 * inv_n, lambda, eta);
     obj = math::make_objective(HETGLM_FORM_PRIMAL, LossP::kid, PenP::kid, lambda, eta, bound, inv_n,
                                1.0 / (lambda * double(n)));

@@ -77,6 +77,9 @@ struct SolverOptions {
   /// alpha (dual: per sample; primal: w) and the shared vector v. The robustness tests inject a NaN here
   /// (tests/robustness; docs/robustness.md). Not for production use.
   std::function<void(int epoch, std::span<double> alpha, std::span<double> v)> after_epoch;
+  /// Distributed primal Newton (docs/mpi.md, "Distributed Newton"): sums a vector element-wise over the processes
+  /// that each hold some of the samples (one MPI_Allreduce); empty = a single process.
+  std::function<void(std::span<double>)> sum_over_ranks;
 };
 
 struct SolveResult {

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: Apache-2.0
+// Adaptive aggregation: the step gamma along a merged CoCoA+ direction (alpha_old -> alpha, v_old -> v_old + dv) by a
+// safeguarded line search on the exact objective (docs/parallel-cpu.md, "Adaptive aggregation"; docs/mpi.md). One
+// copy of the math for its two users: SySCD's replicas (parallel_cpu.cpp) and CoCoA+ across MPI ranks (cocoa.cpp).
+//
+//   The objective along the line, as a value to maximize (dual: D; primal: -P), is the sum of
+//     * the coordinate terms of the changed coordinates (line_coordinate_terms: -g_i(alpha_old_i + gamma delta_i),
+//       times 1/n in the dual), and
+//     * the shared-vector terms: dual, -lambda/2 ||(v + gamma dv)/(lambda n)||^2 from three dot products
+//       (line_dual_quadratic); primal, -(1/n) sum_k loss(y_k, v_k + gamma dv_k) over the samples dv touches
+//       (line_primal_losses).
+//   Each is a plain sum, so a distributed caller adds its ranks' parts with one allreduce. Infeasible steps (a
+//   conjugate outside its domain) give -inf and are never chosen; gamma = 1 (the safe CoCoA+ merge) is always among
+//   the candidates, so the step is never worse than gamma = 1.
+#pragma once
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <span>
+#include <vector>
+
+#include "hetglm/solvers/forms.hpp"
+
+namespace hetglm {
+
+/// Sum over `changed` of the coordinate terms at alpha_old + gamma (alpha - alpha_old) + beta step (a point of the
+/// plane spanned by the new direction and the previous step; step null: the line, beta unused); dual terms carry 1/n.
+template <class Form>
+double plane_coordinate_terms(const Form& form, std::span<const index_t> changed, const double* alpha_old,
+                              const double* alpha, const double* step, double gamma, double beta) {
+  double acc = 0;
+  for (index_t i : changed) {
+    double a = alpha_old[i] + gamma * (alpha[i] - alpha_old[i]);
+    if (step) a += beta * step[i];
+    if constexpr (Form::formulation == Formulation::dual)
+      acc -= Form::LossP::conjugate(form.y[i], a, form.c[i]);
+    else
+      acc -= Form::PenP::value(a, form.lambda, form.eta);
+  }
+  if constexpr (Form::formulation == Formulation::dual) acc *= form.inv_n;
+  return acc;
+}
+
+/// The same on the line alpha_old + gamma (alpha - alpha_old).
+template <class Form>
+double line_coordinate_terms(const Form& form, std::span<const index_t> changed, const double* alpha_old,
+                             const double* alpha, double gamma) {
+  return plane_coordinate_terms(form, changed, alpha_old, alpha, nullptr, gamma, 0.0);
+}
+
+/// Dot products of v, the new direction dv and the previous step s of v.
+struct PlaneDots {
+  double vv = 0, vd = 0, dd = 0, vs = 0, ds = 0, ss = 0;
+};
+
+/// Dual: -lambda/2 ||w||^2 at v + gamma dv + beta s.
+template <class Form>
+double plane_dual_quadratic(const Form& form, const PlaneDots& p, double gamma, double beta) {
+  const double q = p.vv + gamma * (2 * p.vd + gamma * p.dd) + beta * (2 * p.vs + 2 * gamma * p.ds + beta * p.ss);
+  return -0.5 * form.lambda * form.inv_lambda_n * form.inv_lambda_n * q;
+}
+
+/// Dual: -lambda/2 ||w||^2 at v + gamma dv, from vv = v.v, vd = v.dv, dd = dv.dv.
+template <class Form>
+double line_dual_quadratic(const Form& form, double vv, double vd, double dd, double gamma) {
+  return plane_dual_quadratic(form, PlaneDots{vv, vd, dd, 0, 0, 0}, gamma, 0.0);
+}
+
+/// Primal: -(1/n) sum over `touched` of loss(y_k, v_k + gamma dv_k + beta s_k) (s null: the line).
+template <class Form>
+double plane_primal_losses(const Form& form, std::span<const index_t> touched, const double* v, const double* dv,
+                           const double* s, double gamma, double beta) {
+  double acc = 0;
+  for (index_t k : touched) {
+    double z = v[k] + gamma * dv[k];
+    if (s) z += beta * s[k];
+    acc -= Form::LossP::value(form.y[k], z, form.c[k]);
+  }
+  return acc * form.inv_n;
+}
+
+/// The same on the line v + gamma dv.
+template <class Form>
+double line_primal_losses(const Form& form, std::span<const index_t> touched, const double* v, const double* dv,
+                          double gamma) {
+  return plane_primal_losses(form, touched, v, dv, nullptr, gamma, 0.0);
+}
+
+/// Momentum weights of the plane search (the previous step's share): 0 first.
+inline constexpr std::array<double, 5> kAggregationMomenta = {0.0, 0.5, 0.8, 0.9, 0.95};
+
+/// The first three trial steps for replicas merged with sigma': 1, (1 + sigma')/2, sigma'.
+inline std::array<double, 3> aggregation_trials(double sigma) { return {1.0, 0.5 * (1.0 + sigma), sigma}; }
+
+/// The vertex of the parabola through (g[k], f[k]), clamped to [1/4, sigma']; NaN when the three values are not all
+/// finite or the points are collinear (exact for the losses whose conjugate is quadratic on its domain).
+inline double aggregation_vertex(const std::array<double, 3>& g, const std::array<double, 3>& f, double sigma) {
+  if (!(std::isfinite(f[0]) && std::isfinite(f[1]) && std::isfinite(f[2]))) return NAN;
+  const double num = (g[1] - g[0]) * (g[1] - g[0]) * (f[1] - f[2]) - (g[1] - g[2]) * (g[1] - g[2]) * (f[1] - f[0]);
+  const double dnm = 2 * ((g[1] - g[0]) * (f[1] - f[2]) - (g[1] - g[2]) * (f[1] - f[0]));
+  if (!(dnm < 0 || dnm > 0)) return NAN;
+  return std::clamp(g[1] - num / dnm, 0.25, sigma);
+}
+
+/// A fixed set of trial steps for a caller that evaluates them all at once (CoCoA+ across ranks: one allreduce of
+/// their partial objectives): 1 first, the three trials, and `n_grid` geometric points from 1/4 to sigma'.
+inline std::vector<double> aggregation_grid(double sigma, int n_grid) {
+  std::vector<double> g;
+  for (double x : aggregation_trials(sigma)) g.push_back(x);
+  for (int k = 0; k < n_grid; ++k)
+    g.push_back(0.25 * std::pow(4.0 * sigma, n_grid > 1 ? double(k) / (n_grid - 1) : 1.0));
+  return g;
+}
+
+/// The safeguarded choice: the candidate of largest objective; gamma = 1 on ties and when nothing beats it (NaN and
+/// -inf objectives never win). g[0] must be 1.
+inline double aggregation_best(std::span<const double> g, std::span<const double> f) {
+  double best_g = g[0], best_f = f[0];
+  for (std::size_t k = 1; k < g.size(); ++k)
+    if (f[k] > best_f) best_g = g[k], best_f = f[k];
+  return best_g;
+}
+
+}  // namespace hetglm
