@@ -396,6 +396,7 @@ json class_weights_json(const TrainArgs& a) {
 /// Progress lines (--progress): the first epoch of every weight column, then every N epochs or every T seconds, and
 /// the last epoch of each column (held back until the column ends).
 struct ProgressPrinter {
+  ProgressPrinter(const TrainArgs& args, std::FILE* sink) : a(args), out(sink) {}
   const TrainArgs& a;
   std::FILE* out;
   bool multi_column = false;

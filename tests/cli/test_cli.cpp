@@ -122,7 +122,9 @@ TEST_F(Cli, EveryModelTrainsFromTheCommandLine) {
     const CliRun p = run("predict m " + data(reg ? "housing_scale" : "heart_scale") + " o");
     EXPECT_EQ(p.code, 0);
     EXPECT_EQ(p.out.substr(0, reg ? 21 : 11), reg ? "Mean squared error = " : "Accuracy = ");
-    if (reg) EXPECT_NE(p.out.find(" (regression)\nSquared correlation coefficient = "), std::string::npos) << p.out;
+    if (reg) {
+      EXPECT_NE(p.out.find(" (regression)\nSquared correlation coefficient = "), std::string::npos) << p.out;
+    }
   }
 }
 
