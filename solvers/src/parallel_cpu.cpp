@@ -24,6 +24,7 @@
 #include "hetglm/solvers/numa.hpp"
 #include "hetglm/solvers/epoch_driver.hpp"
 #include "hetglm/solvers/sequential.hpp"
+#include "aggregation.hpp"
 #include "executor.hpp"
 #include "shrinking.hpp"
 
@@ -324,91 +325,17 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
     });
   };
 
-  // Adaptive aggregation (docs/parallel-cpu.md, "Adaptive aggregation"): after the safe merge (gamma = 1 with
-  // sigma' = T, CoCoA+), the step gamma along the merged direction (alpha - alpha_old, dv) that maximizes the dual
-  // (minimizes the primal) objective: the objective at gamma = 1, (1 + sigma')/2 and sigma' and at the vertex of the
-  // parabola through them (in [1/4, sigma']); never worse than gamma = 1, and infeasible steps (a conjugate outside its
-  // domain) are refused by the objective itself (-inf). The objective along the line is evaluated exactly: the changed coordinates' terms and,
-  // dual, the quadratic ||v + gamma dv||^2 from three dot products; primal, the losses of the samples dv touches.
+  // Adaptive aggregation (aggregation.hpp; docs/parallel-cpu.md, "Adaptive aggregation"): after the safe merge
+  // (gamma = 1 with sigma' = T, CoCoA+), gamma by a line search on the objective along the merged direction.
   std::vector<double> alpha_old(syscd && T > 1 ? static_cast<std::size_t>(m) : 0);
-  std::vector<index_t> changed, touched;
-  auto line_objective = [&](double gamma, double vv, double vd, double dd) {
-    using LossP = typename Form::LossP;
-    const std::int64_t nc = static_cast<std::int64_t>(changed.size());
-    std::vector<double> part(static_cast<std::size_t>((nc + kReduceGrain - 1) / kReduceGrain));
-    parallel_chunks(static_cast<std::int64_t>(part.size()), [&](std::int64_t ch) {
-      double acc = 0;
-      const std::int64_t hi = std::min(nc, (ch + 1) * std::int64_t(kReduceGrain));
-      for (std::int64_t q = ch * kReduceGrain; q < hi; ++q) {
-        const index_t i = changed[static_cast<std::size_t>(q)];
-        const double a = alpha_old[i] + gamma * (alpha[i] - alpha_old[i]);
-        if constexpr (Form::formulation == Formulation::dual) {
-          acc -= LossP::conjugate(form.y[i], a, form.c[i]);
-        } else {
-          acc -= Form::PenP::value(a, form.lambda, form.eta);
-        }
-      }
-      part[static_cast<std::size_t>(ch)] = acc;
-    });
-    double f = 0;
-    for (double x : part) f += x;
-    if constexpr (Form::formulation == Formulation::dual) {
-      return f * form.inv_n - 0.5 * form.lambda * form.inv_lambda_n * form.inv_lambda_n * (vv + gamma * (2 * vd + gamma * dd));
-    } else {
-      (void)vv, (void)vd, (void)dd;
-      const std::int64_t nt = static_cast<std::int64_t>(touched.size());
-      std::vector<double> lp(static_cast<std::size_t>((nt + kReduceGrain - 1) / kReduceGrain));
-      parallel_chunks(static_cast<std::int64_t>(lp.size()), [&](std::int64_t ch) {
-        double acc = 0;
-        const std::int64_t hi = std::min(nt, (ch + 1) * std::int64_t(kReduceGrain));
-        for (std::int64_t q = ch * kReduceGrain; q < hi; ++q) {
-          const index_t k = touched[static_cast<std::size_t>(q)];
-          acc -= LossP::value(form.y[k], v[k] + gamma * dv[k], form.c[k]);
-        }
-        lp[static_cast<std::size_t>(ch)] = acc;
-      });
-      double l = 0;
-      for (double x : lp) l += x;
-      return l * form.inv_n + f;
-    }
-  };
+  std::vector<index_t> changed;
+  AggregationScratch agg;
   // Returns gamma; v is left at v_old (the caller adds gamma dv), alpha at alpha_old + gamma (alpha - alpha_old).
   auto aggregate = [&]() -> double {
     changed.clear();
     for (index_t i : active.coords())
       if (alpha[i] != alpha_old[i]) changed.push_back(i);
-    if (changed.empty()) return 1.0;
-    double vv = 0, vd = 0, dd = 0;
-    touched.clear();
-    for (std::size_t j = 0; j < d; ++j) {
-      vv += v[j] * v[j];
-      vd += v[j] * dv[j];
-      dd += dv[j] * dv[j];
-      if (dv[j] != 0) touched.push_back(static_cast<index_t>(j));
-    }
-    if (dd == 0) return 1.0;
-    // Three points 1, (1 + sigma')/2, sigma' and the vertex of the parabola through them (exact for the losses whose
-    // conjugate is quadratic on its domain: squared, hinge, squared hinge); the best of the four.
-    const double g1 = 1.0, g2 = 0.5 * (1.0 + sigma), g3 = sigma;
-    const double f1 = line_objective(g1, vv, vd, dd), f2 = line_objective(g2, vv, vd, dd),
-                 f3 = line_objective(g3, vv, vd, dd);
-    double best_g = g1, best_f = f1;
-    if (f2 > best_f) best_g = g2, best_f = f2;
-    if (f3 > best_f) best_g = g3, best_f = f3;
-    if (std::isfinite(f1) && std::isfinite(f2) && std::isfinite(f3)) {
-      const double num = (g2 - g1) * (g2 - g1) * (f2 - f3) - (g2 - g3) * (g2 - g3) * (f2 - f1);
-      const double dnm = 2 * ((g2 - g1) * (f2 - f3) - (g2 - g3) * (f2 - f1));
-      if (dnm < 0 || dnm > 0) {
-        const double gp = std::clamp(g2 - num / dnm, 0.25, sigma);
-        if (gp != g1 && gp != g2 && gp != g3) {
-          const double fp = line_objective(gp, vv, vd, dd);
-          if (fp > best_f) best_g = gp, best_f = fp;
-        }
-      }
-    }
-    if (best_g != 1.0)
-      for (index_t i : changed) alpha[i] = alpha_old[i] + best_g * (alpha[i] - alpha_old[i]);
-    return best_g;
+    return aggregate_step(form, changed, alpha_old.data(), alpha, v, dv, sigma, agg);
   };
 
   // The test hook sees the coordinate variables in the original order (it may change them).
