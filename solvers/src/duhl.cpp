@@ -205,8 +205,11 @@ DuhlResult run_duhl(const Form& form, Backend& accel, const SolverOptions& so, c
     accel.set_shared_vector(v);
 
     const bool solve = o.cpu_role == CpuRole::solve && ws.size() < mz;
-    // CoCoA+ adding with K = T + 1 parts (the accelerator and T CPU replicas): sigma' = K.
-    const double sigma = solve ? double(T + 1) : 1.0;
+    // CoCoA+ adding with K = 2 parts, the accelerator and the CPU unit: sigma' = 2 for the accelerator. The CPU part's
+    // subproblem is solved by T replicas, SySCD inside it: its coupling term sigma' ||A dalpha_cpu||^2 is at most
+    // sigma' T sum_t ||A dalpha_t||^2, so each thread steps with sigma' T (the accelerator's steps do not depend on T).
+    const double sigma = solve ? 2.0 : 1.0;
+    const double sigma_cpu = sigma * T;
     std::atomic<bool> done{false};
     std::exception_ptr err;
     EpochReport er;
@@ -245,7 +248,7 @@ DuhlResult run_duhl(const Form& form, Backend& accel, const SolverOptions& so, c
           ++outside;
           z[i] = form.coordinate_gap(i, alpha[i], vt);
           if (!solve) continue;
-          const double delta = update_coordinate(form, i, alpha.data(), vt, sigma);
+          const double delta = update_coordinate(form, i, alpha.data(), vt, sigma_cpu);
           if (delta != 0) c.deltas.emplace_back(i, delta);
         }
       }
@@ -277,7 +280,8 @@ DuhlResult run_duhl(const Form& form, Backend& accel, const SolverOptions& so, c
         row_axpy(A, i, delta, dv.data());
         changed.push_back(i);
       }
-    rec.gamma = solve && adaptive ? aggregate_step(form, changed, alpha_old.data(), alpha.data(), v, dv, sigma, agg) : 1.0;
+    rec.gamma =
+        solve && adaptive ? aggregate_step(form, changed, alpha_old.data(), alpha.data(), v, dv, sigma_cpu, agg) : 1.0;
     for (std::size_t j = 0; j < dv.size(); ++j) v[j] += rec.gamma * dv[j];
     // Fresh gaps of P from the merged v, in double on the host (O(nnz_P)): the device's float32 gaps
     // (Backend::coordinate_gaps) are too noisy for selection when the Lipschitzing bound B multiplies the rounding

@@ -10,8 +10,9 @@
 //     2. concurrently: the accelerator runs `epochs_per_round` CD epochs on P (its own copy of v);
 //        the CPU's T threads (SolverOptions::n_threads), each owning a random slice of the coordinates, from the
 //        stale (alpha, v) refresh z_i for i outside P (role gaps, as published), or (role solve) also run CD on the
-//        coordinates outside P, each thread against its own replica of v (SySCD's scheme); all T + 1 parts then use
-//        sigma' = T + 1 and the updates are added (CoCoA+; Ma et al., ICML 2015).
+//        coordinates outside P, each thread against its own replica of v (SySCD's scheme inside the CPU part); the
+//        accelerator uses sigma' = 2 (two parts), the CPU threads 2 T, and the updates are added (CoCoA+; Ma et al.,
+//        ICML 2015).
 //     3. merge: alpha_P from the accelerator; dv = A (alpha_new - alpha_old) in double (the host re-synchronizes v
 //        from alpha, never trusting the device's float v); role solve: gamma by SySCD's line search on the
 //        objective along the merged direction (adaptive aggregation, never worse than gamma = 1;
