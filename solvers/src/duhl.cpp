@@ -124,7 +124,7 @@ DuhlResult run_duhl(const Form& form, Backend& accel, const SolverOptions& so, c
   std::size_t stream_pos = 0;
   // The CPU unit's T threads: thread t owns the slice [lo, hi) of the random order cpu_order (its coordinates: only
   // it writes their alpha_i and z_i), walks it with a persistent cursor, and in role solve steps against its own
-  // replica of v (SySCD's scheme, the accelerator being one more replica).
+  // replica of v (SySCD's scheme inside the CPU part; sigma' below).
   struct CpuThread {
     std::size_t lo = 0, hi = 0, pos = 0;
     std::size_t updates = 0;
