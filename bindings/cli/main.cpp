@@ -742,7 +742,8 @@ int run_train(TrainArgs& a) {
       for (const hetglm::DuhlRound& r : c.rounds) {
         json x = {{"round", r.round}, {"seconds", r.seconds}, {"working_set", r.working_set}, {"swaps", r.swaps},
                   {"bytes_copied", r.bytes_copied}, {"ws_gap_share", r.ws_gap_share},
-                  {"accel_seconds", r.accel_seconds}, {"cpu_updates", r.cpu_updates}, {"exact", r.exact}};
+                  {"accel_seconds", r.accel_seconds}, {"cpu_updates", r.cpu_updates}, {"gamma", r.gamma},
+                  {"exact", r.exact}};
         if (r.exact) x.update({{"primal", r.primal}, {"dual", r.dual}, {"gap", r.gap}, {"rel_gap", r.rel_gap}});
         rj.push_back(std::move(x));
       }
@@ -987,7 +988,7 @@ int hetglm_cli_main(int argc, char** argv) {
   train->add_flag("--zero-based", ta.zero_based, "feature indices start at 0 (scikit-learn's dump_svmlight_file)");
   train->add_option("--test", ta.test_file, "evaluate on this libsvm file after training");
   train->add_option("--report-json", ta.report_file, "write a JSON report (certificate, metrics, history)");
-  train->add_option("--threads", ta.threads, "threads for reading and for the solver (0 = all cores)")
+  train->add_option("--threads", ta.threads, "threads for reading and for the solver (DuHL: its CPU unit) (0 = all cores)")
       ->capture_default_str();
   train->add_option("--device", ta.device,
                     "cpu | opencl | cuda | fpga | fpga-sim | auto: accelerator for DuHL (cpu = the CPU solver, or the "
@@ -1020,7 +1021,8 @@ int hetglm_cli_main(int argc, char** argv) {
   train->add_flag("--no-shrinking", ta.no_shrinking,
                   "coordinate descent: visit every coordinate every epoch (no gap-driven shrinking)");
   train->add_option("--aggregation", ta.aggregation,
-                    "syscd with several threads and --distributed: adaptive (a search on the objective for the merged "
+                    "syscd with several threads, DuHL --cpu-role solve and --distributed: adaptive (a search on the "
+                    "objective for the merged "
                     "step, the default) | fixed (the CoCoA+ step gamma = 1)")
       ->capture_default_str();
   train->add_option("--certificate-every", ta.opt.solver.certificate_every,

@@ -15,6 +15,8 @@
 #include "hetglm/error.hpp"
 #include "hetglm/rng.hpp"
 #include "hetglm/solvers/epoch_driver.hpp"
+#include "aggregate_step.hpp"
+#include "executor.hpp"
 
 namespace hetglm {
 
@@ -62,10 +64,11 @@ ObjectiveDesc describe_objective(const Form& form, std::vector<double>& storage)
 namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-}  // namespace
+constexpr std::int64_t kGapGrain = 2048;  // coordinates per task of the first gap pass
 
+/// DuHL with T CPU threads (solve_duhl runs it in the solver arena).
 template <class Form>
-DuhlResult solve_duhl(const Form& form, Backend& accel, const SolverOptions& so, const DuhlOptions& o) {
+DuhlResult run_duhl(const Form& form, Backend& accel, const SolverOptions& so, const DuhlOptions& o, const int T) {
   const CsrMatrix& A = *form.A;
   const index_t m = form.n_coords();
   const auto mz = static_cast<std::size_t>(m);
@@ -106,7 +109,10 @@ DuhlResult solve_duhl(const Form& form, Backend& accel, const SolverOptions& so,
   std::vector<double>& alpha = res.alpha;
   std::vector<double> v = shared_vector(form, alpha);
   std::vector<double> z(mz);
-  for (index_t i = 0; i < m; ++i) z[i] = form.coordinate_gap(i, alpha[i], v.data());
+  parallel_chunks((std::int64_t(m) + kGapGrain - 1) / kGapGrain, [&](std::int64_t c) {
+    const index_t hi = static_cast<index_t>(std::min<std::int64_t>(m, (c + 1) * kGapGrain));
+    for (index_t i = static_cast<index_t>(c * kGapGrain); i < hi; ++i) z[i] = form.coordinate_gap(i, alpha[i], v.data());
+  });
 
   std::vector<char> in_ws(mz, 0);
   std::vector<index_t> ws, cand(mz);
@@ -115,7 +121,21 @@ DuhlResult solve_duhl(const Form& form, Backend& accel, const SolverOptions& so,
   std::iota(cpu_order.begin(), cpu_order.end(), index_t{0});
   SplitMix64 rng(so.seed ^ 0x5DEECE66Dull);
   shuffle(std::span<index_t>(cpu_order), rng);
-  std::size_t cpu_pos = 0, stream_pos = 0;
+  std::size_t stream_pos = 0;
+  // The CPU unit's T threads: thread t owns the slice [lo, hi) of the random order cpu_order (its coordinates: only
+  // it writes their alpha_i and z_i), walks it with a persistent cursor, and in role solve steps against its own
+  // replica of v (SySCD's scheme inside the CPU part; sigma' below).
+  struct CpuThread {
+    std::size_t lo = 0, hi = 0, pos = 0;
+    std::size_t updates = 0;
+    std::vector<double> v;
+    std::vector<std::pair<index_t, double>> deltas;
+  };
+  std::vector<CpuThread> cpu(static_cast<std::size_t>(T));
+  for (int t = 0; t < T; ++t) {
+    cpu[t].lo = mz * static_cast<std::size_t>(t) / static_cast<std::size_t>(T);
+    cpu[t].hi = mz * static_cast<std::size_t>(t + 1) / static_cast<std::size_t>(T);
+  }
 
   auto select = [&]() {
     for (index_t i : ws) in_ws[i] = 0;
@@ -161,8 +181,10 @@ DuhlResult solve_duhl(const Form& form, Backend& accel, const SolverOptions& so,
     }
   };
 
-  std::vector<double> alpha_ws, alpha_new, v_loc;
-  std::vector<std::pair<index_t, double>> cpu_deltas;
+  std::vector<double> alpha_ws, alpha_new, alpha_old, dv(v.size());
+  std::vector<index_t> changed;
+  AggregationScratch agg;
+  const bool adaptive = so.adaptive_aggregation;
   int round = 0;
   bool stop = false;
   while (!stop && round < max_rounds) {
@@ -183,7 +205,11 @@ DuhlResult solve_duhl(const Form& form, Backend& accel, const SolverOptions& so,
     accel.set_shared_vector(v);
 
     const bool solve = o.cpu_role == CpuRole::solve && ws.size() < mz;
-    const double sigma = solve ? 2.0 : 1.0;  // CoCoA+ adding with K = 2 parts: sigma' = gamma K = 2
+    // CoCoA+ adding with K = 2 parts, the accelerator and the CPU unit: sigma' = 2 for the accelerator. The CPU part's
+    // subproblem is solved by T replicas, SySCD inside it: its coupling term sigma' ||A dalpha_cpu||^2 is at most
+    // sigma' T sum_t ||A dalpha_t||^2, so each thread steps with sigma' T (the accelerator's steps do not depend on T).
+    const double sigma = solve ? 2.0 : 1.0;
+    const double sigma_cpu = sigma * T;
     std::atomic<bool> done{false};
     std::exception_ptr err;
     EpochReport er;
@@ -199,45 +225,64 @@ DuhlResult solve_duhl(const Form& form, Backend& accel, const SolverOptions& so,
     // accelerator is done; a persistent cursor so every coordinate gets its turn over the rounds.
     // It also visits at least as many outside coordinates as the accelerator steps (|P| per epoch): with a device
     // much faster than the host, the time-delay strategy alone would leave the gap memory outside P frozen and the
-    // selection could cycle on a stale set (observed on PoCL); this floor keeps the refresh moving.
-    std::size_t visited = 0, outside_visits = 0;
-    const std::size_t max_visits = mz * static_cast<std::size_t>(o.epochs_per_round);
+    // selection could cycle on a stale set (observed on PoCL); this floor keeps the refresh moving. Each thread
+    // takes the share of both bounds of its slice.
     const std::size_t min_outside = std::min(mz - ws.size(), ws.size()) * static_cast<std::size_t>(o.epochs_per_round);
-    cpu_deltas.clear();
-    if (solve) v_loc = v;
-    while (visited < max_visits && (outside_visits < min_outside || !done.load(std::memory_order_acquire))) {
-      for (int burst = 0; burst < 16 && visited < max_visits; ++burst, ++visited) {
-        const index_t i = cpu_order[cpu_pos];
-        cpu_pos = (cpu_pos + 1) % mz;
-        if (in_ws[i]) continue;
-        ++outside_visits;
-        ++rec.cpu_updates;
-        if (!solve) {
-          z[i] = form.coordinate_gap(i, alpha[i], v.data());
-          continue;
+    if (solve && adaptive) alpha_old = alpha;
+    run_tasks(T, true, [&](int t) {
+      CpuThread& c = cpu[t];
+      c.updates = 0;
+      c.deltas.clear();
+      const std::size_t len = c.hi - c.lo;
+      if (len == 0) return;
+      const std::size_t max_visits = len * static_cast<std::size_t>(o.epochs_per_round);
+      const std::size_t min_out = (min_outside * len + mz - 1) / mz;
+      if (solve) c.v = v;
+      double* vt = solve ? c.v.data() : v.data();
+      std::size_t visited = 0, outside = 0;
+      while (visited < max_visits && (outside < min_out || !done.load(std::memory_order_acquire))) {
+        for (int burst = 0; burst < 16 && visited < max_visits; ++burst, ++visited) {
+          const index_t i = cpu_order[c.lo + c.pos];
+          c.pos = c.pos + 1 == len ? 0 : c.pos + 1;
+          if (in_ws[i]) continue;
+          ++outside;
+          z[i] = form.coordinate_gap(i, alpha[i], vt);
+          if (!solve) continue;
+          const double delta = update_coordinate(form, i, alpha.data(), vt, sigma_cpu);
+          if (delta != 0) c.deltas.emplace_back(i, delta);
         }
-        z[i] = form.coordinate_gap(i, alpha[i], v_loc.data());
-        const double delta = update_coordinate(form, i, alpha.data(), v_loc.data(), sigma);
-        if (delta != 0) cpu_deltas.emplace_back(i, delta);
       }
-    }
+      c.updates = outside;
+    });
     accel_thread.join();
     if (err) std::rethrow_exception(err);
     if (!er.numerics_ok)
       throw TrainingError(fmt::format("numerical failure at DuHL round {}: the device saw a NaN or infinity", round));
     rec.accel_seconds = er.seconds;
+    for (const CpuThread& c : cpu) rec.cpu_updates += c.updates;
 
-    // Merge (gamma = 1): alpha from both units; v += A dalpha in double, from alpha (never the device's float v).
+    // Merge: alpha from both units; dv = A dalpha in double, from alpha (never the device's float v); in role solve,
+    // adaptive aggregation (aggregate_step.hpp) then takes the step gamma dv along the merged direction, gamma >= 1
+    // when it pays; v += gamma dv.
     alpha_new.resize(ws.size());
     accel.get_alpha(alpha_new);
-    auto axpy = [&](index_t i, double delta) { row_axpy(A, i, delta, v.data()); };
+    std::fill(dv.begin(), dv.end(), 0.0);
+    changed.clear();
     for (std::size_t p = 0; p < ws.size(); ++p) {
       const double delta = alpha_new[p] - alpha[ws[p]];
       if (delta == 0) continue;
       alpha[ws[p]] = alpha_new[p];
-      axpy(ws[p], delta);
+      row_axpy(A, ws[p], delta, dv.data());
+      changed.push_back(ws[p]);
     }
-    for (const auto& [i, delta] : cpu_deltas) axpy(i, delta);
+    for (const CpuThread& c : cpu)
+      for (const auto& [i, delta] : c.deltas) {
+        row_axpy(A, i, delta, dv.data());
+        changed.push_back(i);
+      }
+    rec.gamma =
+        solve && adaptive ? aggregate_step(form, changed, alpha_old.data(), alpha.data(), v, dv, sigma_cpu, agg) : 1.0;
+    for (std::size_t j = 0; j < dv.size(); ++j) v[j] += rec.gamma * dv[j];
     // Fresh gaps of P from the merged v, in double on the host (O(nnz_P)): the device's float32 gaps
     // (Backend::coordinate_gaps) are too noisy for selection when the Lipschitzing bound B multiplies the rounding
     // of s_j (Lasso on PoCL stalled on that noise).
@@ -269,6 +314,14 @@ DuhlResult solve_duhl(const Form& form, Backend& accel, const SolverOptions& so,
   v = shared_vector(form, alpha);
   driver.finish(form, certificate(form, alpha, v), v, round);
   return res;
+}
+
+}  // namespace
+
+template <class Form>
+DuhlResult solve_duhl(const Form& form, Backend& accel, const SolverOptions& so, const DuhlOptions& o) {
+  if (so.n_threads < 0) throw InvalidArgument(fmt::format("--threads: must be >= 0 (0 = all cores), got {}", so.n_threads));
+  return in_solver_arena(so.n_threads, [&](int T) { return run_duhl(form, accel, so, o, T); });
 }
 
 #define HETGLM_DUHL_INST(...)                                                                                      \

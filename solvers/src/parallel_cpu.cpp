@@ -21,10 +21,10 @@
 
 #include "hetglm/error.hpp"
 #include "hetglm/rng.hpp"
-#include "hetglm/solvers/aggregation.hpp"
 #include "hetglm/solvers/numa.hpp"
 #include "hetglm/solvers/epoch_driver.hpp"
 #include "hetglm/solvers/sequential.hpp"
+#include "aggregate_step.hpp"
 #include "executor.hpp"
 #include "shrinking.hpp"
 
@@ -325,71 +325,17 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
     });
   };
 
-  // Adaptive aggregation (docs/parallel-cpu.md, "Adaptive aggregation"): after the safe merge (gamma = 1 with
-  // sigma' = T, CoCoA+), the step gamma along the merged direction (alpha - alpha_old, dv) that maximizes the dual
-  // (minimizes the primal) objective: the objective at gamma = 1, (1 + sigma')/2 and sigma' and at the vertex of the
-  // parabola through them (in [1/4, sigma']); never worse than gamma = 1, and infeasible steps (a conjugate outside its
-  // domain) are refused by the objective itself (-inf). The objective along the line is evaluated exactly: the changed coordinates' terms and,
-  // dual, the quadratic ||v + gamma dv||^2 from three dot products; primal, the losses of the samples dv touches.
+  // Adaptive aggregation (aggregate_step.hpp; docs/parallel-cpu.md, "Adaptive aggregation"): after the safe merge
+  // (gamma = 1 with sigma' = T, CoCoA+), gamma by a line search on the objective along the merged direction.
   std::vector<double> alpha_old(syscd && T > 1 ? static_cast<std::size_t>(m) : 0);
-  std::vector<index_t> changed, touched;
-  auto line_objective = [&](double gamma, double vv, double vd, double dd) {
-    const std::int64_t nc = static_cast<std::int64_t>(changed.size());
-    std::vector<double> part(static_cast<std::size_t>((nc + kReduceGrain - 1) / kReduceGrain));
-    parallel_chunks(static_cast<std::int64_t>(part.size()), [&](std::int64_t ch) {
-      const std::int64_t lo = ch * kReduceGrain, hi = std::min(nc, lo + std::int64_t(kReduceGrain));
-      part[static_cast<std::size_t>(ch)] = line_coordinate_terms(
-          form, std::span<const index_t>(changed.data() + lo, static_cast<std::size_t>(hi - lo)), alpha_old.data(),
-          alpha, gamma);
-    });
-    double f = 0;
-    for (double x : part) f += x;
-    if constexpr (Form::formulation == Formulation::dual) {
-      return f + line_dual_quadratic(form, vv, vd, dd, gamma);
-    } else {
-      (void)vv, (void)vd, (void)dd;
-      const std::int64_t nt = static_cast<std::int64_t>(touched.size());
-      std::vector<double> lp(static_cast<std::size_t>((nt + kReduceGrain - 1) / kReduceGrain));
-      parallel_chunks(static_cast<std::int64_t>(lp.size()), [&](std::int64_t ch) {
-        const std::int64_t lo = ch * kReduceGrain, hi = std::min(nt, lo + std::int64_t(kReduceGrain));
-        lp[static_cast<std::size_t>(ch)] = line_primal_losses(
-            form, std::span<const index_t>(touched.data() + lo, static_cast<std::size_t>(hi - lo)), v.data(),
-            dv.data(), gamma);
-      });
-      double l = 0;
-      for (double x : lp) l += x;
-      return l + f;
-    }
-  };
+  std::vector<index_t> changed;
+  AggregationScratch agg;
   // Returns gamma; v is left at v_old (the caller adds gamma dv), alpha at alpha_old + gamma (alpha - alpha_old).
   auto aggregate = [&]() -> double {
     changed.clear();
     for (index_t i : active.coords())
       if (alpha[i] != alpha_old[i]) changed.push_back(i);
-    if (changed.empty()) return 1.0;
-    double vv = 0, vd = 0, dd = 0;
-    touched.clear();
-    for (std::size_t j = 0; j < d; ++j) {
-      vv += v[j] * v[j];
-      vd += v[j] * dv[j];
-      dd += dv[j] * dv[j];
-      if (dv[j] != 0) touched.push_back(static_cast<index_t>(j));
-    }
-    if (dd == 0) return 1.0;
-    // Three points 1, (1 + sigma')/2, sigma' and the vertex of the parabola through them; the best of the four.
-    const std::array<double, 3> g = aggregation_trials(sigma);
-    std::array<double, 4> gs{g[0], g[1], g[2], NAN}, fs{};
-    for (int k = 0; k < 3; ++k) fs[k] = line_objective(g[k], vv, vd, dd);
-    const double gp = aggregation_vertex(g, {fs[0], fs[1], fs[2]}, sigma);
-    std::size_t nk = 3;
-    if (std::isfinite(gp) && gp != g[0] && gp != g[1] && gp != g[2]) {
-      gs[3] = gp, fs[3] = line_objective(gp, vv, vd, dd);
-      nk = 4;
-    }
-    const double best_g = aggregation_best(std::span<const double>(gs.data(), nk), std::span<const double>(fs.data(), nk));
-    if (best_g != 1.0)
-      for (index_t i : changed) alpha[i] = alpha_old[i] + best_g * (alpha[i] - alpha_old[i]);
-    return best_g;
+    return aggregate_step(form, changed, alpha_old.data(), alpha, v, dv, sigma, agg);
   };
 
   // The test hook sees the coordinate variables in the original order (it may change them).

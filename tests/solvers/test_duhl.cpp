@@ -2,7 +2,7 @@
 // DuHL reaches the sequential solver's optimum for every model on real data, with budgets of 10%, 25% and 100% of
 // the data and both CPU roles, on every backend compiled in (the shared backend list of conformance.hpp: the cpu
 // stand-in in double, relative objective difference <= 1e-6; OpenCL, the simulated FPGA and CUDA in float32, <= 1e-5;
-// a device that is not present skips); baselines; round records; the budget error.
+// a device that is not present skips); the CPU unit on 1-3 threads; baselines; round records; the budget error.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -159,6 +159,66 @@ std::vector<DuhlCase> duhl_cases() {
 INSTANTIATE_TEST_SUITE_P(Models, DuhlOptimum, ::testing::ValuesIn(duhl_cases()), [](const auto& info) {
   return info.param.backend.name + "_" + info.param.model.name();
 });
+
+// The CPU unit on 1, 2 and 3 threads (--threads; 3 gives slices of unequal size) in both roles, at a budget of 25%:
+// the same optimum as the sequential solver, and every thread count within tol of the others. Role solve merges with
+// adaptive aggregation: every round's gamma is a finite positive step.
+TEST(Duhl, CpuThreadsReachTheSameOptimum) {
+  for (const ModelCase& mc : kDuhlModels) {
+    auto prob = make_problem(mc);
+    const double P_ref = reference_primal(*prob);
+    with_form(*prob, [&](const auto& form) {
+      for (CpuRole role : {CpuRole::gaps, CpuRole::solve}) {
+        std::vector<double> primal;
+        for (int threads : {1, 2, 3}) {
+          SCOPED_TRACE(mc.name() + " " + cpu_role_name(role) + " threads " + std::to_string(threads));
+          BackendOptions bo;
+          bo.memory_budget = parse_memory_size("25%", data_bytes(*form.A));
+          auto be = make_backend("cpu", bo);
+          SolverOptions so;
+          so.tol = 1e-8;
+          so.max_epochs = 4000;
+          so.seed = 3;
+          so.n_threads = threads;
+          DuhlOptions o;
+          o.cpu_role = role;
+          const DuhlResult r = solve_duhl(form, *be, so, o);
+          EXPECT_TRUE(r.converged);
+          EXPECT_LE(r.certificate.gap, so.tol * std::fabs(r.certificate.primal));
+          EXPECT_LE(std::fabs(r.certificate.primal - P_ref) / std::fabs(P_ref), 1e-6);
+          std::size_t cpu_updates = 0;
+          for (const DuhlRound& rd : r.rounds) {
+            cpu_updates += rd.cpu_updates;
+            EXPECT_TRUE(std::isfinite(rd.gamma) && rd.gamma > 0) << "round " << rd.round << " gamma " << rd.gamma;
+            if (role == CpuRole::gaps) {
+              EXPECT_EQ(rd.gamma, 1.0);
+            }
+          }
+          EXPECT_GT(cpu_updates, 0u);
+          primal.push_back(r.certificate.primal);
+        }
+        for (double P : primal) EXPECT_LE(std::fabs(P - primal[0]), 2e-8 * std::fabs(primal[0]));  // each within tol of P*
+      }
+    });
+  }
+}
+
+TEST(Duhl, NegativeThreadsIsAClearError) {
+  auto prob = make_problem({"ridge", "housing_scale", 506, 1e-2, Formulation::primal});
+  with_form(*prob, [&](const auto& form) {
+    BackendOptions bo;
+    bo.memory_budget = parse_memory_size("25%", data_bytes(*form.A));
+    auto be = make_backend("cpu", bo);
+    SolverOptions so;
+    so.n_threads = -1;
+    try {
+      solve_duhl(form, *be, so, DuhlOptions{});
+      FAIL() << "expected InvalidArgument";
+    } catch (const InvalidArgument& e) {
+      EXPECT_STREQ(e.what(), "--threads: must be >= 0 (0 = all cores), got -1");
+    }
+  });
+}
 
 TEST(Duhl, BaselinesReachTheOptimumToo) {
   auto prob = make_problem({"logistic", "w7a", 600, 1e-3, Formulation::dual});

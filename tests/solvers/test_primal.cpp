@@ -5,8 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <random>
+#include <regex>
 #include <set>
 #include <string>
 
@@ -166,6 +169,69 @@ TEST(PrimalForm, AutoChoosesByEstimatedWork) {
   const TrainResult c = fit(dataset("mushrooms"), "svm", "", 1, 1e-4, "auto");
   EXPECT_EQ(c.formulation_reason, "the hinge loss is not smooth: no primal coordinate descent");
   EXPECT_EQ(fit(dense(), "logistic", "l2", 1, 1e-4, "dual").formulation_reason, "requested with --formulation dual");
+}
+
+/// scikit-learn's make_classification in miniature: two informative Gaussian features (class means +-1 in each), two
+/// redundant ones (fixed linear combinations of the informative: exactly collinear), the rest N(0, 1) noise; labels
+/// 0 / 1 as regression targets. Seeded.
+Dataset classification_as_regression(int n, int d, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> g;
+  std::bernoulli_distribution coin(0.5);
+  Dataset ds;
+  ds.X.n_rows = n;
+  ds.X.n_cols = d;
+  ds.X.offsets.assign(1, 0);
+  for (int i = 0; i < n; ++i) {
+    const int label = coin(rng) ? 1 : 0;
+    const double s = label ? 1.0 : -1.0;
+    std::vector<double> x(static_cast<std::size_t>(d));
+    for (int j = 0; j < d; ++j) x[j] = g(rng);
+    x[0] += s;
+    x[1] += s;
+    x[2] = 0.7 * x[0] - 0.4 * x[1];
+    x[3] = -0.2 * x[0] + 0.9 * x[1];
+    for (int j = 0; j < d; ++j) {
+      ds.X.indices.push_back(j);
+      ds.X.values.push_back(static_cast<float>(x[j]));
+    }
+    ds.X.offsets.push_back(static_cast<offset_t>(ds.X.indices.size()));
+    ds.y.push_back(label);
+  }
+  ds.source = "classification as regression";
+  return ds;
+}
+
+/// The trial estimate "<which> ... N epochs" of an auto reason string (NaN if absent).
+double trial_epochs(const std::string& reason, const std::string& which) {
+  std::smatch m;
+  if (std::regex_search(reason, m, std::regex(which + " (?:SDCA|CD) ([0-9.e+]+) epochs"))) return std::stod(m[1]);
+  return std::nan("");
+}
+
+// Issue 15: ridge on dense data with collinear (redundant) features. The analytic rule estimated ~1/mu primal epochs
+// (mu ~ lambda along the collinear directions, which hold no share of the gap) and chose the dual, which needs
+// hundreds of epochs where the primal needs a handful. auto now picks primal from trial runs on a row sample, and
+// the reason's estimates are within 2x of the epochs the sequential solver then takes in each formulation.
+TEST(PrimalForm, AutoRidgeOnCollinearDenseDataIsPrimalAndItsEstimatesHold) {
+  const Dataset d = classification_as_regression(10000, 30, 5);
+  const TrainResult a = fit(d, "ridge", "", 1, 1e-4, "auto", -1);
+  EXPECT_EQ(a.formulation, Formulation::primal) << a.formulation_reason;
+  EXPECT_EQ(a.formulation_reason.rfind("auto: 10000 x 30; trial runs of the sequential solver on sampled rows to tol 0.0001: dual SDCA ", 0),
+            0u) << a.formulation_reason;
+  const double est_dual = trial_epochs(a.formulation_reason, "dual"), est_primal = trial_epochs(a.formulation_reason, "primal");
+  const TrainResult q = fit(d, "ridge", "", 1, 1e-4, "dual", -1);
+  ASSERT_TRUE(a.converged);
+  ASSERT_TRUE(q.converged);
+  ASSERT_EQ(q.formulation, Formulation::dual);
+  const int primal_epochs = a.columns.at(0).epochs, dual_epochs = q.columns.at(0).epochs;
+  if (std::getenv("HETGLM_TEST_VERBOSE"))
+    std::printf("%s; primal took %d epochs, dual %d\n", a.formulation_reason.c_str(), primal_epochs, dual_epochs);
+  EXPECT_GT(dual_epochs, 10 * primal_epochs);
+  EXPECT_LE(est_primal, 2.0 * primal_epochs) << a.formulation_reason;
+  EXPECT_GE(est_primal, 0.5 * primal_epochs) << a.formulation_reason;
+  EXPECT_LE(est_dual, 2.0 * dual_epochs) << a.formulation_reason << "; dual took " << dual_epochs;
+  EXPECT_GE(est_dual, 0.5 * dual_epochs) << a.formulation_reason << "; dual took " << dual_epochs;
 }
 
 TEST(PrimalForm, ClearErrors) {
@@ -405,11 +471,13 @@ TEST(PrimalNewton, NegativeGapBeyondTheToleranceIsNotConverged) {
   o.problem.sample_weight.assign(d.y.size(), 1.0);
   o.problem.sample_weight[0] = 1e15;
   o.solver.solver = SolverKind::sequential;  // dual SDCA: its objective values lose the precision
+  o.problem.formulation = FormulationRequest::dual;  // (auto's trial runs see that the dual does not certify here)
   const TrainResult r = train(d, o);
   const Certificate& c = r.columns.at(0).certificate;
   EXPECT_LT(c.gap, -o.solver.tol * std::fabs(c.primal)) << c.primal << " " << c.dual;
   EXPECT_FALSE(r.converged);
   o.solver.solver = SolverKind::newton;  // the primal Newton solver certifies this one honestly
+  o.problem.formulation = FormulationRequest::automatic;
   const TrainResult t = train(d, o);
   EXPECT_TRUE(t.converged);
   EXPECT_GE(t.columns.at(0).certificate.gap, 0.0);

@@ -465,7 +465,8 @@ def _centre(X, X_offset):
 class Ridge(_BaseRegressor):
     """Ridge regression (scikit-learn's ``Ridge``): minimises ||y - Xw||^2 + alpha ||w||^2 (with sample
     weights), i.e. the engine's (1/n) sum_i c_i (x_i.w - y_i)^2/2 + lambda ||w||^2/2 with lambda = alpha/n.
-    Trained by primal CD over features or SDCA over samples (the shorter side), certified by its duality gap.
+    Trained by primal CD over features or SDCA over samples (formulation="auto": whichever trial runs on a row
+    sample predict to be less work, docs/formulation.md), certified by its duality gap.
     ``fit_intercept=True``: unregularized intercept by centring. Attributes: coef_ (n_features,), intercept_
     (float), n_iter_ (epochs), duality_gap_, primal_objective_, training_history_, lambda_, n_features_in_."""
 

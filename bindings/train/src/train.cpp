@@ -30,85 +30,110 @@ struct FormulationChoice {
   std::string reason;
 };
 
-/// Smallest eigenvalue of the diagonally scaled primal Hessian at w = 0,
-///   M = D^{-1/2} (L X_S^T C X_S / m + lambda I) D^{-1/2},  D = diag(L X_S^T C X_S / m + lambda I),
-/// on a strided sample S of m <= 2000 rows (dense Gram, Cholesky, 30 inverse-power iterations; the Rayleigh
-/// estimate errs upwards). Randomized coordinate descent with per-coordinate Newton steps contracts the error by
-/// about (1 - mu) per epoch (Nesterov 2012 with coordinate-wise curvature), so ~1/mu epochs per constant factor.
-/// Returns a negative value when the estimate is not attempted (d > 1000 or d > m).
-double primal_scaled_mu(const CsrMatrix& X, const std::vector<double>& c, double L, double lambda) {
-  const index_t d = X.n_cols, n = X.n_rows;
-  const index_t m = std::min<index_t>(n, 2000);
-  if (d > 1000 || d > m) return -1;
-  const std::size_t D = static_cast<std::size_t>(d);
-  std::vector<double> G(D * D, 0.0), row(D);
-  const double stride = double(n) / m;
-  for (index_t t = 0; t < m; ++t) {
-    const index_t i = static_cast<index_t>(t * stride);
-    const offset_t b = X.offsets[i], e = X.offsets[i + 1];
-    for (offset_t p = b; p < e; ++p)
-      for (offset_t q = p; q < e; ++q)
-        G[std::size_t(X.indices[p]) * D + X.indices[q]] += c[i] * double(X.values[p]) * X.values[q];
+/// Epochs of a trial run to tol (relative gap) on a sample of the problem (trial_estimate).
+struct TrialEstimate {
+  double epochs = 0;          ///< measured when the trial converged, else extrapolated
+  int ran = 0;                ///< epochs the trial ran
+  index_t rows = 0;           ///< sampled rows
+  bool extrapolated = false;  ///< cut short by the work cap: epochs from the geometric rate of its second half
+};
+
+/// The sequential solver (the engine's own, sequential.hpp) on a strided sample of m of the n rows in formulation f,
+/// to the tolerance of the real solve (with its shrinking and certificate schedule):
+///   dual:   m = min(n, 2000), lambda n / m (SDCA's per-coordinate ratios c_i ||x_i||^2 / (lambda n) are those of the
+///           full problem; measured within 10% of the full problem's epochs, docs/formulation.md);
+///   primal: the same lambda (the sample's scaled Hessian X_S^T C X_S / m + lambda I estimates the full one) on
+///           min(100 d, n / 4) rows and at most 4e6 nonzeros, but at least 2000 rows (or all n): with fewer rows the
+///           sample is worse conditioned than the full problem and the estimate errs high (make_classification
+///           20000 x 100: 19 epochs on 2000 rows, 10 on 5000, 7 on 10,000 and on all).
+/// At most max(2e7, nnz(X)) nonzero visits (at least 10 epochs): a trial cut short is extrapolated from the geometric
+/// rate of its relative gap between its middle certificate and its last. A trial that fails numerically, or ends with
+/// a gap that does not certify, counts as never converging.
+TrialEstimate trial_estimate(const ModelSpec& spec, Formulation f, const CsrMatrix& X, const std::vector<double>& labels,
+                             double positive, const std::vector<double>& c, double lambda, double eta,
+                             const SolverOptions& base) {
+  const index_t n = X.n_rows;
+  const double row_nnz = std::max(1.0, double(X.nnz()) / std::max<index_t>(n, 1));
+  const double primal_rows = std::min({100.0 * X.n_cols, 4e6 / row_nnz, 0.25 * n});
+  const index_t m = f == Formulation::dual
+                        ? std::min<index_t>(n, 2000)
+                        : std::min<index_t>(n, static_cast<index_t>(std::clamp(primal_rows, 2000.0, 1e9)));
+  std::vector<index_t> rows(static_cast<std::size_t>(m));
+  for (index_t t = 0; t < m; ++t) rows[t] = static_cast<index_t>(std::int64_t(t) * n / m);
+  const CsrMatrix Xs = select_rows(X, rows);
+  std::vector<double> ys(rows.size()), cs(rows.size());
+  for (std::size_t t = 0; t < rows.size(); ++t) {
+    const double yi = labels[rows[t]];
+    ys[t] = spec.classifier ? (yi == positive ? 1.0 : -1.0) : yi;
+    cs[t] = c[rows[t]];
   }
-  for (std::size_t j = 0; j < D; ++j)
-    for (std::size_t k = j; k < D; ++k) {
-      const double g = (G[j * D + k] + (j != k ? G[k * D + j] : 0.0)) * L / m + (j == k ? lambda : 0.0);
-      G[j * D + k] = g;
-      G[k * D + j] = g;
-    }
-  std::vector<double> dinv(D);
-  for (std::size_t j = 0; j < D; ++j) dinv[j] = 1 / std::sqrt(G[j * D + j]);
-  for (std::size_t j = 0; j < D; ++j)
-    for (std::size_t k = 0; k < D; ++k) G[j * D + k] *= dinv[j] * dinv[k];
-  // Cholesky M = R^T R (upper R stored in place).
-  for (std::size_t j = 0; j < D; ++j) {
-    for (std::size_t k = 0; k < j; ++k) {
-      double s = G[k * D + j];
-      for (std::size_t p = 0; p < k; ++p) s -= G[p * D + k] * G[p * D + j];
-      G[k * D + j] = s / G[k * D + k];
-    }
-    double s = G[j * D + j];
-    for (std::size_t p = 0; p < j; ++p) s -= G[p * D + j] * G[p * D + j];
-    if (!(s > 0)) return 0;
-    G[j * D + j] = std::sqrt(s);
+  if (f == Formulation::dual) lambda *= double(n) / m;
+  ProblemData pd;
+  pd.X = &Xs;
+  CsrMatrix Xt;
+  if (f == Formulation::primal) {
+    Xt = transpose(Xs);
+    pd.Xt = &Xt;
+  } else {
+    pd.row_sq_norm = row_sq_norms(Xs);
   }
-  std::vector<double> x(D);
-  for (std::size_t j = 0; j < D; ++j) x[j] = 1.0 + 0.5 * std::sin(double(j) * 12.9898);
-  double mu = 1;
-  for (int it = 0; it < 30; ++it) {
-    double nx = 0;
-    for (double v : x) nx += v * v;
-    nx = std::sqrt(nx);
-    for (double& v : x) v /= nx;
-    // Solve R^T z = x, then R x' = z.
-    for (std::size_t j = 0; j < D; ++j) {
-      double s = x[j];
-      for (std::size_t p = 0; p < j; ++p) s -= G[p * D + j] * x[p];
-      x[j] = s / G[j * D + j];
-    }
-    for (std::size_t j = D; j-- > 0;) {
-      double s = x[j];
-      for (std::size_t p = j + 1; p < D; ++p) s -= G[j * D + p] * x[p];
-      x[j] = s / G[j * D + j];
-    }
-    double nn = 0;
-    for (double v : x) nn += v * v;
-    mu = 1 / std::sqrt(nn);  // ||M^{-1} x|| with ||x|| = 1 -> 1/mu
+  SolverOptions so;
+  so.tol = base.tol;
+  so.seed = base.seed;
+  so.solver = SolverKind::sequential;
+  so.n_threads = 1;
+  so.shrinking = base.shrinking;
+  so.certificate_every = base.certificate_every;  // the real solve's schedule: its epochs are counted the same way
+  const double work = std::max(2e7, double(X.nnz()));
+  so.max_epochs = static_cast<int>(
+      std::clamp(work / std::max(1.0, double(Xs.nnz())), 10.0, double(std::max(10, base.max_epochs))));
+  TrialEstimate t;
+  t.rows = m;
+  SolveResult r;
+  try {
+    r = with_form(spec, f, [&]<class Form>() {
+      if constexpr (Form::formulation == Formulation::dual) {
+        return solve_sequential(Form(pd, ys.data(), cs.data(), lambda), so);
+      } else {
+        return solve_sequential(Form(pd, ys.data(), cs.data(), lambda, eta), so);
+      }
+    });
+  } catch (const TrainingError&) {
+    t.epochs = std::numeric_limits<double>::infinity();
+    return t;
   }
-  return mu;
+  t.ran = r.epochs;
+  t.epochs = r.epochs;
+  if (r.converged || r.history.size() < 2) {
+    if (!r.converged) t.epochs = std::numeric_limits<double>::infinity();
+    return t;
+  }
+  const EpochRecord& last = r.history.back();
+  const EpochRecord& mid = r.history[r.history.size() / 2];
+  const double per_epoch = std::log(mid.rel_gap / last.rel_gap) / std::max(1, last.epoch - mid.epoch);
+  t.extrapolated = true;
+  t.epochs = per_epoch > 0 && last.rel_gap > 0 ? last.epoch + std::log(last.rel_gap / base.tol) / per_epoch
+                                               : std::numeric_limits<double>::infinity();
+  return t;
 }
 
-/// --formulation auto|dual|primal. auto compares estimated work (epochs x passes x nonzeros):
-///   dual SDCA:  epochs ~ 1 + L R^2 / (lambda n), R^2 = mean_i c_i ||x_i||^2 (Shalev-Shwartz & Zhang 2013 with
-///               the max; the mean is the importance-sampling rate, Zhao & Zhang 2015, and tracks practice;
-///               L = the loss's curvature bound: 1 squared, 1/4 logistic, 2 squared hinge), one pass per epoch;
-///   primal CD:  epochs ~ 1/mu, mu = primal_scaled_mu() (collinear columns, e.g. one-hot features next to the
-///               bias, make mu ~ lambda and the primal slow); two passes per epoch for the non-quadratic losses
-///               (derivatives, then the line-search trial). When mu is not estimated (d > 1000 or d > 2000
-///               sampled rows) the bound 1/mu <= 1 + L max_j ||x^(j)||^2 / (n lambda) is used, which favors dual.
+std::string trial_text(const TrialEstimate& t) {
+  if (!std::isfinite(t.epochs)) return fmt::format("no convergence in {} trial epochs on {} rows", t.ran, t.rows);
+  if (t.extrapolated) return fmt::format("{:.3g} epochs (on {} rows, extrapolated from {})", t.epochs, t.rows, t.ran);
+  return fmt::format("{:.3g} epochs (on {} rows)", t.epochs, t.rows);
+}
+
+/// --formulation auto|dual|primal. With the Newton solver for the primal: measured costs (below). Otherwise auto
+/// compares estimated work, epochs x passes over the nonzeros, with the epochs measured by trial_estimate on a
+/// strided sample of m = min(n, 2000) rows: dual SDCA one pass per epoch, primal CD two for the non-quadratic losses
+/// (derivatives, then the line-search trial). Analytic rates missed by orders of magnitude (issue 15): 1/mu of the
+/// scaled primal Hessian counts directions that collinear (redundant) features make flat but that hold no share of
+/// the gap, and 1 + L R^2/(lambda n) is SDCA's rate per constant factor, not its epochs to the tolerance.
 /// Non-L2 penalties have no dual (SDCA) form here: primal. Hinge has no smooth primal: dual.
+/// positive: the label of the first weight column's positive class (classifiers; NaN for regression).
 FormulationChoice resolve_formulation(const TrainOptions& o, const ModelSpec& spec, const CsrMatrix& X,
-                                      const std::vector<double>& c, double lambda, bool primal_newton) {
+                                      const std::vector<double>& labels, double positive, const std::vector<double>& c,
+                                      double lambda, double eta, bool primal_newton) {
   const FormulationRequest req = o.problem.formulation;
   const SolverKind kind = o.solver.solver;
   if (const std::optional<Formulation> f = forced_formulation(spec, req)) {
@@ -151,28 +176,13 @@ FormulationChoice resolve_formulation(const TrainOptions& o, const ModelSpec& sp
                            X.n_rows, X.n_cols, X.nnz(), kDualFactor, dual_epochs, r2, kNewtonEpochs, newton_epochs,
                            formulation_name(f))};
   }
-  double r2 = 0;
-  std::vector<double> col2(static_cast<std::size_t>(X.n_cols), 0.0);
-  for (index_t i = 0; i < X.n_rows; ++i) {
-    double s = 0;
-    for (offset_t k = X.offsets[i]; k < X.offsets[i + 1]; ++k) {
-      const double x2 = double(X.values[k]) * X.values[k];
-      s += x2;
-      col2[X.indices[k]] += c[i] * x2;
-    }
-    r2 += c[i] * s;
-  }
-  r2 /= n;  // mean, not max: the rate with importance sampling (Zhao & Zhang 2015), and closer in practice
-  const double max_col2 = col2.empty() ? 0.0 : *std::max_element(col2.begin(), col2.end());
-  const double dual_epochs = 1 + L * r2 / (lambda * n);
-  const double mu = primal_scaled_mu(X, c, L, lambda);
-  const double primal_epochs = mu > 0 ? 1 / mu : 1 + L * max_col2 / (n * lambda);
+  const TrialEstimate dual = trial_estimate(spec, Formulation::dual, X, labels, positive, c, lambda, eta, o.solver);
+  const TrialEstimate primal = trial_estimate(spec, Formulation::primal, X, labels, positive, c, lambda, eta, o.solver);
   const double passes = spec.loss == Loss::squared ? 1.0 : 2.0;
-  const Formulation f = primal_epochs * passes < dual_epochs ? Formulation::primal : Formulation::dual;
-  return {f, fmt::format("auto: {} x {}, estimated dual SDCA {:.3g} epochs (1 + L R^2/(lambda n), mean R^2 = {:.4g}) vs "
-                         "primal CD {:.3g} epochs x {} passes ({}); chose {}",
-                         X.n_rows, X.n_cols, dual_epochs, r2, primal_epochs, passes,
-                         mu > 0 ? fmt::format("1/mu, scaled-Hessian mu = {:.3g}", mu) : std::string("column-norm bound"),
+  const Formulation f = primal.epochs * passes < dual.epochs ? Formulation::primal : Formulation::dual;
+  return {f, fmt::format("auto: {} x {}; trial runs of the sequential solver on sampled rows to tol {:g}: dual SDCA {} "
+                         "vs primal CD {} x {} passes; chose {}",
+                         X.n_rows, X.n_cols, o.solver.tol, trial_text(dual), trial_text(primal), passes,
                          formulation_name(f))};
 }
 
@@ -308,12 +318,34 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
   if (o.solver.solver == SolverKind::newton && use_accel)
     throw InvalidArgument(fmt::format("--solver newton: runs on the CPU only; DuHL on --device {} trains by coordinate "
                                       "descent (drop --solver newton)", device_name(device)));
+  // Labels: binary -> the larger label is the positive class; k > 2 -> one-vs-rest, ascending.
+  LinearModel& model = res.model;
+  std::vector<double> positives;  // positive class of each weight column
+  if (spec.classifier) {
+    std::set<double> uniq(data.y.begin(), data.y.end());
+    if (uniq.size() < 2)
+      throw InvalidArgument(fmt::format("{}: all samples have the same label {}; a classifier needs two classes", src,
+                                        *uniq.begin()));
+    std::vector<double> classes(uniq.begin(), uniq.end());
+    if (classes.size() == 2) {
+      model.labels = {classes[1], classes[0]};
+      positives = {classes[1]};
+    } else {
+      model.labels = classes;
+      positives = classes;
+    }
+    model.nr_class = static_cast<int>(classes.size());
+  } else {
+    model.nr_class = 2;
+    positives = {std::numeric_limits<double>::quiet_NaN()};
+  }
+
   // The primal runs the Newton solver when asked, or under --solver auto for the smooth losses that are not
   // quadratic (for the squared loss coordinate descent is exact).
   const bool newton_loss = is_smooth(spec.loss) && spec.loss != Loss::squared;
   const bool primal_newton =
       !use_accel && (o.solver.solver == SolverKind::newton || (o.solver.solver == SolverKind::automatic && newton_loss));
-  const FormulationChoice choice = resolve_formulation(o, spec, X, c, lambda, primal_newton);
+  const FormulationChoice choice = resolve_formulation(o, spec, X, data.y, positives[0], c, lambda, eta, primal_newton);
   const Formulation form_kind = choice.formulation;
   res.formulation = form_kind;
   res.formulation_reason = choice.reason;
@@ -340,28 +372,6 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
     pd.Xt = &Xt;
   } else {
     pd.row_sq_norm = row_sq_norms(X);
-  }
-
-  // Labels: binary -> the larger label is the positive class; k > 2 -> one-vs-rest, ascending.
-  LinearModel& model = res.model;
-  std::vector<double> positives;  // positive class of each weight column
-  if (spec.classifier) {
-    std::set<double> uniq(data.y.begin(), data.y.end());
-    if (uniq.size() < 2)
-      throw InvalidArgument(fmt::format("{}: all samples have the same label {}; a classifier needs two classes", src,
-                                        *uniq.begin()));
-    std::vector<double> classes(uniq.begin(), uniq.end());
-    if (classes.size() == 2) {
-      model.labels = {classes[1], classes[0]};
-      positives = {classes[1]};
-    } else {
-      model.labels = classes;
-      positives = classes;
-    }
-    model.nr_class = static_cast<int>(classes.size());
-  } else {
-    model.nr_class = 2;
-    positives = {std::numeric_limits<double>::quiet_NaN()};
   }
 
   const int ncol = static_cast<int>(positives.size());

@@ -8,11 +8,15 @@
 //   round t:
 //     1. load_working_set(P): only the columns not already resident travel ("swaps"); set_shared_vector(v).
 //     2. concurrently: the accelerator runs `epochs_per_round` CD epochs on P (its own copy of v);
-//        the CPU, from its stale (alpha, v), refreshes z_i for i outside P (role gaps, as published), or
-//        (role solve) also runs CD on the coordinates outside P against its own copy of v; both sides then use
-//        sigma' = 2 and the updates are added (CoCoA+, gamma = 1; Ma et al., ICML 2015).
-//     3. merge: alpha_P from the accelerator; v += A (alpha_new - alpha_old) in double (the host re-synchronizes v
-//        from alpha, never trusting the device's float v); z_P recomputed on the host in double.
+//        the CPU's T threads (SolverOptions::n_threads), each owning a random slice of the coordinates, from the
+//        stale (alpha, v) refresh z_i for i outside P (role gaps, as published), or (role solve) also run CD on the
+//        coordinates outside P, each thread against its own replica of v (SySCD's scheme inside the CPU part); the
+//        accelerator uses sigma' = 2 (two parts), the CPU threads 2 T, and the updates are added (CoCoA+; Ma et al.,
+//        ICML 2015).
+//     3. merge: alpha_P from the accelerator; dv = A (alpha_new - alpha_old) in double (the host re-synchronizes v
+//        from alpha, never trusting the device's float v); role solve: gamma by SySCD's line search on the
+//        objective along the merged direction (adaptive aggregation, never worse than gamma = 1;
+//        SolverOptions::adaptive_aggregation); v += gamma dv; z_P recomputed on the host in double.
 //     4. every `exact_gap_every` rounds: v = A alpha from scratch, the exact certificate P - D in double; stop when
 //        P - D <= tol |P| (the stale z is used for selection only, never for stopping).
 //     5. P <- top coordinates by z (nth_element + greedy fill of the byte budget).
@@ -49,7 +53,8 @@ struct DuhlRound {
   std::size_t bytes_copied = 0;  ///< host-to-device bytes of load_working_set
   double ws_gap_share = 0;       ///< sum_{i in P} z_i / sum_i z_i when P was chosen (stale gaps)
   double accel_seconds = 0;      ///< run_epochs wall time
-  std::size_t cpu_updates = 0;   ///< coordinate steps (role solve) or gap refreshes (role gaps) by the CPU
+  std::size_t cpu_updates = 0;   ///< coordinate steps (role solve) or gap refreshes (role gaps) by the CPU threads
+  double gamma = 1;              ///< the merge's step along the merged direction (adaptive aggregation, role solve)
   bool exact = false;            ///< the exact certificate below was computed this round
   double primal = 0, dual = 0, gap = 0, rel_gap = 0;
 };
@@ -73,7 +78,9 @@ struct DuhlResult : SolveResult {
 /// Sum of column_bytes over the rows of A: the 100% of `--accel-memory 100%`.
 std::size_t data_bytes(const CsrMatrix& A);
 
-/// Train `form` from alpha = 0 with DuHL on `accel` (bound here). Throws InvalidArgument
+/// Train `form` from alpha = 0 with DuHL on `accel` (bound here), the CPU unit on options.n_threads threads (0: the
+/// concurrency of the current oneTBB arena, as solve_parallel_cpu). Not deterministic: how much the CPU does in a
+/// round depends on when the accelerator finishes. Throws InvalidArgument for negative n_threads,
 /// "--accel-memory: a budget of B bytes is smaller than the largest column (C bytes); give at least C bytes",
 /// TrainingError on a non-finite objective, DeviceError from the device.
 template <class Form>
