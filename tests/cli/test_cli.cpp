@@ -687,7 +687,7 @@ TEST_F(Cli, PredictMinusBOneWritesProbabilities) {
   ASSERT_EQ(run("train -q -s 3 " + data("heart_scale") + " svm").code, 0);
   const CliRun svm = run("predict -b 1 svm " + data("heart_scale"));
   EXPECT_EQ(svm.code, 2);
-  EXPECT_EQ(svm.err, "error: -b 1: only logistic models give probabilities ('svm' is a svm model)\n");
+  EXPECT_EQ(svm.err, "error: -b 1: only logistic and multinomial models give probabilities ('svm' is a svm model)\n");
   // LIBLINEAR's argument order (DATA MODEL): the hint says how to write it here.
   const CliRun order = run("predict " + data("heart_scale") + " lr out");
   EXPECT_EQ(order.code, 2);

@@ -858,8 +858,8 @@ TEST(ModelPredict, ProbabilitiesOnlyForLogistic) {
   };
   LinearModel svm = binary_model();
   svm.model = "svm";
-  EXPECT_EQ(message(svm), "predict_proba: only logistic models give probabilities (model is 'svm')");
-  EXPECT_EQ(message(ridge_model()), "predict_proba: only logistic models give probabilities (model is 'ridge')");
+  EXPECT_EQ(message(svm), "predict_proba: only logistic and multinomial models give probabilities (model is 'svm')");
+  EXPECT_EQ(message(ridge_model()), "predict_proba: only logistic and multinomial models give probabilities (model is 'ridge')");
 }
 
 TEST(ModelPredict, InconsistentModelIsRejected) {
