@@ -170,7 +170,7 @@ TEST_F(Cli, BadInputExitsTwoWithAClearMessageAndWritesNothing) {
       {"train dup.svm m", "error: dup.svm:2:8: "},
       {"train -c 1 --lambda 2 ok.svm m", "error: -c and --lambda are mutually exclusive: give one of them\n"},
       {"train --model svn ok.svm m",
-       "error: --model: unknown model 'svn' (expected logistic, svm, squared-hinge, ridge, lasso, elastic-net or huber)\n"},
+       "error: --model: unknown model 'svn' (expected logistic, svm, squared-hinge, ridge, lasso, elastic-net, huber or multinomial)\n"},
       {"train --model svm --formulation primal ok.svm m",
        "error: --formulation primal: the hinge loss is not smooth, so svm trains in the dual only\n"},
       {"train --tol -1 ok.svm m", "error: --tol: must be a positive number, got -1\n"},

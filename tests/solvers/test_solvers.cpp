@@ -236,7 +236,7 @@ TEST(Train, RejectsBadInputWithClearMessages) {
   } catch (const InvalidArgument& e) {
     bad_model = e.what();
   }
-  EXPECT_EQ(bad_model, "--model: unknown model 'svn' (expected logistic, svm, squared-hinge, ridge, lasso, elastic-net or huber)");
+  EXPECT_EQ(bad_model, "--model: unknown model 'svn' (expected logistic, svm, squared-hinge, ridge, lasso, elastic-net, huber or multinomial)");
   TrainOptions prim;
   prim.problem.model = model_spec("svm");
   prim.problem.formulation = parse_formulation("primal");
