@@ -76,18 +76,20 @@ struct Multinomial {
       }
     });
   }
-  /// out (n x K) = X M (M: d x K).
+  /// Row i of X M (M: d x K) into out[i * K ...].
+  void row_product(std::int64_t i, const std::vector<double>& M, std::vector<double>& out) const {
+    double* z = out.data() + std::size_t(i) * K;
+    std::fill(z, z + K, 0.0);
+    for (offset_t p = X.offsets[i]; p < X.offsets[i + 1]; ++p) {
+      const double x = X.values[p];
+      const double* m = M.data() + std::size_t(X.indices[p]) * K;
+      for (int k = 0; k < K; ++k) z[k] += x * m[k];
+    }
+  }
+  /// out (n x K) = X M.
   void multiply(const std::vector<double>& M, std::vector<double>& out) {
     for_chunks([&](std::int64_t, std::int64_t lo, std::int64_t hi) {
-      for (std::int64_t i = lo; i < hi; ++i) {
-        double* z = out.data() + std::size_t(i) * K;
-        std::fill(z, z + K, 0.0);
-        for (offset_t p = X.offsets[i]; p < X.offsets[i + 1]; ++p) {
-          const double x = X.values[p];
-          const double* m = M.data() + std::size_t(X.indices[p]) * K;
-          for (int k = 0; k < K; ++k) z[k] += x * m[k];
-        }
-      }
+      for (std::int64_t i = lo; i < hi; ++i) row_product(i, M, out);
     });
   }
 
@@ -163,13 +165,8 @@ struct Multinomial {
       std::fill(bh, bh + DK, 0.0);
       std::vector<double> r(static_cast<std::size_t>(K));
       for (std::int64_t i = lo; i < hi; ++i) {
-        double* u = XV.data() + std::size_t(i) * K;
-        std::fill(u, u + K, 0.0);
-        for (offset_t q = X.offsets[i]; q < X.offsets[i + 1]; ++q) {
-          const double x = X.values[q];
-          const double* v = V.data() + std::size_t(X.indices[q]) * K;
-          for (int k = 0; k < K; ++k) u[k] += x * v[k];
-        }
+        row_product(i, V, XV);
+        const double* u = XV.data() + std::size_t(i) * K;
         const double* p = Pr.data() + std::size_t(i) * K;
         double pu = 0;
         for (int k = 0; k < K; ++k) pu += p[k] * u[k];

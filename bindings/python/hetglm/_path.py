@@ -291,16 +291,8 @@ class ElasticNetCV(_LinearModelCV):
     def __init__(self, *, l1_ratio=0.5, eps=1e-3, alphas=100, fit_intercept=True, max_iter=1000, tol=1e-4,
                  cv=None, n_jobs=None, random_state=None, verbose=0, device="cpu"):
         self.l1_ratio = l1_ratio
-        self.eps = eps
-        self.alphas = alphas
-        self.fit_intercept = fit_intercept
-        self.max_iter = max_iter
-        self.tol = tol
-        self.cv = cv
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.verbose = verbose
-        self.device = device
+        LassoCV.__init__(self, eps=eps, alphas=alphas, fit_intercept=fit_intercept, max_iter=max_iter, tol=tol,
+                         cv=cv, n_jobs=n_jobs, random_state=random_state, verbose=verbose, device=device)
 
     def _l1_ratios(self):
         return list(np.atleast_1d(self.l1_ratio))

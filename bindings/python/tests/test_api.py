@@ -27,11 +27,6 @@ def cancer(data_dir):
     return hetglm.load_svmlight_file(data_dir / "breast-cancer_scale")
 
 
-@pytest.fixture(scope="module")
-def housing(data_dir):
-    return hetglm.load_svmlight_file(data_dir / "housing_scale")
-
-
 def test_dense_sparse_float32_and_csc_inputs_agree(cancer):
     X, y = cancer
     ref = hetglm.LogisticRegression(tol=1e-8).fit(X, y)

@@ -12,14 +12,14 @@ import hetglm
 
 
 @pytest.fixture(scope="module")
-def housing(data_dir):
-    X, y = hetglm.load_svmlight_file(data_dir / "housing_scale")
+def housing_dense(housing):
+    X, y = housing_dense
     return X.toarray(), y
 
 
 @pytest.fixture(scope="module")
-def a9a_8000(data_dir):
-    X, y = hetglm.load_svmlight_file(data_dir / "a9a")
+def a9a_8000(a9a):
+    X, y = a9a
     return X[:8000], y[:8000]
 
 
@@ -28,8 +28,8 @@ def enet_objective(X, y, w, alpha, r):
 
 
 @pytest.mark.parametrize("l1_ratio, tol", [(1.0, 1e-12), (0.5, 1e-15)])
-def test_enet_and_lasso_paths_match_sklearn_at_every_point(housing, l1_ratio, tol):
-    X, y = housing
+def test_enet_and_lasso_paths_match_sklearn_at_every_point(housing_dense, l1_ratio, tol):
+    X, y = housing_dense
     if l1_ratio == 1.0:
         alphas, coefs, gaps, n_iter = hetglm.lasso_path(X, y, tol=tol, max_iter=1000000, return_n_iter=True)
     else:
@@ -49,8 +49,8 @@ def test_enet_and_lasso_paths_match_sklearn_at_every_point(housing, l1_ratio, to
     assert n_iter[0] == 1  # warm-started or not, the zero solution is certified at once
 
 
-def test_enet_path_options(housing):
-    X, y = housing
+def test_enet_path_options(housing_dense):
+    X, y = housing_dense
     alphas, coefs, gaps = hetglm.enet_path(X, y, alphas=[0.1, 1.0, 0.5], tol=1e-10)
     np.testing.assert_array_equal(alphas, [1.0, 0.5, 0.1])  # largest first, as scikit-learn
     Y = np.column_stack([y, 2 * y])
@@ -94,8 +94,8 @@ def test_logistic_regression_path_matches_sklearn(a9a_8000):
     assert n_iter[1:].sum() < sum(cold[1:]), (n_iter, cold)
 
 
-def test_lasso_cv_and_elastic_net_cv_choose_sklearns_alpha(housing):
-    X, y = housing
+def test_lasso_cv_and_elastic_net_cv_choose_sklearns_alpha(housing_dense):
+    X, y = housing_dense
     ours = hetglm.LassoCV(tol=1e-10, max_iter=100000).fit(X, y)
     theirs = sklm.LassoCV(tol=1e-12, max_iter=100000).fit(X, y)
     assert ours.alpha_ == pytest.approx(theirs.alpha_, rel=1e-12)

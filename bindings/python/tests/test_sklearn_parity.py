@@ -16,16 +16,6 @@ def rel(a, b):
     return np.linalg.norm(np.ravel(a) - np.ravel(b)) / np.linalg.norm(np.ravel(b))
 
 
-@pytest.fixture(scope="module")
-def a9a(data_dir):
-    return hetglm.load_svmlight_file(data_dir / "a9a")
-
-
-@pytest.fixture(scope="module")
-def housing(data_dir):
-    return hetglm.load_svmlight_file(data_dir / "housing_scale")
-
-
 # ------------------------------------------------------------------------------------------------ verbose
 def test_verbose_regressors_print_no_column_label(housing, capsys):
     X, y = housing
