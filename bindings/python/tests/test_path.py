@@ -13,7 +13,7 @@ import hetglm
 
 @pytest.fixture(scope="module")
 def housing_dense(housing):
-    X, y = housing_dense
+    X, y = housing
     return X.toarray(), y
 
 
