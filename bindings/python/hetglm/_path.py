@@ -21,11 +21,11 @@ from sklearn.model_selection import check_cv
 from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
 
 from . import _hetglm
-from ._estimators import (ElasticNet, Lasso, LogisticRegression, _BaseRegressor, _HetGLMBase, _centre, _seed,
-                          _to_matrix)
+from ._estimators import (ElasticNet, Lasso, LogisticRegression, Ridge, _BaseRegressor, _HetGLMBase, _centre,
+                          _seed, _to_matrix)
 
 __all__ = ["lasso_path", "enet_path", "logistic_regression_path", "LassoCV", "ElasticNetCV",
-           "LogisticRegressionCV"]
+           "LogisticRegressionCV", "RidgeCV"]
 
 
 def _alpha_grid(X, y, l1_ratio, eps, n_alphas, fit_intercept=False):
@@ -375,4 +375,66 @@ class LogisticRegressionCV(LogisticRegression):
         self._C_refit = float(Cs[best])
         super().fit(X, y)
         self.C_ = np.full(len(self.classes_) if len(self.classes_) > 2 else 1, self._C_refit)
+        return self
+
+
+def _fold_ridge(X, y, train, test, alphas, params, loo):
+    """One fold of RidgeCV: Ridge at every alpha (ascending, each fit warm-started from the previous one) on the
+    training part; per alpha the test part's squared error sum (loo) or R^2 score."""
+    est = Ridge(warm_start=True, **params)
+    out = []
+    for a in alphas:
+        est.set_params(alpha=float(a)).fit(X[train], y[train])
+        out.append(np.sum((est.predict(X[test]) - y[test]) ** 2) if loo else est.score(X[test], y[test]))
+    return np.array(out)
+
+
+class RidgeCV(_BaseRegressor):
+    """Ridge with alpha chosen by cross-validation (scikit-learn's ``RidgeCV``). ``cv=None`` (the default):
+    leave-one-out, the criterion of scikit-learn's efficient LOO (best_score_ = minus the mean squared LOO error),
+    computed here by n engine fits per alpha (each leave-one-out problem refitted and certified, warm-started along
+    the alphas), so it costs n times a fit: meant for small n. ``cv`` an int or a splitter: the mean R^2 over the
+    folds (scikit-learn's GridSearchCV default). ``n_jobs``: folds side by side in threads. Then a refit at alpha_
+    on all the data. Attributes: alpha_, best_score_, coef_, intercept_ and those of :class:`hetglm.Ridge`."""
+
+    def __init__(self, alphas=(0.1, 1.0, 10.0), *, fit_intercept=True, cv=None, tol=1e-8, max_iter=1000,
+                 n_jobs=None, random_state=None, verbose=0, device="cpu"):
+        self.alphas = alphas
+        self.fit_intercept = fit_intercept
+        self.cv = cv
+        self.tol = tol
+        self.max_iter = max_iter
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+        self.device = device
+
+    def fit(self, X, y):
+        """Choose alpha_ by cross-validation, refit on all the data (no sample weights yet). Returns self."""
+        self._check_common()
+        X, y = validate_data(self, X, y, accept_sparse=["csr", "csc"], dtype=[np.float64, np.float32],
+                             order="C", y_numeric=True, accept_large_sparse=True)
+        y = column_or_1d(y).astype(np.float64)
+        X = X.tocsr() if sp.issparse(X) else X
+        alphas = np.sort(np.asarray(self.alphas, dtype=np.float64).ravel())
+        if alphas.size == 0 or not np.all(alphas > 0):
+            raise ValueError("alphas must be positive numbers")
+        loo = self.cv is None
+        if loo and X.shape[0] < 2:
+            raise ValueError(f"RidgeCV: leave-one-out needs at least 2 samples, got n_samples = {X.shape[0]}")
+        folds = ([(np.delete(np.arange(X.shape[0]), i), np.array([i])) for i in range(X.shape[0])] if loo
+                 else list(check_cv(self.cv).split(X, y)))
+        params = dict(fit_intercept=self.fit_intercept, tol=self.tol, max_iter=self.max_iter,
+                      random_state=self.random_state)
+        per_fold = np.array(Parallel(n_jobs=self.n_jobs, prefer="threads")(
+            delayed(_fold_ridge)(X, y, tr, te, alphas, params, loo) for tr, te in folds))
+        score = -per_fold.sum(axis=0) / X.shape[0] if loo else per_fold.mean(axis=0)
+        best = int(np.argmax(score))
+        self.alpha_ = float(alphas[best])
+        self.best_score_ = float(score[best])
+        est = Ridge(alpha=self.alpha_, **params).fit(X, y)
+        for name in ("coef_", "intercept_", "n_iter_", "duality_gap_", "primal_objective_", "training_history_",
+                     "lambda_", "formulation_reason_", "solver_", "engine_models_", "engine_model_"):
+            setattr(self, name, getattr(est, name))
+        self.n_features_in_ = X.shape[1]
         return self

@@ -27,6 +27,7 @@ ESTIMATORS = [
     hetglm.Ridge(tol=1e-15, max_iter=100000),
     hetglm.Lasso(alpha=0.1),
     hetglm.ElasticNet(alpha=0.1),
+    hetglm.RidgeCV(),
     hetglm.LassoCV(alphas=10),
     hetglm.ElasticNetCV(alphas=10, l1_ratio=[0.5, 0.9]),
     # check_class_weight_classifiers weighs class 0 by 1000 and the others by 1e-4 on noisy blobs; at C = 1e-4 (the

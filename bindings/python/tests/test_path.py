@@ -126,3 +126,20 @@ def test_logistic_regression_cv_chooses_sklearns_C(a9a_8000):
     assert ours.coef_.shape == (1, X.shape[1])
     ref = hetglm.LogisticRegression(C=float(ours.C_[0]), tol=1e-8).fit(X, y)
     np.testing.assert_array_equal(ours.coef_, ref.coef_)  # the refit at C_ on all the data
+
+
+def test_ridge_cv_chooses_sklearns_alpha(housing_dense):
+    X, y = housing_dense
+    alphas = np.logspace(-2, 3, 6)
+    ours = hetglm.RidgeCV(alphas=alphas, n_jobs=2).fit(X, y)  # cv=None: leave-one-out, as scikit-learn's GCV
+    theirs = sklm.RidgeCV(alphas=alphas).fit(X, y)
+    assert ours.alpha_ == theirs.alpha_
+    assert ours.best_score_ == pytest.approx(theirs.best_score_, rel=1e-5)
+    np.testing.assert_array_equal(ours.coef_, hetglm.Ridge(alpha=ours.alpha_, tol=1e-8).fit(X, y).coef_)  # refit
+    assert np.abs(ours.coef_ - theirs.coef_).max() <= 1e-4 * np.abs(theirs.coef_).max()  # default tol 1e-8
+    ours = hetglm.RidgeCV(alphas=alphas, cv=5).fit(X, y)  # the mean R^2 of 5 folds, as GridSearchCV
+    theirs = sklm.RidgeCV(alphas=alphas, cv=5).fit(X, y)
+    assert ours.alpha_ == theirs.alpha_
+    assert ours.best_score_ == pytest.approx(theirs.best_score_, rel=1e-5)
+    with pytest.raises(ValueError, match=r"^RidgeCV: leave-one-out needs at least 2 samples, got n_samples = 1$"):
+        hetglm.RidgeCV().fit(X[:1], y[:1])
