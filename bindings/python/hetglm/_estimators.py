@@ -7,6 +7,8 @@ Every estimator minimises the engine's objective (docs/conventions.md, "Objectiv
 
 with the parameters mapped so the minimiser is scikit-learn's:
 
+* ``LogisticRegression(C)`` with more than two classes: the multinomial (softmax) model, lambda = 1/(C n), one
+  certificate for the weight matrix (``multi_class='ovr'``: one-vs-rest as liblinear).
 * ``LogisticRegression(C)`` / ``LinearSVC(C)``: lambda = 1/(C n), as LIBLINEAR and scikit-learn's
   liblinear solver; ``fit_intercept=True`` appends a constant feature of value ``intercept_scaling`` whose
   weight is regularized like the others (scikit-learn's liblinear intercept), ``intercept_ =
@@ -317,9 +319,13 @@ class LogisticRegression(_BaseClassifier):
     gap), max_iter (epochs), fit_intercept / intercept_scaling (appended constant feature, regularized, as
     liblinear), class_weight (None | 'balanced' | dict), random_state (coordinate order), verbose (one line per
     epoch), warm_start (refits start from the previous fit's dual variables or weights), n_jobs (engine threads where supported),
-    device ('cpu' | 'auto' | compiled-in accelerators), accel_memory (accelerator working-set bytes).
+    device ('cpu' | 'auto' | compiled-in accelerators), accel_memory (accelerator working-set bytes),
+    multi_class ('auto': more than two classes train the multinomial (softmax) model with an L2 or no penalty, as
+    current scikit-learn, one-vs-rest with L1 / elastic net; 'multinomial'; 'ovr'). penalty=None or C=np.inf:
+    unpenalized (L2 with lambda = 1e-12/n).
 
     Attributes: coef_ (1, n_features) binary or (n_classes, n_features); intercept_ (1,) or (n_classes,);
+    multinomial_ (whether the softmax model was trained);
     classes_; n_iter_ (epochs per weight column); duality_gap_ (P - D, summed over columns);
     primal_objective_; training_history_ (list of dicts epoch, seconds, primal, gap); lambda_; n_features_in_.
     """
