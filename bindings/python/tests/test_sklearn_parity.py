@@ -182,3 +182,12 @@ def test_multinomial_options_and_errors(tmp_path):
     # warm start: a refit at the same C is certified at once
     est = hetglm.LogisticRegression(tol=1e-8, warm_start=True).fit(X, y)
     assert est.fit(X, y).n_iter_[0] <= 1
+
+
+def test_multinomial_is_bit_identical_for_every_thread_count():
+    # 12,000 rows: three chunks of 4096 rows (multinomial.hpp), summed in chunk order whatever the threads
+    X, y = make_classification(n_samples=12000, n_features=20, n_informative=10, n_classes=4, random_state=0)
+    fits = [hetglm.LogisticRegression(tol=1e-10, n_jobs=n).fit(X, y) for n in (None, 2, 3)]
+    for f in fits[1:]:
+        np.testing.assert_array_equal(f.coef_, fits[0].coef_)
+        assert f.duality_gap_ == fits[0].duality_gap_
