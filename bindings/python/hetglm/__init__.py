@@ -18,7 +18,7 @@ from ._plot import plot_training_history
 from ._svmlight import dump_svmlight_file, load_svmlight_file, load_svmlight_files
 
 __version__ = _hetglm.__version__
-backends = tuple(_hetglm.backends.split(","))
+backends = tuple(_hetglm.backends.replace(",", " ").split())  # "cpu fpga-sim" -> ("cpu", "fpga-sim")
 
 __all__ = ["LogisticRegression", "LinearSVC", "Ridge", "Lasso", "ElasticNet", "load_model",
            "lasso_path", "enet_path", "logistic_regression_path", "LassoCV", "ElasticNetCV", "LogisticRegressionCV", "RidgeCV",

@@ -72,6 +72,7 @@ def test_input_errors(cancer):
         hetglm.Lasso().fit(Xd[:, 0], y)
     with pytest.raises(ValueError, match=r"unknown device 'tpu' \(expected one of cpu, auto"):
         hetglm.LogisticRegression(device="tpu").fit(Xd, y)
+    assert "cpu" in hetglm.backends and all(" " not in b for b in hetglm.backends)  # one name per entry
     if "cuda" not in hetglm.backends:
         with pytest.raises(ValueError, match="device 'cuda' is not compiled in"):
             hetglm.LogisticRegression(device="cuda").fit(Xd, y)
