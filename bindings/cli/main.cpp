@@ -661,7 +661,7 @@ int run_train(TrainArgs& a) {
   // One-vs-rest prefixes progress lines with the class.
   {
     std::set<double> labels(data.y.begin(), data.y.end());
-    progress.multi_column = labels.size() > 2 && a.opt.problem.model.classifier;
+    progress.multi_column = labels.size() > 2 && a.opt.problem.model.classifier && !a.opt.problem.model.multinomial;
   }
   t0 = std::chrono::steady_clock::now();
   hetglm::TrainResult res = arena.execute([&] { return hetglm::train(data, a.opt); });
@@ -907,8 +907,8 @@ int run_predict(PredictArgs& a) {
   } catch (const hetglm::ParseError&) {
     rethrow_with_order_hint(a);
   }
-  if (a.probability && model.model != "logistic")
-    throw hetglm::InvalidArgument(fmt::format("{}: only logistic models give probabilities ('{}' is a {} model)",
+  if (a.probability && model.model != "logistic" && model.model != "multinomial")
+    throw hetglm::InvalidArgument(fmt::format("{}: only logistic and multinomial models give probabilities ('{}' is a {} model)",
                                               a.b == "1" ? "-b 1" : "--probability", a.model_file, model.model));
   hetglm::LibsvmOptions ro;
   ro.zero_based = a.zero_based;

@@ -577,9 +577,10 @@ std::vector<double> predict(const LinearModel& m, const CsrMatrix& X) {
 }
 
 std::vector<double> predict_proba(const LinearModel& m, const CsrMatrix& X) {
-  if (m.model != "logistic")
-    throw InvalidArgument(
-        fmt::format("predict_proba: only logistic models give probabilities (model is '{}')", m.model));
+  const bool softmax = m.model == "multinomial";
+  if (m.model != "logistic" && !softmax)
+    throw InvalidArgument(fmt::format(
+        "predict_proba: only logistic and multinomial models give probabilities (model is '{}')", m.model));
   if (!m.is_classifier()) throw InvalidArgument("predict_proba: the logistic model has no labels");
   std::vector<double> dec = decision_function(m, X);
   const std::size_t nc = static_cast<std::size_t>(m.n_columns());
@@ -592,6 +593,15 @@ std::vector<double> predict_proba(const LinearModel& m, const CsrMatrix& X) {
       out[2 * r + 1] = 1.0 - p;
     }
     return out;
+  }
+  if (softmax) {  // the multinomial model's probabilities: softmax of the decision values (glm_math_impl.h)
+    std::vector<double> p(nc);
+    for (std::size_t r = 0; r < n; ++r) {
+      double* d = dec.data() + r * nc;
+      math::softmax_value(d, static_cast<int>(nc), 0, 1.0, p.data());
+      std::copy(p.begin(), p.end(), d);
+    }
+    return dec;
   }
   // One-vs-rest sigmoids normalized to sum 1, in log space so that very negative decision values
   // (every sigmoid underflowing to 0) still give a proper distribution.

@@ -27,6 +27,7 @@ ModelSpec model_spec(const std::string& model, const std::string& penalty) {
   s.name = model;
   s.loss = row->loss;
   s.classifier = row->classifier;
+  s.multinomial = row->multinomial;
   const Penalty def = row->default_penalty;
   if (penalty.empty()) {
     s.penalty = def;
@@ -90,7 +91,7 @@ std::string no_primal_form_message(const ModelSpec& spec) {
 }
 
 std::optional<Formulation> forced_formulation(const ModelSpec& spec, FormulationRequest request) {
-  const bool dual_ok = spec.penalty == Penalty::l2 && has_dual_step(spec.loss);
+  const bool dual_ok = spec.penalty == Penalty::l2 && has_dual_step(spec.loss) && !spec.multinomial;
   const bool primal_ok = is_smooth(spec.loss);
   switch (request) {
     case FormulationRequest::dual:

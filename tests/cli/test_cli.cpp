@@ -139,6 +139,33 @@ TEST_F(Cli, MulticlassTrainsOneVsRestLikeLiblinear) {
   EXPECT_EQ(p.out.rfind("Accuracy = 9", 0), 0u) << p.out;  // above 90%
 }
 
+// --model multinomial: one certificate for the matrix (first column), no per-class progress prefix, softmax
+// probabilities from predict -b 1, and the refusals that need no data.
+TEST_F(Cli, MultinomialTrainsTheSoftmaxModelAndPredictsItsProbabilities) {
+  const CliRun r = run("train --model multinomial --tol 1e-10 " + data("dna.scale") + " mn.model");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.find("[class"), std::string::npos);
+  const hetglm::LinearModel m = hetglm::load_model((dir / "mn.model").string());
+  EXPECT_EQ(m.solver_type, "MULTINOMIAL_LR");
+  EXPECT_EQ(m.nr_class, 3);
+  EXPECT_LE(std::fabs(m.gap.at(0)), 1e-10 * m.primal.at(0));
+  EXPECT_EQ(m.primal.at(1), 0.0);
+  const CliRun p = run("predict -b 1 mn.model " + data("dna.scale.t") + " probs");
+  ASSERT_EQ(p.code, 0) << p.err;
+  EXPECT_EQ(p.out.rfind("Accuracy = 9", 0), 0u) << p.out;
+  const std::string probs = slurp(dir / "probs");
+  EXPECT_EQ(probs.rfind("labels 1 2 3\n", 0), 0u);
+  const CliRun dev = run("train --model multinomial --device fpga-sim no-such-file m");
+  EXPECT_EQ(dev.code, 2);
+  EXPECT_EQ(dev.err, "error: --model multinomial: trains on the CPU only (the Newton-CG solver of "
+                     "solvers/src/multinomial.cpp); the coordinate kernels of --device fpga-sim and DuHL's working "
+                     "sets are written for losses of one margin\n");
+  const CliRun two = run("train -q --model multinomial " + data("heart_scale") + " m");
+  EXPECT_EQ(two.code, 2);
+  EXPECT_EQ(two.err, "error: --model multinomial: needs more than two classes, found 2 (with two, the softmax model "
+                     "is logistic regression at twice the C: use --model logistic)\n");
+}
+
 TEST_F(Cli, EpochLimitWarnsButWritesTheModel) {
   const CliRun r = run("train -q --model svm --max-epochs 2 --tol 1e-12 " + data("heart_scale") + " m");
   EXPECT_EQ(r.code, 0);
@@ -175,7 +202,7 @@ TEST_F(Cli, BadInputExitsTwoWithAClearMessageAndWritesNothing) {
       {"train dup.svm m", "error: dup.svm:2:8: "},
       {"train -c 1 --lambda 2 ok.svm m", "error: -c and --lambda are mutually exclusive: give one of them\n"},
       {"train --model svn ok.svm m",
-       "error: --model: unknown model 'svn' (expected logistic, svm, squared-hinge, ridge, lasso, elastic-net or huber)\n"},
+       "error: --model: unknown model 'svn' (expected logistic, svm, squared-hinge, ridge, lasso, elastic-net, huber or multinomial)\n"},
       {"train --model svm --formulation primal ok.svm m",
        "error: --formulation primal: the hinge loss is not smooth, so svm trains in the dual only\n"},
       {"train --tol -1 ok.svm m", "error: --tol: must be a positive number, got -1\n"},
@@ -692,7 +719,7 @@ TEST_F(Cli, PredictMinusBOneWritesProbabilities) {
   ASSERT_EQ(run("train -q -s 3 " + data("heart_scale") + " svm").code, 0);
   const CliRun svm = run("predict -b 1 svm " + data("heart_scale"));
   EXPECT_EQ(svm.code, 2);
-  EXPECT_EQ(svm.err, "error: -b 1: only logistic models give probabilities ('svm' is a svm model)\n");
+  EXPECT_EQ(svm.err, "error: -b 1: only logistic and multinomial models give probabilities ('svm' is a svm model)\n");
   // LIBLINEAR's argument order (DATA MODEL): the hint says how to write it here.
   const CliRun order = run("predict " + data("heart_scale") + " lr out");
   EXPECT_EQ(order.code, 2);

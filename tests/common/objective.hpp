@@ -13,6 +13,23 @@ namespace hetglm::test {
 /// P(w) = (1/n) sum_i loss(y_i, x_i.w) + lambda R(w) for `m` on `d`, with eta the elastic-net mixing of R.
 inline double primal_objective(const LinearModel& m, const Dataset& d, double eta = 0.0) {
   const std::vector<double> dec = decision_function(m, d.X);
+  if (m.model == "multinomial") {  // softmax over the nr_class columns: log sum_k exp(z_k) - z_{y_i}
+    const std::size_t K = m.labels.size();
+    double loss = 0, l2 = 0;
+    for (std::size_t i = 0; i < d.y.size(); ++i) {
+      const double* z = dec.data() + i * K;
+      const double top = *std::max_element(z, z + K);
+      double s = 0;
+      std::size_t yi = 0;
+      for (std::size_t k = 0; k < K; ++k) {
+        s += std::exp(z[k] - top);
+        if (m.labels[k] == d.y[i]) yi = k;
+      }
+      loss += top + std::log(s) - z[yi];
+    }
+    for (double w : m.w) l2 += w * w;
+    return loss / d.y.size() + 0.5 * m.lambda * l2;
+  }
   const double pos = m.labels.empty() ? 0 : m.labels[0];
   double loss = 0;
   for (std::size_t i = 0; i < d.y.size(); ++i) {

@@ -638,12 +638,12 @@ TEST(ModelParseErrors, OtherBadScalars) {
 
 TEST(ModelParseErrors, BadModelName) {
   EXPECT_EQ(parse_error(join(replaced(binary_lines(), 7, "model logit"))),
-            "m:7:7: model: unknown model 'logit' (expected logistic, svm, squared-hinge, ridge, lasso, elastic-net or "
-            "huber)");
+            "m:7:7: model: unknown model 'logit' (expected logistic, svm, squared-hinge, ridge, lasso, elastic-net, huber or "
+            "multinomial)");
   // Long garbage is cut in the message.
   EXPECT_EQ(parse_error(join(replaced(binary_lines(), 7, "model " + std::string(100, 'a')))),
             "m:7:7: model: unknown model '" + std::string(40, 'a') +
-                "...' (expected logistic, svm, squared-hinge, ridge, lasso, elastic-net or huber)");
+                "...' (expected logistic, svm, squared-hinge, ridge, lasso, elastic-net, huber or multinomial)");
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -859,8 +859,8 @@ TEST(ModelPredict, ProbabilitiesOnlyForLogistic) {
   };
   LinearModel svm = binary_model();
   svm.model = "svm";
-  EXPECT_EQ(message(svm), "predict_proba: only logistic models give probabilities (model is 'svm')");
-  EXPECT_EQ(message(ridge_model()), "predict_proba: only logistic models give probabilities (model is 'ridge')");
+  EXPECT_EQ(message(svm), "predict_proba: only logistic and multinomial models give probabilities (model is 'svm')");
+  EXPECT_EQ(message(ridge_model()), "predict_proba: only logistic and multinomial models give probabilities (model is 'ridge')");
 }
 
 TEST(ModelPredict, InconsistentModelIsRejected) {

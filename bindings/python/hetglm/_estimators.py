@@ -7,6 +7,8 @@ Every estimator minimises the engine's objective (docs/conventions.md, "Objectiv
 
 with the parameters mapped so the minimiser is scikit-learn's:
 
+* ``LogisticRegression(C)`` with more than two classes: the multinomial (softmax) model, lambda = 1/(C n), one
+  certificate for the weight matrix (``multi_class='ovr'``: one-vs-rest as liblinear).
 * ``LogisticRegression(C)`` / ``LinearSVC(C)``: lambda = 1/(C n), as LIBLINEAR and scikit-learn's
   liblinear solver; ``fit_intercept=True`` appends a constant feature of value ``intercept_scaling`` whose
   weight is regularized like the others (scikit-learn's liblinear intercept), ``intercept_ =
@@ -35,7 +37,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_class_weight
-from sklearn.utils.extmath import safe_sparse_dot
+from sklearn.utils.extmath import safe_sparse_dot, softmax
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
@@ -46,6 +48,11 @@ __all__ = ["LogisticRegression", "LinearSVC", "Ridge", "Lasso", "ElasticNet", "l
 _DEVICES = ("cpu", "auto", "cuda", "opencl", "fpga", "fpga-sim")
 # Dense centred copies of sparse input are made up to this many entries (see _centre).
 _MAX_DENSE_ENTRIES = 1 << 27
+# LogisticRegression(penalty=None) or C=np.inf: the engine's duality gap needs lambda > 0, so the unpenalized problem
+# is trained as L2 with lambda = _UNPENALIZED_LAMBDA / n (C = 1e12). Its minimiser's unpenalized objective is
+# within lambda ||w||^2 / 2 of the unpenalized optimum (when that exists, i.e. the classes are not separable), far
+# below any tol; on separable data, where scikit-learn's lbfgs runs to max_iter, this keeps a finite certified w.
+_UNPENALIZED_LAMBDA = 1e-12
 
 
 def _to_matrix(X):
@@ -154,14 +161,38 @@ class _HetGLMBase(BaseEstimator):
             o.accel_memory = str(self.accel_memory)
         return o
 
-    def _train(self, X, y, c, options):
-        """Run the engine on X (validated), y (float64 labels/targets), c (float64 weights > 0 or None)."""
-        M = _to_matrix(X)
+    def _warm_start_alpha(self, options, key, slot=0):
+        """warm_start=True: the coordinate variables of the previous fit (dual variables for the dual, the weights
+        for the primal) when that fit saw a problem of the same shape (`key`: samples, features, weight columns)
+        and the same formulation; formulation='auto' then keeps the previous fit's formulation. Otherwise None (a
+        cold start). `slot` numbers the targets of a multi-target Ridge."""
+        state = getattr(self, "_warm_state", None) if getattr(self, "warm_start", False) else None
+        if not state or slot >= len(state) or state[slot]["key"] != key:
+            return None
+        prev = state[slot]
+        if options.formulation == "auto":
+            options.formulation = prev["formulation"]
+        if options.formulation != prev["formulation"]:
+            return None
+        return prev["alpha"]
+
+    def _train(self, X, y, c, options, M=None, key=None, slot=0):
+        """Run the engine on X (validated), y (float64 labels/targets), c (float64 weights > 0 or None). M: X
+        already converted (multi-target Ridge converts once); key: the problem's shape for warm starts."""
+        if M is None:
+            M = _to_matrix(X)
         y = np.ascontiguousarray(y, dtype=np.float64)
         if c is not None:
             c = np.ascontiguousarray(c, dtype=np.float64)
-        res = _hetglm.train(M, y, options, c, bool(self.verbose))
+        alpha = None if key is None else self._warm_start_alpha(options, key, slot)
+        res = _hetglm.train(M, y, options, c, bool(self.verbose), alpha)
         cols = res["columns"]
+        if key is not None:
+            state = list(getattr(self, "_warm_state", None) or []) if slot > 0 else []
+            del state[slot:]
+            state.append({"key": key, "formulation": str(res["formulation"]),
+                          "alpha": [np.asarray(col["alpha"], dtype=np.float64) for col in cols]})
+            self._warm_state = state
         self.duality_gap_ = float(sum(col["gap"] for col in cols))
         self.primal_objective_ = float(sum(col["primal"] for col in cols))
         self.training_history_ = [
@@ -213,6 +244,12 @@ class _BaseClassifier(LinearClassifierMixin, _HetGLMBase):
     def _penalty(self):
         return ""
 
+    def _unpenalized(self):
+        return False
+
+    def _multinomial(self, unpenalized):
+        return False
+
     def fit(self, X, y, sample_weight=None):
         """Fit on X ((n_samples, n_features) array or CSR/CSC; stored as float32) and y ((n_samples,) labels).
         Binary problems train one weight vector (positive class classes_[1]); k > 2 classes train one-vs-rest.
@@ -220,6 +257,7 @@ class _BaseClassifier(LinearClassifierMixin, _HetGLMBase):
         self._check_common()
         if not (isinstance(self.C, numbers.Real) and self.C > 0):
             raise ValueError(f"C must be a positive number, got {self.C!r}")
+        unpenalized = self._unpenalized()
         if self.fit_intercept and not (isinstance(self.intercept_scaling, numbers.Real) and self.intercept_scaling > 0):
             raise ValueError(f"intercept_scaling must be a positive number, got {self.intercept_scaling!r}")
         X, y = validate_data(self, X, y, accept_sparse=["csr", "csc"], dtype=[np.float64, np.float32],
@@ -246,9 +284,18 @@ class _BaseClassifier(LinearClassifierMixin, _HetGLMBase):
                 raise ValueError("This solver needs samples of at least 2 classes in the data (with non-zero "
                                  "sample weight), but the data contains only one class")
         bias = float(self.intercept_scaling) if self.fit_intercept else -1.0
-        opts = self._options(self._engine_model_name, self._penalty(), C=self.C,
-                             l1_ratio=0.5 if getattr(self, "l1_ratio", None) is None else self.l1_ratio, bias=bias)
-        res = self._train(X, y_enc.astype(np.float64), None if np.all(c == 1) else c, opts)
+        n = X.shape[0]
+        model = self._engine_model_name
+        self.multinomial_ = len(self.classes_) > 2 and self._multinomial(unpenalized)
+        if self.multinomial_:
+            model = "multinomial"
+        if unpenalized:  # penalty=None or C=inf: L2 with lambda = _UNPENALIZED_LAMBDA / n (see its comment)
+            opts = self._options(model, "" if self.multinomial_ else "l2", lam=_UNPENALIZED_LAMBDA / n, bias=bias)
+        else:
+            opts = self._options(model, "" if self.multinomial_ else self._penalty(), C=self.C,
+                                 l1_ratio=0.5 if getattr(self, "l1_ratio", None) is None else self.l1_ratio, bias=bias)
+        key = (n, X.shape[1] + (1 if bias >= 0 else 0), tuple(np.unique(y_enc).tolist()), model)
+        res = self._train(X, y_enc.astype(np.float64), None if np.all(c == 1) else c, opts, key=key)
         nf = X.shape[1]
         w = np.asarray(res["w"])  # (nf [+1], n_columns); binary column: classes_[1] positive
         if len(self.classes_) > 2 and len(np.unique(y_enc)) < len(self.classes_):
@@ -259,6 +306,8 @@ class _BaseClassifier(LinearClassifierMixin, _HetGLMBase):
         else:
             self.intercept_ = np.zeros(w.shape[1])
         epochs = np.array([col["epochs"] for col in res["columns"]], dtype=np.int32)
+        if self.multinomial_:  # one Newton-CG solve for the whole matrix: its iterations for every class
+            epochs = np.full(w.shape[1], epochs[0], dtype=np.int32)
         self.n_iter_ = epochs if isinstance(self, LogisticRegression) else int(epochs.max())
         d = {k: res[k] for k in ("solver_type", "nr_class", "nr_feature", "bias", "model", "penalty", "lambda",
                                  "l1_ratio", "formulation", "primal", "dual", "gap", "w")}
@@ -293,10 +342,14 @@ class LogisticRegression(_BaseClassifier):
     Parameters follow scikit-learn: C, penalty ('l2' | 'l1' | 'elasticnet'), l1_ratio, tol (relative duality
     gap), max_iter (epochs), fit_intercept / intercept_scaling (appended constant feature, regularized, as
     liblinear), class_weight (None | 'balanced' | dict), random_state (coordinate order), verbose (one line per
-    epoch), warm_start (accepted; every fit starts from zero), n_jobs (engine threads where supported),
-    device ('cpu' | 'auto' | compiled-in accelerators), accel_memory (accelerator working-set bytes).
+    epoch), warm_start (refits start from the previous fit's dual variables or weights), n_jobs (engine threads where supported),
+    device ('cpu' | 'auto' | compiled-in accelerators), accel_memory (accelerator working-set bytes),
+    multi_class ('auto': more than two classes train the multinomial (softmax) model with an L2 or no penalty, as
+    current scikit-learn, one-vs-rest with L1 / elastic net; 'multinomial'; 'ovr'). penalty=None or C=np.inf:
+    unpenalized (L2 with lambda = 1e-12/n).
 
     Attributes: coef_ (1, n_features) binary or (n_classes, n_features); intercept_ (1,) or (n_classes,);
+    multinomial_ (whether the softmax model was trained);
     classes_; n_iter_ (epochs per weight column); duality_gap_ (P - D, summed over columns);
     primal_objective_; training_history_ (list of dicts epoch, seconds, primal, gap); lambda_; n_features_in_.
     """
@@ -305,10 +358,11 @@ class LogisticRegression(_BaseClassifier):
 
     def __init__(self, C=1.0, penalty="l2", l1_ratio=None, tol=1e-4, max_iter=1000, fit_intercept=True,
                  intercept_scaling=1.0, class_weight=None, random_state=None, verbose=0, warm_start=False,
-                 n_jobs=None, device="cpu", accel_memory=None, formulation="auto"):
+                 n_jobs=None, device="cpu", accel_memory=None, formulation="auto", multi_class="auto"):
         self.C = C
         self.penalty = penalty
         self.l1_ratio = l1_ratio
+        self.multi_class = multi_class
         self.tol = tol
         self.max_iter = max_iter
         self.fit_intercept = fit_intercept
@@ -322,18 +376,35 @@ class LogisticRegression(_BaseClassifier):
         self.accel_memory = accel_memory
         self.formulation = formulation
 
+    def _unpenalized(self):
+        return self.penalty is None or self.C == np.inf
+
+    def _multinomial(self, unpenalized):
+        """More than two classes: 'auto' (default, as current scikit-learn) and 'multinomial' train the softmax model
+        (L2 or no penalty; the engine's Newton-CG solver), 'ovr' one-vs-rest. 'auto' with an L1 / elastic-net
+        penalty trains one-vs-rest (the engine's multinomial model has the L2 penalty only)."""
+        if self.multi_class not in ("auto", "multinomial", "ovr"):
+            raise ValueError(f"multi_class must be 'auto', 'multinomial' or 'ovr', got {self.multi_class!r}")
+        l2 = unpenalized or self.penalty == "l2"
+        if self.multi_class == "multinomial" and not l2:
+            raise ValueError(f"multi_class='multinomial' supports penalty='l2' or None only, got {self.penalty!r} "
+                             "(use multi_class='ovr')")
+        return self.multi_class == "multinomial" or (self.multi_class == "auto" and l2)
+
     def _penalty(self):
         mapping = {"l2": "l2", "l1": "l1", "elasticnet": "elastic-net"}
         if self.penalty not in mapping:
-            raise ValueError(f"penalty must be 'l2', 'l1' or 'elasticnet', got {self.penalty!r}")
+            raise ValueError(f"penalty must be 'l2', 'l1', 'elasticnet' or None, got {self.penalty!r}")
         if self.penalty == "elasticnet" and self.l1_ratio is None:
             raise ValueError("l1_ratio must be set (between 0 and 1) when penalty='elasticnet'")
         return mapping[self.penalty]
 
     def predict_proba(self, X):
-        """Probabilities (n_samples, n_classes) in classes_ order; one-vs-rest sigmoids normalized to sum 1
-        for more than two classes (as liblinear / LIBLINEAR -b 1)."""
+        """Probabilities (n_samples, n_classes) in classes_ order: the softmax of the decision values for a
+        multinomial model; one-vs-rest sigmoids normalized to sum 1 otherwise (as liblinear / LIBLINEAR -b 1)."""
         check_is_fitted(self)
+        if getattr(self, "multinomial_", False):
+            return softmax(self.decision_function(X), copy=False)
         return super()._predict_proba_lr(X)
 
     def predict_log_proba(self, X):
@@ -352,10 +423,11 @@ class LinearSVC(_BaseClassifier):
     """
 
     def __init__(self, C=1.0, loss="squared_hinge", penalty="l2", tol=1e-4, max_iter=1000, fit_intercept=True,
-                 intercept_scaling=1.0, class_weight=None, random_state=None, verbose=0, n_jobs=None,
-                 device="cpu", accel_memory=None, formulation="auto"):
+                 intercept_scaling=1.0, class_weight=None, random_state=None, verbose=0, warm_start=False,
+                 n_jobs=None, device="cpu", accel_memory=None, formulation="auto"):
         self.C = C
         self.loss = loss
+        self.warm_start = warm_start
         self.penalty = penalty
         self.tol = tol
         self.max_iter = max_iter
@@ -390,20 +462,24 @@ class _BaseRegressor(RegressorMixin, _HetGLMBase):
     def _lambda(self, n):
         raise NotImplementedError
 
+    _multi_target = False  # Ridge: y may be (n_samples, n_targets)
+
     def fit(self, X, y, sample_weight=None):
-        """Fit on X ((n_samples, n_features) array or CSR/CSC; stored as float32) and y ((n_samples,) targets).
+        """Fit on X ((n_samples, n_features) array or CSR/CSC; stored as float32) and y ((n_samples,) targets;
+        Ridge also (n_samples, n_targets): one engine fit per target on the same converted matrix).
         Returns self. Raises ValueError for bad parameters or data, RuntimeError for a training failure."""
         self._check_common()
         X, y = validate_data(self, X, y, accept_sparse=["csr", "csc"], dtype=[np.float64, np.float32],
-                             order="C", y_numeric=True, accept_large_sparse=True)
+                             order="C", y_numeric=True, accept_large_sparse=True, multi_output=self._multi_target)
         y = np.asarray(y, dtype=np.float64)
         _check_float_range(X, "X")
         _check_float_range(y, "y")
+        Y = y.reshape(-1, 1) if y.ndim == 1 else y
         sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         _check_float_range(sw, "sample_weight")
         keep = sw > 0
         if not keep.all():
-            X, y, sw = X[keep], y[keep], sw[keep]
+            X, Y, sw = X[keep], Y[keep], sw[keep]
             if X.shape[0] == 0:
                 raise ValueError("every sample has weight 0: nothing to train on")
         n = X.shape[0]
@@ -412,26 +488,48 @@ class _BaseRegressor(RegressorMixin, _HetGLMBase):
             sw = sw * (n / sw.sum())
         if self.fit_intercept:
             X_offset = np.asarray(sw @ X).ravel() / sw.sum() if sp.issparse(X) else np.average(X, axis=0, weights=sw)
-            y_offset = float(np.average(y, weights=sw))
+            y_offset = np.average(Y, axis=0, weights=sw)
             Xt = _centre(X, X_offset)
-            yt = y - y_offset
+            Yt = Y - y_offset
         else:
-            X_offset, y_offset, Xt, yt = np.zeros(nf), 0.0, X, y
-        opts = self._options(self._engine_model_name, lam=self._lambda(n), l1_ratio=self._l1_ratio())
-        res = self._train(Xt, yt, None if np.all(sw == 1) else sw, opts)
-        w = np.asarray(res["w"])[:, 0]
-        self.coef_ = w[:nf].copy()
-        self.intercept_ = float(y_offset - np.dot(X_offset, self.coef_)) if self.fit_intercept else 0.0
-        self.n_iter_ = int(res["columns"][0]["epochs"])
-        d = {k: res[k] for k in ("solver_type", "nr_class", "labels", "nr_feature", "bias", "model", "penalty",
-                                 "lambda", "l1_ratio", "formulation", "primal", "dual", "gap")}
-        if self.fit_intercept:  # the intercept as a bias row of value 1, so the CLI predicts the same
-            d["bias"] = 1.0
-            d["w"] = np.append(self.coef_, self.intercept_).reshape(-1, 1)
-        else:
-            d["w"] = np.asarray(res["w"])
-        _fill_from_model(self, d, nf)
+            X_offset, y_offset, Xt, Yt = np.zeros(nf), np.zeros(Y.shape[1]), X, Y
+        M = _to_matrix(Xt)
+        c = None if np.all(sw == 1) else sw
+        coefs, intercepts, epochs, gaps, primals, history, models = [], [], [], [], [], [], []
+        for t in range(Y.shape[1]):
+            opts = self._options(self._engine_model_name, lam=self._lambda(n), l1_ratio=self._l1_ratio())
+            res = self._train(Xt, Yt[:, t], c, opts, M=M, key=(n, nf), slot=t)
+            w = np.asarray(res["w"])[:, 0]
+            coefs.append(w[:nf].copy())
+            intercepts.append(float(y_offset[t] - np.dot(X_offset, coefs[-1])) if self.fit_intercept else 0.0)
+            epochs.append(int(res["columns"][0]["epochs"]))
+            gaps.append(self.duality_gap_)
+            primals.append(self.primal_objective_)
+            history += [dict(h, target=t) for h in self.training_history_] if Y.shape[1] > 1 else self.training_history_
+            d = {k: res[k] for k in ("solver_type", "nr_class", "labels", "nr_feature", "bias", "model", "penalty",
+                                     "lambda", "l1_ratio", "formulation", "primal", "dual", "gap")}
+            if self.fit_intercept:  # the intercept as a bias row of value 1, so the CLI predicts the same
+                d["bias"] = 1.0
+                d["w"] = np.append(coefs[-1], intercepts[-1]).reshape(-1, 1)
+            else:
+                d["w"] = np.asarray(res["w"])
+            models.append(d)
+        if y.ndim == 1:
+            self.coef_, self.intercept_, self.n_iter_ = coefs[0], intercepts[0], epochs[0]
+        else:  # scikit-learn's multi-target shapes: coef_ (n_targets, n_features), intercept_ (n_targets,)
+            self.coef_, self.intercept_ = np.vstack(coefs), np.asarray(intercepts)
+            self.n_iter_ = np.asarray(epochs, dtype=np.int32)
+            self.duality_gap_, self.primal_objective_ = float(sum(gaps)), float(sum(primals))
+            self.training_history_ = history
+        self.engine_models_ = models
+        _fill_from_model(self, models[0], nf)
         return self
+
+    def _model_dict(self):
+        if len(getattr(self, "engine_models_", ())) > 1:
+            raise ValueError("save_model: the model file stores one target; this Ridge was fitted on "
+                             f"{len(self.engine_models_)} targets")
+        return super()._model_dict()
 
     def _l1_ratio(self):
         return 0.5
@@ -440,7 +538,7 @@ class _BaseRegressor(RegressorMixin, _HetGLMBase):
         """Predicted targets (n_samples,) = X coef_ + intercept_ (in float64)."""
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse=["csr", "csc", "coo"], reset=False)
-        return safe_sparse_dot(X, self.coef_) + self.intercept_
+        return safe_sparse_dot(X, self.coef_.T) + self.intercept_
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -452,7 +550,12 @@ def _centre(X, X_offset):
     """Centred copy of X for the unregularized intercept. Dense: X - mean. Sparse: the engine has no implicit
     centring yet, so a dense centred copy is made when it has at most 2^27 entries; beyond that the sparse X
     is used uncentred (only y is centred) with a warning: the intercept is then the y mean minus X_mean.coef_,
-    and coefficients differ from scikit-learn's when the feature means are not zero."""
+    and coefficients differ from scikit-learn's when the feature means are not zero.
+    The mean subtracted is rounded to float32 first: the engine stores float32 values, and a mean that differs in
+    its last double bits (weights 2 against a repeated sample: another order of summation) would otherwise round
+    some centred values to another float32 and move the coefficients by ~1e-7 (scikit-learn's
+    check_sample_weight_equivalence); the residual mean, below float32 resolution, is as small as that rounding."""
+    X_offset = np.asarray(X_offset, dtype=np.float32).astype(np.float64)
     if not sp.issparse(X):
         return X - X_offset
     if X.shape[0] * X.shape[1] <= _MAX_DENSE_ENTRIES:
@@ -471,10 +574,12 @@ class Ridge(_BaseRegressor):
     (float), n_iter_ (epochs), duality_gap_, primal_objective_, training_history_, lambda_, n_features_in_."""
 
     _engine_model_name = "ridge"
+    _multi_target = True
 
     def __init__(self, alpha=1.0, fit_intercept=True, tol=1e-4, max_iter=1000, random_state=None, verbose=0,
-                 n_jobs=None, device="cpu", accel_memory=None, formulation="auto"):
+                 warm_start=False, n_jobs=None, device="cpu", accel_memory=None, formulation="auto"):
         self.alpha = alpha
+        self.warm_start = warm_start
         self.fit_intercept = fit_intercept
         self.tol = tol
         self.max_iter = max_iter
@@ -490,6 +595,11 @@ class Ridge(_BaseRegressor):
             raise ValueError(f"alpha must be a positive number, got {self.alpha!r}")
         return float(self.alpha) / n
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags
+
 
 class ElasticNet(_BaseRegressor):
     """Elastic net (scikit-learn's ``ElasticNet``): minimises (1/(2n)) ||y - Xw||^2 + alpha l1_ratio ||w||_1 +
@@ -502,8 +612,9 @@ class ElasticNet(_BaseRegressor):
     _rescale_weights = True
 
     def __init__(self, alpha=1.0, l1_ratio=0.5, fit_intercept=True, tol=1e-4, max_iter=1000, random_state=None,
-                 verbose=0, n_jobs=None, device="cpu", accel_memory=None):
+                 verbose=0, warm_start=False, n_jobs=None, device="cpu", accel_memory=None):
         self.alpha = alpha
+        self.warm_start = warm_start
         self.l1_ratio = l1_ratio
         self.fit_intercept = fit_intercept
         self.tol = tol
@@ -530,8 +641,9 @@ class Lasso(ElasticNet):
     _engine_model_name = "lasso"
 
     def __init__(self, alpha=1.0, fit_intercept=True, tol=1e-4, max_iter=1000, random_state=None, verbose=0,
-                 n_jobs=None, device="cpu", accel_memory=None):
+                 warm_start=False, n_jobs=None, device="cpu", accel_memory=None):
         self.alpha = alpha
+        self.warm_start = warm_start
         self.fit_intercept = fit_intercept
         self.tol = tol
         self.max_iter = max_iter
@@ -554,9 +666,10 @@ def load_model(path):
     nf = int(d["nr_feature"])
     model = d["model"]
     lam = float(d["lambda"])
-    if model in ("logistic", "svm", "squared-hinge"):
-        if model == "logistic":
+    if model in ("logistic", "svm", "squared-hinge", "multinomial"):
+        if model in ("logistic", "multinomial"):
             est = LogisticRegression(penalty={"elastic-net": "elasticnet"}.get(d["penalty"], d["penalty"]))
+            est.multinomial_ = model == "multinomial"
         else:
             est = LinearSVC(loss="hinge" if model == "svm" else "squared_hinge")
         labels = np.asarray(d["labels"])
@@ -572,7 +685,7 @@ def load_model(path):
         est.intercept_ = d["bias"] * w[nf].copy() if d["bias"] >= 0 else np.zeros(w.shape[1])
         if d["bias"] >= 0:
             est.intercept_scaling = float(d["bias"])
-        est.n_iter_ = np.zeros(w.shape[1], dtype=np.int32) if model == "logistic" else 0
+        est.n_iter_ = np.zeros(w.shape[1], dtype=np.int32) if model in ("logistic", "multinomial") else 0
     else:
         est = {"ridge": Ridge, "lasso": Lasso, "elastic-net": ElasticNet}[model]()
         est.coef_ = w[:nf, 0].copy()

@@ -224,8 +224,11 @@ struct PyTrainOptions {
 
 /// train() with the GIL released; Ctrl-C is checked once per epoch.
 nb::dict train_py(Matrix& m, Vec<double> y, const PyTrainOptions& options_in,
-                  std::optional<Vec<double>> sample_weight, bool verbose) {
+                  std::optional<Vec<double>> sample_weight, bool verbose,
+                  std::optional<std::vector<Vec<double>>> initial_alpha) {
   TrainOptions o = options_in.typed();
+  if (initial_alpha)  // warm start: one array of coordinate variables per weight column (ColumnReport::alpha)
+    for (const Vec<double>& a : *initial_alpha) o.initial_alpha.emplace_back(a.data(), a.data() + a.shape(0));
   Dataset data;
   data.source = "training data";
   data.y.assign(y.data(), y.data() + y.shape(0));
@@ -243,8 +246,11 @@ nb::dict train_py(Matrix& m, Vec<double> y, const PyTrainOptions& options_in,
   if (verbose) {
     o.on_epoch = [](int column, double label, const EpochRecord& r) {
       nb::gil_scoped_acquire gil;
-      nb::print(nb::str("[hetglm] column {} label {} epoch {} primal {:.10g} gap {:.3e} rel_gap {:.3e} {:.3f}s")
-                    .format(column, label, r.epoch, r.primal, r.gap, r.rel_gap, r.seconds));
+      // Regression columns have no label (NaN): their lines name no column.
+      const nb::str head =
+          std::isnan(label) ? nb::str("[hetglm] ") : nb::str("[hetglm] column {} label {} ").format(column, label);
+      nb::print(nb::str("{}epoch {} primal {:.10g} gap {:.3e} rel_gap {:.3e} {:.3f}s")
+                    .format(head, r.epoch, r.primal, r.gap, r.rel_gap, r.seconds));
     };
   }
   TrainResult res;
@@ -278,6 +284,7 @@ nb::dict train_py(Matrix& m, Vec<double> y, const PyTrainOptions& options_in,
     d["epochs"] = c.epochs;
     d["converged"] = c.converged;
     d["seconds"] = c.seconds;
+    d["alpha"] = to_numpy(std::vector<double>(c.alpha));  // the coordinate variables: a warm start
     copy_history(d, c.history);
     cols.append(d);
   }
@@ -371,12 +378,13 @@ NB_MODULE(_hetglm, m) {
                    [](PyTrainOptions& o, bool v) { o.base.solver.deterministic = v; });
 
   m.def("train", &train_py, "matrix"_a, "y"_a.noconvert(), "options"_a, "sample_weight"_a.noconvert() = nb::none(),
-        "verbose"_a = false,
+        "verbose"_a = false, "initial_alpha"_a = nb::none(),
         "Train (hetglm::train). y: float64 (n,), labels or targets; sample_weight: float64 (n,) or None (the c_i "
         "of P(w) = (1/n) sum_i c_i loss + lambda R(w)). Returns a dict: the model fields (w as n_rows x n_columns, "
         "bias row last), converged, interrupted, seconds, resolved_lambda, formulation_reason, solver (the CPU solver "
         "that ran, 'duhl' on an accelerator), and per weight column its certificate, "
-        "epochs and history. Raises ValueError (bad options or data), RuntimeError (training failure), "
+        "epochs, history and alpha (its coordinate variables: dual per sample, primal w). initial_alpha: a list of "
+        "float64 arrays, one per weight column, from a previous fit on the same data and formulation (a warm start). Raises ValueError (bad options or data), RuntimeError (training failure), "
         "KeyboardInterrupt (Ctrl-C, polled once per epoch).");
 
   m.def("save_model", [](const std::string& path, const nb::dict& d) { save_model(path, model_from_dict(d)); },

@@ -27,11 +27,6 @@ def cancer(data_dir):
     return hetglm.load_svmlight_file(data_dir / "breast-cancer_scale")
 
 
-@pytest.fixture(scope="module")
-def housing(data_dir):
-    return hetglm.load_svmlight_file(data_dir / "housing_scale")
-
-
 def test_dense_sparse_float32_and_csc_inputs_agree(cancer):
     X, y = cancer
     ref = hetglm.LogisticRegression(tol=1e-8).fit(X, y)
@@ -77,6 +72,7 @@ def test_input_errors(cancer):
         hetglm.Lasso().fit(Xd[:, 0], y)
     with pytest.raises(ValueError, match=r"unknown device 'tpu' \(expected one of cpu, auto"):
         hetglm.LogisticRegression(device="tpu").fit(Xd, y)
+    assert "cpu" in hetglm.backends and all(" " not in b for b in hetglm.backends)  # one name per entry
     if "cuda" not in hetglm.backends:
         with pytest.raises(ValueError, match="device 'cuda' is not compiled in"):
             hetglm.LogisticRegression(device="cuda").fit(Xd, y)

@@ -76,7 +76,7 @@ def test_binary_classifiers_match_sklearn(data_dir, case):
 def test_multiclass_dna_matches_one_vs_rest_liblinear(data_dir):
     X, y = load(data_dir, "dna.scale")
     Xt, yt = load(data_dir, "dna.scale.t", n_features=X.shape[1])
-    ours = hetglm.LogisticRegression(C=1.0, **TIGHT).fit(X, y)
+    ours = hetglm.LogisticRegression(C=1.0, multi_class="ovr", **TIGHT).fit(X, y)
     theirs = OneVsRestClassifier(sklm.LogisticRegression(C=1.0, solver="liblinear", tol=1e-12,
                                                          max_iter=100000)).fit(X, y)
     coef2 = np.vstack([e.coef_ for e in theirs.estimators_])

@@ -399,6 +399,9 @@ int run(const Comm& c, const DistributedArgs& a) {
   bool use_newton = false;
   try {
     spec = o.problem.model;
+    if (spec.multinomial)  // its Newton-CG solver runs in one process (multinomial.hpp)
+      throw InvalidArgument("--distributed: --model multinomial trains in one process only (the CoCoA+ ranks solve "
+                            "losses of one margin); drop --distributed");
     fk = pick_formulation(o, spec);
     use_newton = pick_newton(o, spec, fk);
     if (a.local_epochs < 1) throw InvalidArgument(fmt::format("--local-epochs: must be at least 1, got {}", a.local_epochs));

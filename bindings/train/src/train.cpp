@@ -17,6 +17,7 @@
 #include "hetglm/backends/registry.hpp"
 #include "hetglm/error.hpp"
 #include "hetglm/solvers/dispatch.hpp"
+#include "hetglm/solvers/multinomial.hpp"
 #include "hetglm/solvers/parallel_cpu.hpp"
 #include "hetglm/solvers/newton.hpp"
 #include "hetglm/solvers/sequential.hpp"
@@ -258,9 +259,85 @@ void check_options(const TrainOptions& o) {
   if (o.device.backend.tpa_concurrency < 0)
     throw InvalidArgument(fmt::format("--tpa-concurrency: must be 0 (sequential epochs) or positive, got {}",
                                       o.device.backend.tpa_concurrency));
+  if (p.model.multinomial) {  // the Newton-CG solver of multinomial.hpp, on the CPU
+    if (accel || !o.device.accel_memory.empty())
+      throw UnsupportedDevice(fmt::format(
+          "--model multinomial: trains on the CPU only (the Newton-CG solver of solvers/src/multinomial.cpp); the "
+          "coordinate kernels of {} and DuHL's working sets are written for losses of one margin",
+          !o.device.device || *o.device.device == Device::cpu
+              ? std::string("the accelerators (--accel-memory)")
+              : fmt::format("--device {}", device_name(*o.device.device))));
+    if (so.solver != SolverKind::automatic && so.solver != SolverKind::newton)
+      throw InvalidArgument(fmt::format("--solver {}: --model multinomial trains with its Newton-CG solver only (use "
+                                        "--solver auto or newton)",
+                                        solver_kind_name(so.solver)));
+  }
   if (o.device.duhl.epochs_per_round < 1)
     throw InvalidArgument(fmt::format("--duhl-epochs: must be at least 1, got {}", o.device.duhl.epochs_per_round));
 }
+
+namespace {
+/// --model multinomial (multinomial.hpp): the softmax loss over K > 2 classes, one weight column per class (classes
+/// ascending, the layout of one-vs-rest models), trained together by the Newton-CG solver on the CPU. The model file
+/// holds one certificate for the whole matrix: in the first column's primal / dual / gap, 0 in the others.
+TrainResult train_multinomial(const Dataset& data, const CsrMatrix& X, const std::vector<double>& c, double lambda,
+                              const TrainOptions& o, TrainResult res, std::chrono::steady_clock::time_point t0) {
+  std::set<double> uniq(data.y.begin(), data.y.end());
+  if (uniq.size() < 3)
+    throw InvalidArgument(fmt::format(
+        "--model multinomial: needs more than two classes, found {} (with two, the softmax model is logistic "
+        "regression at twice the C: use --model logistic)",
+        uniq.size()));
+  const std::vector<double> classes(uniq.begin(), uniq.end());
+  const int K = static_cast<int>(classes.size());
+  std::vector<int> y(data.y.size());
+  for (std::size_t i = 0; i < y.size(); ++i)
+    y[i] = static_cast<int>(std::lower_bound(classes.begin(), classes.end(), data.y[i]) - classes.begin());
+  SolverOptions so = o.solver;
+  so.solver = SolverKind::newton;
+  if (!o.initial_alpha.empty()) {
+    if (o.initial_alpha.size() != 1)
+      throw InvalidArgument(fmt::format("warm start: {} columns for 1 weight matrix", o.initial_alpha.size()));
+    so.initial_alpha = &o.initial_alpha[0];
+  }
+  if (o.on_epoch) so.on_epoch = [&](const EpochRecord& r) { o.on_epoch(0, std::numeric_limits<double>::quiet_NaN(), r); };
+  SolveResult sr = solve_multinomial(X, y, K, c, lambda, so);
+  res.formulation = Formulation::primal;
+  res.formulation_reason = "the multinomial model trains in the primal (Newton-CG)";
+  res.solver = SolverKind::newton;
+  LinearModel& model = res.model;
+  model.labels = classes;
+  model.nr_class = K;
+  model.w = sr.w;
+  model.primal.assign(static_cast<std::size_t>(K), 0.0);
+  model.dual.assign(static_cast<std::size_t>(K), 0.0);
+  model.gap.assign(static_cast<std::size_t>(K), 0.0);
+  model.primal[0] = sr.certificate.primal;
+  model.dual[0] = sr.certificate.dual;
+  model.gap[0] = sr.certificate.gap;
+  ColumnReport cr;
+  cr.label = std::numeric_limits<double>::quiet_NaN();
+  cr.certificate = sr.certificate;
+  cr.epochs = sr.epochs;
+  cr.converged = sr.converged;
+  cr.seconds = sr.seconds;
+  cr.history = std::move(sr.history);
+  cr.alpha = std::move(sr.alpha);
+  res.converged = sr.converged;
+  res.interrupted = sr.interrupted;
+  res.columns.push_back(std::move(cr));
+  model.solver_type = solver_type_name(res.spec, Formulation::primal);
+  model.nr_feature = data.X.n_cols;
+  model.bias = o.problem.bias;
+  model.model = res.spec.name;
+  model.penalty = penalty_name(res.spec.penalty);
+  model.lambda = lambda;
+  model.l1_ratio = 0;
+  model.formulation = formulation_name(Formulation::primal);
+  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return res;
+}
+}  // namespace
 
 TrainResult train(const Dataset& data, const TrainOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -309,12 +386,15 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
   Device device = Device::cpu;
   if (o.device.device) {
     device = *o.device.device;
+  } else if (spec.multinomial) {  // check_options() refused every accelerator for it
+    res.device_reason = "--model multinomial trains on the CPU only";
   } else {
     std::string why;
     device = resolve_device("auto", &why);
     res.device_reason = why;
   }
   const bool use_accel = device != Device::cpu || !o.device.accel_memory.empty();
+  if (spec.multinomial) return train_multinomial(data, X, c, lambda, o, std::move(res), t0);
   if (o.solver.solver == SolverKind::newton && use_accel)
     throw InvalidArgument(fmt::format("--solver newton: runs on the CPU only; DuHL on --device {} trains by coordinate "
                                       "descent (drop --solver newton)", device_name(device)));

@@ -162,6 +162,41 @@ HETGLM_FN R N(hetglm_huber_dual_step)(R y, R a, R z, R q, R c) {
   return N(hetglm_clamp)(a + (y - z - a / c) / (q + (R)1 / c), -c, c);
 }
 
+/* ============================================================== the softmax (multinomial) loss, a vector loss
+ * Not a row of the loss table: its margin is a vector z = x_i W in R^K (K classes, label y in 0..K-1), so it has no
+ * scalar coordinate kernel; the multinomial solver (solvers/src/multinomial.cpp) calls these functions.
+ *   phi(z)     = c (logsumexp(z) - z_y)                         value; p = softmax(z)
+ *   grad phi   = c (p - e_y)                                    Hessian c (diag(p) - p p^T), eigenvalues <= c/2
+ *   phi^*(-a)  = c sum_k q_k log q_k,  q = e_y - a / c          when q is in the simplex (the negative entropy),
+ *                +INFINITY outside
+ *   Fenchel-Young: phi(z) + phi^*(-a) + a.z >= 0, with equality iff a = -grad phi(z) = c (e_y - p).
+ * The simplex test allows rounding: q_k >= -tol and |sum q - 1| <= tol with tol = K HETGLM_NEWTON_TOL. */
+HETGLM_FN R N(hetglm_softmax_value)(const R* z, int K, int y, R c, R* p) {
+  R top = z[0], sum = (R)0;
+  int k;
+  for (k = 1; k < K; ++k) top = z[k] > top ? z[k] : top;
+  for (k = 0; k < K; ++k) {
+    R e = (R)exp(z[k] - top);
+    if (p) p[k] = e;
+    sum += e;
+  }
+  if (p)
+    for (k = 0; k < K; ++k) p[k] /= sum;
+  return c * (top + (R)log(sum) - z[y]);
+}
+HETGLM_FN R N(hetglm_softmax_conjugate)(const R* a, int K, int y, R c) {
+  R tol = (R)K * HETGLM_NEWTON_TOL, sum = (R)0, value = (R)0;
+  int k;
+  for (k = 0; k < K; ++k) {
+    R q = (k == y ? (R)1 : (R)0) - a[k] / c;
+    if (q < -tol) return (R)INFINITY;
+    sum += q;
+    value += N(hetglm_xlogx)(q);
+  }
+  if (fabs(sum - (R)1) > tol) return (R)INFINITY;
+  return c * value;
+}
+
 /* ============================================================== penalties g(w) = lambda r(w)
  * Per penalty: value g(w) (eta = the elastic-net l1 ratio, ignored otherwise); conjugate g^*(s) (even in s; the L1
  * part Lipschitzed with the bound B); proximal step argmin_w' s (w' - w) + h/2 (w' - w)^2 + g(w') from x = h w - s,

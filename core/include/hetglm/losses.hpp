@@ -88,6 +88,9 @@ namespace math {
   }                                                                                                   \
   HETGLM_FN T primal_gap(int p, T w, T s, T lam, T eta, T b) { return hetglm_primal_gap##S(p, w, s, lam, eta, b); } \
   HETGLM_FN T lipschitz_bound(int p, T f0, T lam, T eta) { return hetglm_lipschitz_bound##S(p, f0, lam, eta); } \
+  /* the softmax (multinomial) loss over K classes: value (p = softmax(z) when p != nullptr), conjugate at -a */   \
+  HETGLM_FN T softmax_value(const T* z, int K, int y, T c, T* p) { return hetglm_softmax_value##S(z, K, y, c, p); } \
+  HETGLM_FN T softmax_conjugate(const T* a, int K, int y, T c) { return hetglm_softmax_conjugate##S(a, K, y, c); } \
   HETGLM_FN T shared_factor(hetglm_objective##S o, T v, T y, T c) { return hetglm_shared_factor##S(o, v, y, c); } \
   HETGLM_FN T coordinate_step(hetglm_objective##S o, T a, T r, T h, T y, T c, T sigma) {               \
     return hetglm_coordinate_step##S(o, a, r, h, y, c, sigma);                                        \

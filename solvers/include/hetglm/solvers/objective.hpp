@@ -19,6 +19,7 @@ struct ModelSpec {
   Loss loss = Loss::logistic;
   Penalty penalty = Penalty::l2;
   bool classifier = true;  ///< labels become -1/+1 (one-vs-rest for more than two classes)
+  bool multinomial = false;  ///< the softmax loss over all classes (ModelRow::multinomial): primal Newton-CG only
 };
 
 /// Resolve `--model` and `--penalty` ("" = the model's default). Models with any_penalty accept every penalty (l1 /

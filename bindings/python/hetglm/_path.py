@@ -1,0 +1,440 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Regularization paths and the cross-validated estimators on top of them.
+
+Every point of a path is one engine fit (``_hetglm.train``, the public train API) warm-started from the previous
+point's coordinate variables (``TrainOptions::initial_alpha``: the weights for the primal, the dual variables for
+the dual), so each point carries its own duality-gap certificate (``dual_gaps``: P - D, absolute, in the engine's
+scaling, which for Lasso / elastic net is scikit-learn's objective). The grids follow scikit-learn: from the
+smallest regularization that makes every coefficient zero, alpha_max = max_j |x_j . y| / (n l1_ratio), down to
+eps * alpha_max, geometrically (glmnet's path; Friedman, Hastie, Tibshirani, JSS 33, 2010).
+The CV estimators run the same path on every fold (folds side by side in threads with ``n_jobs``: the engine
+releases the GIL), choose the regularization of the best mean score and refit on all the data.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+from joblib import Parallel, delayed
+from sklearn.model_selection import check_cv
+from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
+
+from . import _hetglm
+from ._estimators import (ElasticNet, Lasso, LogisticRegression, Ridge, _BaseRegressor, _HetGLMBase, _centre,
+                          _seed, _to_matrix)
+
+__all__ = ["lasso_path", "enet_path", "logistic_regression_path", "LassoCV", "ElasticNetCV",
+           "LogisticRegressionCV", "RidgeCV"]
+
+
+def _alpha_grid(X, y, l1_ratio, eps, n_alphas, fit_intercept=False):
+    """scikit-learn's grid (linear_model._coordinate_descent._alpha_grid, without sample weights)."""
+    if l1_ratio <= 0:
+        raise ValueError("automatic alpha grid generation needs l1_ratio > 0 (give alphas)")
+    n = X.shape[0]
+    if fit_intercept:
+        X_mean = np.asarray(X.mean(axis=0)).ravel()
+        yc = y - y.mean()
+        Xy = np.asarray(X.T @ yc).ravel() - X_mean * yc.sum()
+    else:
+        Xy = np.asarray(X.T @ y).ravel()
+    alpha_max = np.max(np.abs(Xy)) / (n * l1_ratio)
+    if alpha_max <= np.finfo(np.float64).resolution:
+        return np.full(n_alphas, np.finfo(np.float64).resolution)
+    return np.geomspace(alpha_max, alpha_max * eps, num=n_alphas)
+
+
+def _path_alphas(X, y, l1_ratio, eps, n_alphas, alphas, fit_intercept=False):
+    if alphas is None or isinstance(alphas, numbers.Integral):
+        n = n_alphas if alphas is None else int(alphas)
+        if n < 1:
+            raise ValueError(f"the number of alphas must be at least 1, got {n}")
+        return _alpha_grid(X, y, l1_ratio, eps, n, fit_intercept)
+    alphas = np.sort(np.asarray(alphas, dtype=np.float64).ravel())[::-1]
+    if alphas.size == 0 or not np.all(alphas > 0):
+        raise ValueError("alphas must be positive numbers")
+    return alphas
+
+
+def _engine_path(M, y, model, lambdas, options, initial=None):
+    """Fit `model` at every lambda of `lambdas` (in the order given) on the converted matrix M, each fit
+    warm-started from the previous one. Returns (w (n_rows, n_points, n_columns), gaps, primals, epochs,
+    converged)."""
+    ws, gaps, primals, epochs, converged = [], [], [], [], []
+    alpha = initial
+    for lam in lambdas:
+        o = options()
+        o.model = model
+        o.lambda_ = float(lam)
+        res = _hetglm.train(M, y, o, None, False, alpha)
+        alpha = [np.asarray(col["alpha"]) for col in res["columns"]]
+        ws.append(np.asarray(res["w"]))
+        gaps.append(float(np.sum(res["gap"])))
+        primals.append(float(np.sum(res["primal"])))
+        epochs.append(int(max(col["epochs"] for col in res["columns"])))
+        converged.append(bool(res["converged"]))
+    return np.stack(ws, axis=1), np.array(gaps), np.array(primals), np.array(epochs), np.array(converged)
+
+
+def _options_factory(tol, max_iter, random_state, l1_ratio=0.5):
+    if not (isinstance(tol, numbers.Real) and tol > 0):
+        raise ValueError(f"tol must be a positive number, got {tol!r}")
+    if not (isinstance(max_iter, numbers.Integral) and max_iter >= 1):
+        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
+
+    def make():
+        o = _hetglm.TrainOptions()
+        o.tol = float(tol)
+        o.max_epochs = int(max_iter)
+        o.seed = _seed(random_state)
+        o.l1_ratio = float(l1_ratio)
+        o.n_threads = 1
+        return o
+    return make
+
+
+def enet_path(X, y, *, l1_ratio=0.5, eps=1e-3, n_alphas=100, alphas=None, tol=1e-4, max_iter=1000,
+              random_state=None, return_n_iter=False, check_input=True, **params):
+    """Elastic-net path (scikit-learn's ``enet_path``, no intercept): the coefficients at every alpha of the grid,
+    largest alpha first, each fit warm-started from the previous one and certified by its duality gap.
+
+    Minimises (1/(2n)) ||y - X w||^2 + alpha l1_ratio ||w||_1 + alpha (1 - l1_ratio)/2 ||w||^2 at each alpha.
+    ``alphas``: None (a grid of ``n_alphas`` values from alpha_max down to eps alpha_max), an int (that many), or
+    the values. ``tol`` is the relative duality gap of every point (docs/conventions.md). y may be (n, k): one
+    path per target.
+
+    Returns alphas (n_alphas,), coefs (n_features, n_alphas) or (n_targets, n_features, n_alphas), dual_gaps
+    (n_alphas,) (the certified P - D of each point, absolute; summed over targets), and with ``return_n_iter``
+    the engine's epochs per point. Unknown keyword arguments of scikit-learn's (``precompute``, ``copy_X``,
+    ``verbose``, ...) are accepted and ignored; ``coef_init`` starts the first point from those weights."""
+    known = {"precompute", "Xy", "copy_X", "verbose", "positive", "coef_init", "selection", "n_jobs"}
+    unknown = set(params) - known
+    if unknown:
+        raise TypeError(f"enet_path got unexpected keyword arguments {sorted(unknown)}")
+    if params.get("positive"):
+        raise ValueError("positive=True is not supported by the hetglm engine")
+    if check_input:
+        X = check_array(X, accept_sparse=["csr", "csc"], dtype=[np.float64, np.float32], order="C",
+                        accept_large_sparse=True)
+    y = np.asarray(y, dtype=np.float64)
+    if y.shape[0] != X.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} samples but y has {y.shape[0]}")
+    Y = y.reshape(-1, 1) if y.ndim == 1 else y
+    if not 0 <= l1_ratio <= 1:
+        raise ValueError(f"l1_ratio must be in [0, 1], got {l1_ratio!r}")
+    if Y.shape[1] == 1:
+        alphas = _path_alphas(X, Y[:, 0], l1_ratio, eps, n_alphas, alphas)
+    else:  # scikit-learn's multi-target grid: the largest row norm of X^T Y
+        if alphas is None or isinstance(alphas, numbers.Integral):
+            n = n_alphas if alphas is None else int(alphas)
+            Xy = np.asarray(X.T @ Y)
+            amax = np.sqrt(np.max(np.sum(Xy ** 2, axis=1))) / (X.shape[0] * l1_ratio)
+            alphas = np.geomspace(amax, amax * eps, num=n)
+        else:
+            alphas = _path_alphas(X, Y[:, 0], l1_ratio, eps, n_alphas, alphas)
+    M = _to_matrix(X)
+    model = "lasso" if l1_ratio == 1 else "elastic-net"
+    options = _options_factory(tol, max_iter, random_state, l1_ratio)
+    coefs = np.empty((Y.shape[1], X.shape[1], len(alphas)))
+    gaps = np.zeros(len(alphas))
+    n_iters = np.zeros((Y.shape[1], len(alphas)), dtype=np.int64)
+    coef_init = params.get("coef_init")
+    for t in range(Y.shape[1]):
+        init = None
+        if coef_init is not None:
+            init = [np.ascontiguousarray(np.asarray(coef_init, dtype=np.float64).reshape(Y.shape[1], -1)[t])]
+        w, g, _, ep, _ = _engine_path(M, np.ascontiguousarray(Y[:, t]), model, alphas, options, init)
+        coefs[t] = w[:, :, 0]
+        gaps += g
+        n_iters[t] = ep
+    if y.ndim == 1:
+        coefs, n_iters = coefs[0], n_iters[0]
+    if return_n_iter:
+        return alphas, coefs, gaps, n_iters
+    return alphas, coefs, gaps
+
+
+def lasso_path(X, y, *, eps=1e-3, n_alphas=100, alphas=None, tol=1e-4, max_iter=1000, random_state=None,
+               return_n_iter=False, **params):
+    """Lasso path (scikit-learn's ``lasso_path``): :func:`enet_path` with l1_ratio = 1."""
+    return enet_path(X, y, l1_ratio=1.0, eps=eps, n_alphas=n_alphas, alphas=alphas, tol=tol, max_iter=max_iter,
+                     random_state=random_state, return_n_iter=return_n_iter, **params)
+
+
+def logistic_regression_path(X, y, *, Cs=10, fit_intercept=True, intercept_scaling=1.0, penalty="l2",
+                             l1_ratio=None, tol=1e-4, max_iter=1000, class_weight=None, multi_class="auto",
+                             random_state=None, sample_weight=None):
+    """The C path of :class:`hetglm.LogisticRegression` (scikit-learn's private ``_logistic_regression_path``):
+    one fit per C, smallest C (strongest regularization) first, each warm-started from the previous one (dual
+    variables or weights; the formulation of the first fit is kept) and certified by its duality gap.
+    ``Cs``: an int (``np.logspace(-4, 4, Cs)``, as scikit-learn) or the values.
+
+    Returns coefs (n_Cs, n_features [+ 1]) for two classes or (n_Cs, n_classes, n_features [+ 1]) (the intercept
+    last when ``fit_intercept``), Cs (ascending), n_iter (n_Cs,) epochs, dual_gaps (n_Cs,)."""
+    Cs = np.logspace(-4, 4, int(Cs)) if isinstance(Cs, numbers.Integral) else np.sort(np.asarray(Cs, float))
+    est = LogisticRegression(penalty=penalty, l1_ratio=l1_ratio, tol=tol, max_iter=max_iter,
+                             fit_intercept=fit_intercept, intercept_scaling=intercept_scaling,
+                             class_weight=class_weight, multi_class=multi_class, random_state=random_state,
+                             warm_start=True)
+    coefs, n_iter, gaps = [], [], []
+    for C in Cs:
+        est.set_params(C=float(C)).fit(X, y, sample_weight=sample_weight)
+        w = np.hstack([est.coef_, est.intercept_[:, None]]) if fit_intercept else est.coef_.copy()
+        coefs.append(w[0] if w.shape[0] == 1 else w)
+        n_iter.append(int(np.max(est.n_iter_)))
+        gaps.append(est.duality_gap_)
+    return np.array(coefs), Cs, np.array(n_iter), np.array(gaps)
+
+
+# ------------------------------------------------------------------------------------------------ CV estimators
+def _fold_mse(X, y, train, test, l1_ratio, alphas, fit_intercept, tol, max_iter, random_state):
+    """One fold of LassoCV / ElasticNetCV: the path on the centred training part, the test part's MSE per alpha
+    (scikit-learn's _path_residuals)."""
+    Xtr, ytr, Xte, yte = X[train], y[train], X[test], y[test]
+    if fit_intercept:
+        X_mean = np.asarray(Xtr.mean(axis=0)).ravel()
+        y_mean = float(ytr.mean())
+        Xc, yc = _centre(Xtr, X_mean), ytr - y_mean
+    else:
+        X_mean, y_mean, Xc, yc = np.zeros(X.shape[1]), 0.0, Xtr, ytr
+    M = _to_matrix(np.ascontiguousarray(Xc) if not sp.issparse(Xc) else Xc)
+    model = "lasso" if l1_ratio == 1 else "elastic-net"
+    w, gaps, _, _, _ = _engine_path(M, np.ascontiguousarray(yc), model, alphas,
+                                    _options_factory(tol, max_iter, random_state, l1_ratio))
+    coefs = w[:, :, 0]  # (n_features, n_alphas)
+    intercepts = y_mean - X_mean @ coefs
+    pred = np.asarray(Xte @ coefs) + intercepts
+    return np.mean((pred - yte[:, None]) ** 2, axis=0)
+
+
+class _LinearModelCV(_BaseRegressor):
+    """LassoCV / ElasticNetCV: the path of every l1_ratio on every fold, the alpha of the least mean squared error,
+    then one refit of the estimator at that alpha on all the data (its certificate is the model's)."""
+
+    def _l1_ratios(self):
+        return [1.0]
+
+    def fit(self, X, y):
+        """Cross-validate the path, choose alpha_ (and l1_ratio_), refit on all the data (no sample weights yet).
+        Returns self."""
+        self._check_common()
+        X, y = validate_data(self, X, y, accept_sparse=["csr", "csc"], dtype=[np.float64, np.float32],
+                             order="C", y_numeric=True, accept_large_sparse=True)
+        y = column_or_1d(y).astype(np.float64)
+        X = X.tocsr() if sp.issparse(X) else X
+        l1_ratios = [float(r) for r in self._l1_ratios()]
+        folds = list(check_cv(self.cv).split(X, y))
+        n_jobs = self.n_jobs
+        alphas_all, mse = [], []
+        for r in l1_ratios:
+            alphas = _path_alphas(X, y, r, self.eps, 100, self.alphas, self.fit_intercept)
+            alphas_all.append(alphas)
+            per_fold = Parallel(n_jobs=n_jobs, prefer="threads")(
+                delayed(_fold_mse)(X, y, tr, te, r, alphas, self.fit_intercept, self.tol, self.max_iter,
+                                   self.random_state) for tr, te in folds)
+            mse.append(np.array(per_fold).T)  # (n_alphas, n_folds)
+        best = (np.inf, 0, 0)
+        for k, m in enumerate(mse):
+            i = int(np.argmin(m.mean(axis=1)))
+            if m.mean(axis=1)[i] < best[0]:
+                best = (m.mean(axis=1)[i], k, i)
+        _, k, i = best
+        self.l1_ratio_ = l1_ratios[k]
+        self.alpha_ = float(alphas_all[k][i])
+        self.alphas_ = alphas_all[0] if len(l1_ratios) == 1 else np.array(alphas_all)
+        self.mse_path_ = mse[0] if len(l1_ratios) == 1 else np.array(mse)
+        est = ElasticNet(alpha=self.alpha_, l1_ratio=self.l1_ratio_, fit_intercept=self.fit_intercept,
+                         tol=self.tol, max_iter=self.max_iter, random_state=self.random_state)
+        est.fit(X, y)
+        for name in ("coef_", "intercept_", "n_iter_", "duality_gap_", "primal_objective_", "training_history_",
+                     "lambda_", "formulation_reason_", "solver_", "engine_models_", "engine_model_"):
+            setattr(self, name, getattr(est, name))
+        self.dual_gap_ = est.duality_gap_
+        self.n_features_in_ = X.shape[1]
+        return self
+
+
+class LassoCV(_LinearModelCV):
+    """Lasso with alpha chosen by cross-validation (scikit-learn's ``LassoCV``): the warm-started, certified
+    path of :func:`lasso_path` on every fold (``cv``: None = 5-fold KFold, an int, or a splitter), the alpha of
+    the least mean squared error over the folds, and a refit at that alpha. ``alphas``: 100 (int: a grid of that
+    many values from alpha_max down to eps alpha_max, on the data centred when fit_intercept) or the values;
+    ``n_jobs``: folds side by side in threads.
+
+    Attributes: alpha_, alphas_, mse_path_ (n_alphas, n_folds), coef_, intercept_, dual_gap_ / duality_gap_ (of
+    the refit), n_iter_, plus those of :class:`hetglm.Lasso`."""
+
+    _engine_model_name = "lasso"
+
+    def __init__(self, *, eps=1e-3, alphas=100, fit_intercept=True, max_iter=1000, tol=1e-4, cv=None,
+                 n_jobs=None, random_state=None, verbose=0, device="cpu"):
+        self.eps = eps
+        self.alphas = alphas
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.tol = tol
+        self.cv = cv
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+        self.device = device
+
+
+class ElasticNetCV(_LinearModelCV):
+    """Elastic net with alpha (and l1_ratio, when a list is given) chosen by cross-validation (scikit-learn's
+    ``ElasticNetCV``), as :class:`LassoCV` over each l1_ratio. Attributes also l1_ratio_; mse_path_ is
+    (n_l1_ratios, n_alphas, n_folds) when l1_ratio is a list."""
+
+    _engine_model_name = "elastic-net"
+
+    def __init__(self, *, l1_ratio=0.5, eps=1e-3, alphas=100, fit_intercept=True, max_iter=1000, tol=1e-4,
+                 cv=None, n_jobs=None, random_state=None, verbose=0, device="cpu"):
+        self.l1_ratio = l1_ratio
+        LassoCV.__init__(self, eps=eps, alphas=alphas, fit_intercept=fit_intercept, max_iter=max_iter, tol=tol,
+                         cv=cv, n_jobs=n_jobs, random_state=random_state, verbose=verbose, device=device)
+
+    def _l1_ratios(self):
+        return list(np.atleast_1d(self.l1_ratio))
+
+
+def _fold_scores(est, X, y, train, test, Cs, scoring):
+    from sklearn.metrics import check_scoring
+    scorer = check_scoring(est, scoring=scoring)
+    scores = []
+    for C in Cs:  # ascending C, each fit warm-started from the previous (est has warm_start=True)
+        est.set_params(C=float(C)).fit(X[train], y[train])
+        scores.append(scorer(est, X[test], y[test]))
+    return np.array(scores)
+
+
+class LogisticRegressionCV(LogisticRegression):
+    """Logistic regression with C chosen by cross-validation (scikit-learn's ``LogisticRegressionCV``): on every
+    fold the warm-started C path of :func:`logistic_regression_path` (smallest C first, each point certified), the
+    C of the best mean score (``scoring``: None = accuracy), and a refit at that C on all the data (``refit=True``;
+    otherwise the coefficients are those of the refit too, at the best C). ``Cs``: an int (``np.logspace(-4, 4,
+    Cs)``) or the values; ``cv``: None = 5-fold StratifiedKFold, an int or a splitter; ``n_jobs``: folds side by
+    side in threads. Multiclass as :class:`LogisticRegression` (multinomial by default).
+
+    Attributes: C_ (the best C, shape (n_classes,) or (1,) as scikit-learn), Cs_, scores_ (n_folds, n_Cs), plus
+    those of LogisticRegression."""
+
+    def __init__(self, *, Cs=10, fit_intercept=True, cv=None, penalty="l2", scoring=None, tol=1e-4, max_iter=1000,
+                 class_weight=None, n_jobs=None, verbose=0, refit=True, intercept_scaling=1.0, random_state=None,
+                 l1_ratio=None, multi_class="auto", device="cpu", formulation="auto"):
+        self.Cs = Cs
+        self.fit_intercept = fit_intercept
+        self.cv = cv
+        self.penalty = penalty
+        self.scoring = scoring
+        self.tol = tol
+        self.max_iter = max_iter
+        self.class_weight = class_weight
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+        self.refit = refit
+        self.intercept_scaling = intercept_scaling
+        self.random_state = random_state
+        self.l1_ratio = l1_ratio
+        self.multi_class = multi_class
+        self.device = device
+        self.formulation = formulation
+
+    @property
+    def C(self):  # LogisticRegression.fit reads self.C: the chosen C during the refit
+        return getattr(self, "_C_refit", 1.0)
+
+    @property
+    def warm_start(self):
+        return False
+
+    @property
+    def accel_memory(self):
+        return None
+
+    def _base(self):
+        return LogisticRegression(penalty=self.penalty, l1_ratio=self.l1_ratio, tol=self.tol, max_iter=self.max_iter,
+                                  fit_intercept=self.fit_intercept, intercept_scaling=self.intercept_scaling,
+                                  class_weight=self.class_weight, random_state=self.random_state,
+                                  multi_class=self.multi_class, device=self.device, formulation=self.formulation,
+                                  warm_start=True)
+
+    def fit(self, X, y):
+        """Cross-validate the C path, choose C_, refit on all the data (no sample weights yet). Returns self."""
+        X, y = validate_data(self, X, y, accept_sparse=["csr", "csc"], dtype=[np.float64, np.float32],
+                             order="C", accept_large_sparse=True)
+        X = X.tocsr() if sp.issparse(X) else X
+        Cs = (np.logspace(-4, 4, int(self.Cs)) if isinstance(self.Cs, numbers.Integral)
+              else np.sort(np.asarray(self.Cs, dtype=np.float64)))
+        folds = list(check_cv(self.cv, y, classifier=True).split(X, y))
+        scores = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+            delayed(_fold_scores)(self._base(), X, y, tr, te, Cs, self.scoring) for tr, te in folds)
+        self.scores_ = np.array(scores)  # (n_folds, n_Cs)
+        self.Cs_ = Cs
+        best = int(np.argmax(self.scores_.mean(axis=0)))
+        self._C_refit = float(Cs[best])
+        super().fit(X, y)
+        self.C_ = np.full(len(self.classes_) if len(self.classes_) > 2 else 1, self._C_refit)
+        return self
+
+
+def _fold_ridge(X, y, train, test, alphas, params, loo):
+    """One fold of RidgeCV: Ridge at every alpha (ascending, each fit warm-started from the previous one) on the
+    training part; per alpha the test part's squared error sum (loo) or R^2 score."""
+    est = Ridge(warm_start=True, **params)
+    out = []
+    for a in alphas:
+        est.set_params(alpha=float(a)).fit(X[train], y[train])
+        out.append(np.sum((est.predict(X[test]) - y[test]) ** 2) if loo else est.score(X[test], y[test]))
+    return np.array(out)
+
+
+class RidgeCV(_BaseRegressor):
+    """Ridge with alpha chosen by cross-validation (scikit-learn's ``RidgeCV``). ``cv=None`` (the default):
+    leave-one-out, the criterion of scikit-learn's efficient LOO (best_score_ = minus the mean squared LOO error),
+    computed here by n engine fits per alpha (each leave-one-out problem refitted and certified, warm-started along
+    the alphas), so it costs n times a fit: meant for small n. ``cv`` an int or a splitter: the mean R^2 over the
+    folds (scikit-learn's GridSearchCV default). ``n_jobs``: folds side by side in threads. Then a refit at alpha_
+    on all the data. Attributes: alpha_, best_score_, coef_, intercept_ and those of :class:`hetglm.Ridge`."""
+
+    def __init__(self, alphas=(0.1, 1.0, 10.0), *, fit_intercept=True, cv=None, tol=1e-8, max_iter=1000,
+                 n_jobs=None, random_state=None, verbose=0, device="cpu"):
+        self.alphas = alphas
+        self.fit_intercept = fit_intercept
+        self.cv = cv
+        self.tol = tol
+        self.max_iter = max_iter
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+        self.device = device
+
+    def fit(self, X, y):
+        """Choose alpha_ by cross-validation, refit on all the data (no sample weights yet). Returns self."""
+        self._check_common()
+        X, y = validate_data(self, X, y, accept_sparse=["csr", "csc"], dtype=[np.float64, np.float32],
+                             order="C", y_numeric=True, accept_large_sparse=True)
+        y = column_or_1d(y).astype(np.float64)
+        X = X.tocsr() if sp.issparse(X) else X
+        alphas = np.sort(np.asarray(self.alphas, dtype=np.float64).ravel())
+        if alphas.size == 0 or not np.all(alphas > 0):
+            raise ValueError("alphas must be positive numbers")
+        loo = self.cv is None
+        if loo and X.shape[0] < 2:
+            raise ValueError(f"RidgeCV: leave-one-out needs at least 2 samples, got n_samples = {X.shape[0]}")
+        folds = ([(np.delete(np.arange(X.shape[0]), i), np.array([i])) for i in range(X.shape[0])] if loo
+                 else list(check_cv(self.cv).split(X, y)))
+        params = dict(fit_intercept=self.fit_intercept, tol=self.tol, max_iter=self.max_iter,
+                      random_state=self.random_state)
+        per_fold = np.array(Parallel(n_jobs=self.n_jobs, prefer="threads")(
+            delayed(_fold_ridge)(X, y, tr, te, alphas, params, loo) for tr, te in folds))
+        score = -per_fold.sum(axis=0) / X.shape[0] if loo else per_fold.mean(axis=0)
+        best = int(np.argmax(score))
+        self.alpha_ = float(alphas[best])
+        self.best_score_ = float(score[best])
+        est = Ridge(alpha=self.alpha_, **params).fit(X, y)
+        for name in ("coef_", "intercept_", "n_iter_", "duality_gap_", "primal_objective_", "training_history_",
+                     "lambda_", "formulation_reason_", "solver_", "engine_models_", "engine_model_"):
+            setattr(self, name, getattr(est, name))
+        self.n_features_in_ = X.shape[1]
+        return self

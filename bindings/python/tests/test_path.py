@@ -1,0 +1,145 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Regularization paths (lasso_path, enet_path, logistic_regression_path) and the CV estimators on top of them,
+against scikit-learn: the same grid, coefficients at every point, a certified gap at every point, the same choice
+of regularization."""
+import warnings
+
+import numpy as np
+import pytest
+from sklearn import linear_model as sklm
+
+import hetglm
+
+
+@pytest.fixture(scope="module")
+def housing_dense(housing):
+    X, y = housing
+    return X.toarray(), y
+
+
+@pytest.fixture(scope="module")
+def a9a_8000(a9a):
+    X, y = a9a
+    return X[:8000], y[:8000]
+
+
+def enet_objective(X, y, w, alpha, r):
+    return 0.5 * np.mean((y - X @ w) ** 2) + alpha * r * np.abs(w).sum() + 0.5 * alpha * (1 - r) * np.sum(w * w)
+
+
+@pytest.mark.parametrize("l1_ratio, tol", [(1.0, 1e-12), (0.5, 1e-15)])
+def test_enet_and_lasso_paths_match_sklearn_at_every_point(housing_dense, l1_ratio, tol):
+    X, y = housing_dense
+    if l1_ratio == 1.0:
+        alphas, coefs, gaps, n_iter = hetglm.lasso_path(X, y, tol=tol, max_iter=1000000, return_n_iter=True)
+    else:
+        alphas, coefs, gaps, n_iter = hetglm.enet_path(X, y, l1_ratio=l1_ratio, tol=tol, max_iter=1000000,
+                                                       return_n_iter=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a2, c2, _ = sklm.enet_path(X, y, l1_ratio=l1_ratio, alphas=100, tol=1e-15, max_iter=1000000)
+    assert alphas.shape == (100,) and coefs.shape == (X.shape[1], 100) and gaps.shape == (100,)
+    np.testing.assert_allclose(alphas, a2, rtol=1e-12)  # scikit-learn's grid: alpha_max down to 1e-3 alpha_max
+    assert np.abs(coefs - c2).max() <= 1e-6, np.abs(coefs - c2).max()
+    for k in range(100):  # a certified gap at every point, the objective of the returned coefficients
+        P = enet_objective(X, y, coefs[:, k], alphas[k], l1_ratio)
+        # (at tol=1e-15 the gap is at the rounding level of a double P: a few ulps either side)
+        assert -16 * np.finfo(float).eps * P <= gaps[k] <= max(tol, 16 * np.finfo(float).eps) * P, (k, gaps[k], P)
+    assert np.all(coefs[:, 0] == 0)  # alpha_max: every coefficient zero
+    assert n_iter[0] == 1  # warm-started or not, the zero solution is certified at once
+
+
+def test_enet_path_options(housing_dense):
+    X, y = housing_dense
+    alphas, coefs, gaps = hetglm.enet_path(X, y, alphas=[0.1, 1.0, 0.5], tol=1e-10)
+    np.testing.assert_array_equal(alphas, [1.0, 0.5, 0.1])  # largest first, as scikit-learn
+    Y = np.column_stack([y, 2 * y])
+    _, coefs2, _ = hetglm.enet_path(X, Y, alphas=[1.0, 0.5, 0.1], tol=1e-10)
+    assert coefs2.shape == (2, X.shape[1], 3)
+    np.testing.assert_allclose(coefs2[0], coefs, rtol=1e-6, atol=1e-9)
+    with pytest.raises(ValueError, match=r"^positive=True is not supported by the hetglm engine$"):
+        hetglm.lasso_path(X, y, positive=True)
+    with pytest.raises(TypeError, match=r"unexpected keyword arguments \['bogus'\]"):
+        hetglm.lasso_path(X, y, bogus=1)
+
+
+def logistic_objective(X, y, w, C):
+    z = X @ w
+    yy = np.where(y > 0, 1.0, -1.0)
+    return np.mean(np.logaddexp(0, -yy * z)) + np.sum(w * w) / (2 * C * X.shape[0])
+
+
+def test_logistic_regression_path_matches_sklearn(a9a_8000):
+    X, y = a9a_8000
+    Cs = np.logspace(-2, 2, 10)
+    coefs, Cs_out, n_iter, gaps = hetglm.logistic_regression_path(X, y, Cs=Cs[::-1], tol=1e-13,
+                                                                  fit_intercept=False)
+    np.testing.assert_array_equal(Cs_out, Cs)  # smallest C first
+    assert coefs.shape == (10, X.shape[1])
+    for k, C in enumerate(Cs):
+        theirs = sklm.LogisticRegression(C=C, solver="newton-cg", tol=1e-14, max_iter=100000,
+                                         fit_intercept=False).fit(X, y)
+        p_ours = logistic_objective(X, y, coefs[k], C)
+        p_theirs = logistic_objective(X, y, theirs.coef_.ravel(), C)
+        assert abs(p_ours - p_theirs) <= 1e-12 * p_theirs, (C, p_ours, p_theirs)
+        # a9a's one-hot groups are collinear: for larger C the objective is flat along them (a gap bounds
+        # ||w - w*||^2 only by 2 gap / lambda), and both solvers' coefficients agree to 1e-6 for C <= 0.1 only
+        if C <= 0.1:
+            assert np.abs(coefs[k] - theirs.coef_.ravel()).max() <= 1e-6
+        assert abs(gaps[k]) <= 1e-13 * p_ours
+    # with an intercept: the liblinear objective (regularized intercept) at every C; warm starts save iterations
+    coefs, _, n_iter, _ = hetglm.logistic_regression_path(X, y, Cs=Cs, tol=1e-10)
+    assert coefs.shape == (10, X.shape[1] + 1)
+    cold = [int(hetglm.LogisticRegression(C=C, tol=1e-10).fit(X, y).n_iter_[0]) for C in Cs]
+    assert n_iter[1:].sum() < sum(cold[1:]), (n_iter, cold)
+
+
+def test_lasso_cv_and_elastic_net_cv_choose_sklearns_alpha(housing_dense):
+    X, y = housing_dense
+    ours = hetglm.LassoCV(tol=1e-10, max_iter=100000).fit(X, y)
+    theirs = sklm.LassoCV(tol=1e-12, max_iter=100000).fit(X, y)
+    assert ours.alpha_ == pytest.approx(theirs.alpha_, rel=1e-12)
+    np.testing.assert_allclose(ours.alphas_, theirs.alphas_, rtol=1e-12)
+    np.testing.assert_allclose(ours.mse_path_, theirs.mse_path_, rtol=1e-4)
+    np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=1e-4, atol=1e-5)
+    assert ours.duality_gap_ <= 1e-10 * ours.primal_objective_
+    assert ours.score(X, y) == pytest.approx(theirs.score(X, y), rel=1e-6)
+    parallel = hetglm.LassoCV(tol=1e-10, max_iter=100000, n_jobs=2).fit(X, y)
+    np.testing.assert_array_equal(parallel.mse_path_, ours.mse_path_)  # folds in threads: the same numbers
+
+    ours = hetglm.ElasticNetCV(l1_ratio=[0.2, 0.8], tol=1e-10, max_iter=100000).fit(X, y)
+    theirs = sklm.ElasticNetCV(l1_ratio=[0.2, 0.8], tol=1e-12, max_iter=100000).fit(X, y)
+    assert ours.l1_ratio_ == theirs.l1_ratio_
+    assert ours.alpha_ == pytest.approx(theirs.alpha_, rel=1e-12)
+    assert ours.mse_path_.shape == theirs.mse_path_.shape == (2, 100, 5)
+
+
+def test_logistic_regression_cv_chooses_sklearns_C(a9a_8000):
+    X, y = a9a_8000
+    ours = hetglm.LogisticRegressionCV(Cs=10, tol=1e-8, n_jobs=2).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = sklm.LogisticRegressionCV(Cs=10, solver="liblinear", tol=1e-10, max_iter=10000,
+                                           scoring="accuracy").fit(X, y)
+    np.testing.assert_array_equal(ours.C_, theirs.C_)
+    np.testing.assert_allclose(ours.scores_.mean(axis=0), theirs.scores_[1.0].mean(axis=0), atol=1e-12)
+    assert ours.coef_.shape == (1, X.shape[1])
+    ref = hetglm.LogisticRegression(C=float(ours.C_[0]), tol=1e-8).fit(X, y)
+    np.testing.assert_array_equal(ours.coef_, ref.coef_)  # the refit at C_ on all the data
+
+
+def test_ridge_cv_chooses_sklearns_alpha(housing_dense):
+    X, y = housing_dense
+    alphas = np.logspace(-2, 3, 6)
+    ours = hetglm.RidgeCV(alphas=alphas, n_jobs=2).fit(X, y)  # cv=None: leave-one-out, as scikit-learn's GCV
+    theirs = sklm.RidgeCV(alphas=alphas).fit(X, y)
+    assert ours.alpha_ == theirs.alpha_
+    assert ours.best_score_ == pytest.approx(theirs.best_score_, rel=1e-5)
+    np.testing.assert_array_equal(ours.coef_, hetglm.Ridge(alpha=ours.alpha_, tol=1e-8).fit(X, y).coef_)  # refit
+    assert np.abs(ours.coef_ - theirs.coef_).max() <= 1e-4 * np.abs(theirs.coef_).max()  # default tol 1e-8
+    ours = hetglm.RidgeCV(alphas=alphas, cv=5).fit(X, y)  # the mean R^2 of 5 folds, as GridSearchCV
+    theirs = sklm.RidgeCV(alphas=alphas, cv=5).fit(X, y)
+    assert ours.alpha_ == theirs.alpha_
+    assert ours.best_score_ == pytest.approx(theirs.best_score_, rel=1e-5)
+    with pytest.raises(ValueError, match=r"^RidgeCV: leave-one-out needs at least 2 samples, got n_samples = 1$"):
+        hetglm.RidgeCV().fit(X[:1], y[:1])

@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: Apache-2.0
+// The multinomial (softmax) Newton-CG solver (algorithm, certificate and sources in multinomial.hpp).
+#include "hetglm/solvers/multinomial.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <span>
+#include <string>
+
+#include "hetglm/error.hpp"
+#include "hetglm/losses.hpp"
+#include "hetglm/solvers/epoch_driver.hpp"
+#include "executor.hpp"
+
+namespace hetglm {
+
+namespace {
+
+constexpr std::int64_t kChunk = 4096;        // rows per partial sum (fixed: sums never depend on the thread count)
+constexpr double kBufferDoubles = 1 << 24;   // the per-chunk d x K buffers together hold at most this many doubles
+constexpr double kArmijo = 0.01;
+constexpr int kMaxBacktrack = 40;
+constexpr double kFlat = 1e-13;
+constexpr int kStall = 10;
+constexpr double kCgTol = 0.1;
+constexpr int kMaxCg = 250;
+
+struct Multinomial {
+  const CsrMatrix& X;
+  const std::vector<int>& y;
+  const int K;
+  const std::vector<double>& c;
+  const double lam;
+  const SolverOptions& o;
+  const std::size_t n, d, DK;
+  const double inv_n;
+  std::int64_t chunk, n_chunks;
+  std::vector<double> W, Z, Pr, G, Hd, S, U, buf, part;  // Pr = softmax(Z); U = X S
+
+  Multinomial(const CsrMatrix& X_, const std::vector<int>& y_, int K_, const std::vector<double>& c_, double lam_,
+              const SolverOptions& o_)
+      : X(X_), y(y_), K(K_), c(c_), lam(lam_), o(o_), n(std::size_t(X_.n_rows)), d(std::size_t(X_.n_cols)),
+        DK(d * std::size_t(K_)), inv_n(1.0 / double(X_.n_rows)) {
+    // Chunks of at least kChunk rows, fewer when their buffers of d x K doubles would exceed kBufferDoubles.
+    const std::int64_t by_memory = std::max<std::int64_t>(1, std::int64_t(kBufferDoubles / double(std::max<std::size_t>(DK, 1))));
+    n_chunks = std::max<std::int64_t>(1, std::min<std::int64_t>((std::int64_t(n) + kChunk - 1) / kChunk, by_memory));
+    chunk = (std::int64_t(n) + n_chunks - 1) / n_chunks;
+    n_chunks = (std::int64_t(n) + chunk - 1) / chunk;
+    W.assign(DK, 0.0);
+    Z.assign(n * K, 0.0);
+    Pr.assign(n * K, 0.0);
+    G.assign(DK, 0.0);
+    Hd.assign(DK, 0.0);
+    S.assign(DK, 0.0);
+    U.assign(n * K, 0.0);
+    buf.assign(std::size_t(n_chunks) * DK, 0.0);
+    part.assign(std::size_t(n_chunks) * 2, 0.0);
+  }
+
+  template <class Body>
+  void for_chunks(const Body& body) {
+    parallel_chunks(n_chunks, [&](std::int64_t ch) {
+      body(ch, ch * chunk, std::min<std::int64_t>(std::int64_t(n), (ch + 1) * chunk));
+    });
+  }
+  /// out[jk] = sum over chunks of buf (in chunk order) + add * in[jk].
+  void reduce(std::vector<double>& out, double add, const std::vector<double>& in) {
+    parallel_chunks((std::int64_t(DK) + 4095) / 4096, [&](std::int64_t b) {
+      const std::size_t lo = std::size_t(b) * 4096, hi = std::min(DK, lo + 4096);
+      for (std::size_t t = lo; t < hi; ++t) {
+        double s = 0;
+        for (std::int64_t ch = 0; ch < n_chunks; ++ch) s += buf[std::size_t(ch) * DK + t];
+        out[t] = s + add * in[t];
+      }
+    });
+  }
+  /// Row i of X M (M: d x K) into out[i * K ...].
+  void row_product(std::int64_t i, const std::vector<double>& M, std::vector<double>& out) const {
+    double* z = out.data() + std::size_t(i) * K;
+    std::fill(z, z + K, 0.0);
+    for (offset_t p = X.offsets[i]; p < X.offsets[i + 1]; ++p) {
+      const double x = X.values[p];
+      const double* m = M.data() + std::size_t(X.indices[p]) * K;
+      for (int k = 0; k < K; ++k) z[k] += x * m[k];
+    }
+  }
+  /// out (n x K) = X M.
+  void multiply(const std::vector<double>& M, std::vector<double>& out) {
+    for_chunks([&](std::int64_t, std::int64_t lo, std::int64_t hi) {
+      for (std::int64_t i = lo; i < hi; ++i) row_product(i, M, out);
+    });
+  }
+
+  /// Step 1 and the certificate at W (Z = X W exact): Pr, G, Hd and (P, D).
+  Certificate state() {
+    multiply(W, Z);
+    for_chunks([&](std::int64_t ch, std::int64_t lo, std::int64_t hi) {
+      double* bg = buf.data() + std::size_t(ch) * DK;
+      std::fill(bg, bg + DK, 0.0);
+      std::vector<double> a(static_cast<std::size_t>(K));
+      double loss = 0, conj = 0;
+      for (std::int64_t i = lo; i < hi; ++i) {
+        const double* z = Z.data() + std::size_t(i) * K;
+        double* p = Pr.data() + std::size_t(i) * K;
+        const int yi = y[std::size_t(i)];
+        const double ci = c[std::size_t(i)];
+        loss += math::softmax_value(z, K, yi, ci, p);
+        for (int k = 0; k < K; ++k) a[std::size_t(k)] = ci * ((k == yi ? 1.0 : 0.0) - p[k]);  // alpha_i
+        conj += math::softmax_conjugate(a.data(), K, yi, ci);
+        for (offset_t q = X.offsets[i]; q < X.offsets[i + 1]; ++q) {
+          const double x = X.values[q];
+          double* g = bg + std::size_t(X.indices[q]) * K;
+          for (int k = 0; k < K; ++k) g[k] -= x * a[std::size_t(k)];
+        }
+      }
+      part[2 * std::size_t(ch)] = loss;
+      part[2 * std::size_t(ch) + 1] = conj;
+    });
+    reduce(G, 0.0, W);
+    double loss = 0, conj = 0, w2 = 0, wa2 = 0;
+    for (std::int64_t ch = 0; ch < n_chunks; ++ch) {
+      loss += part[2 * std::size_t(ch)];
+      conj += part[2 * std::size_t(ch) + 1];
+    }
+    for (std::size_t t = 0; t < DK; ++t) {
+      G[t] = G[t] * inv_n + lam * W[t];
+      const double wa = W[t] - G[t] / lam;  // W(A) = X^T A / (lambda n)
+      w2 += W[t] * W[t];
+      wa2 += wa * wa;
+    }
+    Certificate cert;
+    cert.primal = loss * inv_n + 0.5 * lam * w2;
+    cert.dual = -conj * inv_n - 0.5 * lam * wa2;
+    cert.gap = cert.primal - cert.dual;
+    cert.gap_sum = cert.gap;
+    return cert;
+  }
+
+  /// The preconditioner: diag of the Hessian at Pr.
+  void hessian_diagonal() {
+    for_chunks([&](std::int64_t ch, std::int64_t lo, std::int64_t hi) {
+      double* bh = buf.data() + std::size_t(ch) * DK;
+      std::fill(bh, bh + DK, 0.0);
+      for (std::int64_t i = lo; i < hi; ++i) {
+        const double* p = Pr.data() + std::size_t(i) * K;
+        const double ci = c[std::size_t(i)];
+        for (offset_t q = X.offsets[i]; q < X.offsets[i + 1]; ++q) {
+          const double x2 = double(X.values[q]) * X.values[q] * ci;
+          double* h = bh + std::size_t(X.indices[q]) * K;
+          for (int k = 0; k < K; ++k) h[k] += x2 * p[k] * (1 - p[k]);
+        }
+      }
+    });
+    std::vector<double> ones(DK, 1.0);
+    reduce(Hd, lam, ones);
+    for (std::size_t t = 0; t < DK; ++t) Hd[t] = (Hd[t] - lam) * inv_n + lam;
+  }
+
+  /// out = H V (one fused pass over the rows); U_out = X V.
+  void hessian_times(const std::vector<double>& V, std::vector<double>& out, std::vector<double>& XV) {
+    for_chunks([&](std::int64_t ch, std::int64_t lo, std::int64_t hi) {
+      double* bh = buf.data() + std::size_t(ch) * DK;
+      std::fill(bh, bh + DK, 0.0);
+      std::vector<double> r(static_cast<std::size_t>(K));
+      for (std::int64_t i = lo; i < hi; ++i) {
+        row_product(i, V, XV);
+        const double* u = XV.data() + std::size_t(i) * K;
+        const double* p = Pr.data() + std::size_t(i) * K;
+        double pu = 0;
+        for (int k = 0; k < K; ++k) pu += p[k] * u[k];
+        const double ci = c[std::size_t(i)];
+        for (int k = 0; k < K; ++k) r[std::size_t(k)] = ci * p[k] * (u[k] - pu);
+        for (offset_t q = X.offsets[i]; q < X.offsets[i + 1]; ++q) {
+          const double x = X.values[q];
+          double* h = bh + std::size_t(X.indices[q]) * K;
+          for (int k = 0; k < K; ++k) h[k] += x * r[std::size_t(k)];
+        }
+      }
+    });
+    reduce(out, 0.0, V);
+    for (std::size_t t = 0; t < DK; ++t) out[t] = out[t] * inv_n + lam * V[t];
+  }
+
+  /// Step 3: S by PCG on H S = -G; U = X S.
+  void direction(double gnorm) {
+    std::vector<double> r(DK), zz(DK), pv(DK), hp(DK), xp(n * K);
+    std::fill(S.begin(), S.end(), 0.0);
+    std::fill(U.begin(), U.end(), 0.0);
+    double rz = 0;
+    for (std::size_t t = 0; t < DK; ++t) {
+      r[t] = -G[t];
+      zz[t] = r[t] / Hd[t];
+      pv[t] = zz[t];
+      rz += r[t] * zz[t];
+    }
+    const double forcing = std::min(kCgTol, std::sqrt(gnorm));
+    const double stop2 = forcing * forcing * gnorm * gnorm;
+    for (int it = 0; it < kMaxCg && rz > 0; ++it) {
+      hessian_times(pv, hp, xp);
+      double php = 0;
+      for (std::size_t t = 0; t < DK; ++t) php += pv[t] * hp[t];
+      if (!(php > 0)) break;
+      const double step = rz / php;
+      double rr = 0, rz_new = 0;
+      for (std::size_t t = 0; t < DK; ++t) {
+        S[t] += step * pv[t];
+        r[t] -= step * hp[t];
+        rr += r[t] * r[t];
+      }
+      for (std::size_t t = 0; t < n * K; ++t) U[t] += step * xp[t];
+      if (rr <= stop2) break;
+      for (std::size_t t = 0; t < DK; ++t) {
+        zz[t] = r[t] / Hd[t];
+        rz_new += r[t] * zz[t];
+      }
+      const double beta = rz_new / rz;
+      rz = rz_new;
+      for (std::size_t t = 0; t < DK; ++t) pv[t] = zz[t] + beta * pv[t];
+    }
+  }
+
+  /// P(W + t S) from Z + t U.
+  double objective_at(double t) {
+    for_chunks([&](std::int64_t ch, std::int64_t lo, std::int64_t hi) {
+      std::vector<double> z(static_cast<std::size_t>(K));
+      double loss = 0;
+      for (std::int64_t i = lo; i < hi; ++i) {
+        for (int k = 0; k < K; ++k) z[std::size_t(k)] = Z[std::size_t(i) * K + k] + t * U[std::size_t(i) * K + k];
+        loss += math::softmax_value(z.data(), K, y[std::size_t(i)], c[std::size_t(i)], static_cast<double*>(nullptr));
+      }
+      part[2 * std::size_t(ch)] = loss;
+    });
+    double loss = 0, w2 = 0;
+    for (std::int64_t ch = 0; ch < n_chunks; ++ch) loss += part[2 * std::size_t(ch)];
+    for (std::size_t j = 0; j < DK; ++j) {
+      const double w = W[j] + t * S[j];
+      w2 += w * w;
+    }
+    return loss * inv_n + 0.5 * lam * w2;
+  }
+
+  SolveResult run() {
+    SolveResult res;
+    EpochDriver driver(o, res, Formulation::primal);
+    if (o.initial_alpha) {
+      if (o.initial_alpha->size() != DK)
+        throw InvalidArgument(fmt::format("warm start: {} values for {} coordinates", o.initial_alpha->size(), DK));
+      for (std::size_t t = 0; t < DK; ++t) W[t] = std::isfinite((*o.initial_alpha)[t]) ? (*o.initial_alpha)[t] : 0.0;
+    }
+    Certificate cert = state();
+    int epoch = 0, stalled = 0;
+    bool interrupted = false;
+    double best_rel = relative_gap(cert);
+    driver.check_finite(cert, 0, W, Z);
+    while (relative_gap(cert) > o.tol && driver.budget_left(epoch)) {
+      ++epoch;
+      double gnorm = 0;
+      for (double g : G) gnorm += g * g;
+      gnorm = std::sqrt(gnorm);
+      hessian_diagonal();
+      direction(gnorm);
+      double gs = 0;
+      for (std::size_t t = 0; t < DK; ++t) gs += G[t] * S[t];
+      const double P0 = cert.primal;
+      double t = 1;
+      bool accepted = false, unresolved = false;
+      for (int b = 0; b < kMaxBacktrack; ++b, t *= 0.5) {
+        const double P1 = objective_at(t);
+        if (std::fabs(P1 - P0) <= kFlat * std::fabs(P0) && t == 1) {  // P cannot resolve the step: take it
+          accepted = unresolved = true;
+          break;
+        }
+        if (P1 - P0 <= kArmijo * t * gs) {
+          accepted = true;
+          break;
+        }
+      }
+      if (!accepted) t = 0;
+      for (std::size_t j = 0; j < DK; ++j) W[j] += t * S[j];
+      cert = state();
+      const double rel = relative_gap(cert);
+      if (rel < best_rel) {
+        best_rel = rel;
+        stalled = 0;
+      } else if (unresolved || !accepted) {
+        ++stalled;
+      }
+      const EpochDriver::Stop stop = driver.record(epoch, cert, W, Z);
+      interrupted = stop == EpochDriver::Stop::interrupted;
+      if (stop != EpochDriver::Stop::none || stalled >= kStall) break;
+    }
+    res.certificate = cert;
+    res.converged = certified(cert, o.tol);
+    res.interrupted = interrupted && !res.converged;
+    res.epochs = epoch;
+    res.seconds = driver.seconds();
+    res.alpha = W;
+    res.w = W;
+    return res;
+  }
+};
+
+}  // namespace
+
+SolveResult solve_multinomial(const CsrMatrix& X, const std::vector<int>& y, int K, const std::vector<double>& c,
+                              double lambda, const SolverOptions& o) {
+  if (K < 2) throw InvalidArgument(fmt::format("multinomial: needs at least 2 classes, got {}", K));
+  if (y.size() != std::size_t(X.n_rows) || c.size() != std::size_t(X.n_rows))
+    throw InvalidArgument("multinomial: labels or weights do not match the number of samples");
+  for (int yi : y)
+    if (yi < 0 || yi >= K) throw InvalidArgument(fmt::format("multinomial: class index {} outside 0..{}", yi, K - 1));
+  if (!(lambda > 0)) throw InvalidArgument(fmt::format("multinomial: lambda must be positive, got {}", lambda));
+  if (o.n_threads < 0) throw InvalidArgument(fmt::format("--threads: must be at least 0, got {}", o.n_threads));
+  return in_solver_arena(o.n_threads, [&](int) { return Multinomial(X, y, K, c, lambda, o).run(); });
+}
+
+}  // namespace hetglm
