@@ -77,7 +77,8 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
   double* w = res.alpha.data();
   std::vector<double> v(N, 0.0), grad(N), curv(N), lossv(N), q(N);
   std::vector<double> s(Dn), H(Dn), dir(Dn);
-  std::vector<double> part_a(static_cast<std::size_t>(n_chunks)), part_b(static_cast<std::size_t>(n_chunks));
+  std::vector<double> part_a(static_cast<std::size_t>(n_chunks));
+  std::vector<CertificateTerms> part_terms(static_cast<std::size_t>(n_chunks));
   std::vector<index_t> active;
   active.reserve(Dn);
   std::vector<double> buf_a(rows_only ? static_cast<std::size_t>(n_chunks) * Dn : 0);
@@ -103,18 +104,16 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
   // Step 1: per-sample derivatives and the certificate's sums, then s_j and H_j over the columns.
   auto state = [&]() -> Certificate {
     for_chunks(n, [&](std::int64_t ch, std::int64_t lo, std::int64_t hi) {
-      double loss = 0, conj = 0;
+      CertificateTerms terms;
       for (std::int64_t k = lo; k < hi; ++k) {
         // The form's per-sample certificate terms (PrimalForm::sample), with the derivative the solver needs.
         const SampleTerms t = form.sample(static_cast<index_t>(k), v[k]);
+        form.add_sample_terms(static_cast<index_t>(k), v[k], t, terms);
         lossv[k] = t.value;
-        loss += t.value;
-        conj += t.conj;
         grad[k] = t.derivative * inv_n;
         curv[k] = LossP::curvature(y[k], v[k], c[k]) * inv_n;
       }
-      part_a[ch] = loss;
-      part_b[ch] = conj;
+      part_terms[ch] = terms;
       if (rows_only) {
         double* bs = buf_a.data() + std::size_t(ch) * Dn;
         double* bh = buf_b.data() + std::size_t(ch) * Dn;
@@ -145,10 +144,7 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
       H[j] = hj + kNu;
     });
     CertificateTerms samples, features;
-    for (std::int64_t ch = 0; ch < n_chunks; ++ch) {
-      samples.value += part_a[ch];
-      samples.conj += part_b[ch];
-    }
+    for (std::int64_t ch = 0; ch < n_chunks; ++ch) samples += part_terms[ch];
     for (index_t j = 0; j < d; ++j) form.add_penalty_terms(w[j], s[j], features);
     return form.finish(features, samples);
   };
