@@ -48,9 +48,11 @@ _DEVICES = ("cpu", "auto", "cuda", "opencl", "fpga", "fpga-sim")
 _MAX_DENSE_ENTRIES = 1 << 27
 
 
-def _to_matrix(X):
-    """X (validated: ndarray C-contiguous float32/float64, or scipy CSR/CSC) -> the engine's Matrix
-    (CSR, float32 values), converted in C++ in one pass."""
+def _to_matrix(X, by_feature=False):
+    """X (validated: ndarray float32/float64, or scipy CSR/CSC) -> the engine's Matrix (CSR, float32 values),
+    converted in C++ in parallel. by_feature (the primal-only models, Lasso and ElasticNet): store X^T (features as
+    rows), the layout their coordinate descent works on, straight from a dense array (C or Fortran order) or a CSC
+    matrix, so the engine needs no transposed copy; CSR input is stored by sample (the engine transposes it)."""
     if sp.issparse(X):
         csc = X.format == "csc"
         if not X.has_canonical_format:
@@ -67,11 +69,14 @@ def _to_matrix(X):
         if data.dtype not in (np.float32, np.float64):
             data = data.astype(np.float64)
         return _hetglm.matrix_from_compressed(np.ascontiguousarray(indptr), np.ascontiguousarray(indices),
-                                              np.ascontiguousarray(data), X.shape[0], X.shape[1], csc)
-    X = np.ascontiguousarray(X)
+                                              np.ascontiguousarray(data), X.shape[0], X.shape[1], csc,
+                                              bool(by_feature))
+    X = np.asarray(X)
     if X.dtype not in (np.float32, np.float64):
         X = X.astype(np.float64)
-    return _hetglm.matrix_from_dense(X)
+    if not (X.flags.c_contiguous or X.flags.f_contiguous):
+        X = np.ascontiguousarray(X)
+    return _hetglm.matrix_from_dense(X, bool(by_feature))
 
 
 def _seed(random_state):
@@ -132,9 +137,9 @@ class _HetGLMBase(BaseEstimator):
             o.accel_memory = str(self.accel_memory)
         return o
 
-    def _train(self, X, y, c, options):
+    def _train(self, X, y, c, options, by_feature=False):
         """Run the engine on X (validated), y (float64 labels/targets), c (float64 weights > 0 or None)."""
-        M = _to_matrix(X)
+        M = _to_matrix(X, by_feature)
         y = np.ascontiguousarray(y, dtype=np.float64)
         if c is not None:
             c = np.ascontiguousarray(c, dtype=np.float64)
@@ -362,6 +367,8 @@ class LinearSVC(_BaseClassifier):
 class _BaseRegressor(RegressorMixin, _HetGLMBase):
     _engine_model_name = "ridge"
     _rescale_weights = False
+    # Primal-only models hand the engine X^T (Matrix.by_feature): their solvers work on features.
+    _by_feature = False
 
     def _lambda(self, n):
         raise NotImplementedError
@@ -371,7 +378,8 @@ class _BaseRegressor(RegressorMixin, _HetGLMBase):
         Returns self. Raises ValueError for bad parameters or data, RuntimeError for a training failure."""
         self._check_common()
         X, y = validate_data(self, X, y, accept_sparse=["csr", "csc"], dtype=[np.float64, np.float32],
-                             order="C", y_numeric=True, accept_large_sparse=True)
+                             order=None if self._by_feature else "C", y_numeric=True,
+                             accept_large_sparse=True)
         y = np.asarray(y, dtype=np.float64)
         sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         keep = sw > 0
@@ -391,7 +399,7 @@ class _BaseRegressor(RegressorMixin, _HetGLMBase):
         else:
             X_offset, y_offset, Xt, yt = np.zeros(nf), 0.0, X, y
         opts = self._options(self._engine_model_name, lam=self._lambda(n), l1_ratio=self._l1_ratio())
-        res = self._train(Xt, yt, None if np.all(sw == 1) else sw, opts)
+        res = self._train(Xt, yt, None if np.all(sw == 1) else sw, opts, by_feature=self._by_feature)
         w = np.asarray(res["w"])[:, 0]
         self.coef_ = w[:nf].copy()
         self.intercept_ = float(y_offset - np.dot(X_offset, self.coef_)) if self.fit_intercept else 0.0
@@ -472,6 +480,7 @@ class ElasticNet(_BaseRegressor):
 
     _engine_model_name = "elastic-net"
     _rescale_weights = True
+    _by_feature = True
 
     def __init__(self, alpha=1.0, l1_ratio=0.5, fit_intercept=True, tol=1e-4, max_iter=1000, random_state=None,
                  verbose=0, n_jobs=None, device="cpu", accel_memory=None):
