@@ -3,7 +3,12 @@
 // coordinate kernel, the function DualForm, PrimalForm and every device call; columns in the shared ColumnPool), with a configurable memory budget so that it plays a
 // limited-memory accelerator in tests and benchmarks, and an optional emulated host<->device link that charges
 // every copy bytes / bandwidth of wall time (sleeping, so no core is burned: a DMA engine does not use the CPU).
-// Precision: double (default; reaches the sequential reference within 1e-6) or float (like the accelerators).
+// Precision: double (default; reaches the sequential reference within 1e-6) or float (like the accelerators; the
+// host's alpha stays double: get_alpha adds the device's change, backend.hpp device_alpha_to_host).
+// Schedule: the sequential epoch (default), or with BackendOptions::tpa_concurrency = N the host emulation of the
+// CUDA kernel's TPA-SCD wave schedule (tpa_schedule.hpp): the epoch's order cut into waves, every coordinate of a
+// wave stepping from the same v with the curvature scaled by sigma' x sigma'_wave, then all of them adding their
+// updates (scaled by sigma' only), exactly as backends/cuda/src/tpa_scd.cuh's wave kernel does.
 #include <fmt/format.h>
 
 #include <chrono>
@@ -13,6 +18,7 @@
 #include "hetglm/backends/registry.hpp"
 #include "hetglm/column_pool.hpp"
 #include "hetglm/losses.hpp"
+#include "hetglm/tpa_schedule.hpp"
 
 namespace hetglm {
 namespace {
@@ -22,13 +28,21 @@ using Clock = std::chrono::steady_clock;
 template <class T>
 class CpuBackend final : public Backend {
  public:
-  CpuBackend(std::size_t budget, double gbps) : budget_(budget ? budget : SIZE_MAX), gbps_(gbps) {}
+  CpuBackend(std::size_t budget, double gbps, long tpa_concurrency, bool tpa_safeguard)
+      : budget_(budget ? budget : SIZE_MAX), gbps_(gbps) {
+    tpa_.concurrency = tpa_concurrency;
+    tpa_.safeguard = tpa_safeguard;
+  }
 
   Device device() const noexcept override { return Device::cpu; }
   std::string description() const override {
     std::string s = fmt::format("cpu stand-in ({}", sizeof(T) == 8 ? "double" : "float");
     if (budget_ != SIZE_MAX) s += fmt::format(", budget {} bytes", budget_);
     if (gbps_ > 0) s += fmt::format(", emulated link {} GB/s", gbps_);
+    if (tpa_.concurrency > 0)
+      s += fmt::format(", TPA-SCD wave emulation at {} in flight{}{}", tpa_.concurrency,
+                       tpa_.safeguard ? "" : " unsafeguarded",
+                       planned_size_ != SIZE_MAX ? ": " + schedule_.describe() : std::string());
     return s + ")";
   }
   std::size_t memory_budget() const noexcept override { return budget_; }
@@ -46,8 +60,11 @@ class CpuBackend final : public Backend {
     curv_ = copy(d.coord_curvature, nc, T(0));
     row_labels_ = copy(d.row_labels, d.dual() ? 0 : dim, T(0));
     row_weights_ = copy(d.row_weights, d.dual() ? 0 : dim, T(1));
+    coord_weights_d_ = d.coord_weights ? std::vector<double>(d.coord_weights, d.coord_weights + nc) : std::vector<double>(nc, 1.0);
+    row_weights_d_ = d.row_weights && !d.dual() ? std::vector<double>(d.row_weights, d.row_weights + dim) : std::vector<double>{};
     v_.assign(dim, T(0));
     pool_.reset(0);
+    planned_size_ = SIZE_MAX;
     ws_.clear();
     slots_.clear();
     alpha_.clear();
@@ -73,6 +90,13 @@ class CpuBackend final : public Backend {
     ws_.assign(coords.begin(), coords.end());
     slots_ = plan.slots;
     alpha_.assign(alpha_ws.begin(), alpha_ws.end());
+    alpha0_.assign(alpha_ws.begin(), alpha_ws.end());
+    alpha0_dev_ = alpha_;
+    // The wave schedule of this working set (the CUDA backend's rule): planned again only when the set changed.
+    if (tpa_.concurrency > 0 && (!plan.fresh.empty() || planned_size_ != coords.size())) {
+      schedule_ = tpa::plan(A, coords, row_weights_d_.empty() ? nullptr : row_weights_d_.data(), tpa_);
+      planned_size_ = coords.size();
+    }
     rep.bytes_copied += alpha_ws.size() * sizeof(T);
     charge(rep.bytes_copied);
     rep.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -88,6 +112,7 @@ class CpuBackend final : public Backend {
     const auto t0 = Clock::now();
     EpochReport rep;
     const T s = static_cast<T>(sigma);
+    if (tpa_.concurrency > 0) return run_waves(epochs, seed, sigma, t0);
     for (int e = 0; e < epochs; ++e) {
       const std::vector<std::int32_t> order = epoch_order(ws_.size(), seed, e);
       for (std::int32_t p : order) {
@@ -112,7 +137,14 @@ class CpuBackend final : public Backend {
   }
 
   void get_alpha(std::span<double> out) const override {
-    for (std::size_t p = 0; p < alpha_.size() && p < out.size(); ++p) out[p] = alpha_[p];
+    for (std::size_t p = 0; p < alpha_.size() && p < out.size(); ++p) {
+      if constexpr (sizeof(T) == sizeof(double)) {
+        out[p] = alpha_[p];
+      } else {
+        out[p] = device_alpha_to_host(alpha0_[p], alpha0_dev_[p], alpha_[p],
+                                      domain_edge(d_.obj, coord_weights_d_[static_cast<std::size_t>(ws_[p])]));
+      }
+    }
     charge(alpha_.size() * sizeof(T));
   }
   void get_shared_vector(std::span<double> out) const override {
@@ -128,6 +160,41 @@ class CpuBackend final : public Backend {
   }
 
  private:
+  /// The TPA-SCD wave schedule (tpa_schedule.hpp) over epoch_order: per wave, every position steps from the same v
+  /// (curvature x sigma' x sigma'_wave), then all updates land (x sigma'). The CUDA backend visits the same order
+  /// except in the first epoch after a swap, where resident positions go first (docs/cuda.md).
+  EpochReport run_waves(int epochs, std::uint64_t seed, double sigma, Clock::time_point t0) {
+    EpochReport rep;
+    const T s = static_cast<T>(sigma), sc = static_cast<T>(sigma * schedule_.sigma);
+    const auto wave = static_cast<std::size_t>(std::max<std::int64_t>(1, schedule_.wave));
+    std::vector<T> delta(wave);
+    for (int e = 0; e < epochs; ++e) {
+      const std::vector<std::int32_t> order = epoch_order(ws_.size(), seed, e);
+      for (std::size_t w0 = 0; w0 < order.size(); w0 += wave) {
+        const std::size_t w1 = std::min(order.size(), w0 + wave);
+        for (std::size_t t = w0; t < w1; ++t) {  // read phase: every step sees the v of the previous wave
+          const auto pz = static_cast<std::size_t>(order[t]);
+          const index_t i = ws_[pz];
+          const T a = alpha_[pz];
+          const T an = math::coordinate_step(obj_, a, inner(pz), curv_[i], labels_[i], weights_[i], sc);
+          ++rep.updates;
+          if (!std::isfinite(double(an))) rep.numerics_ok = false;
+          delta[t - w0] = an - a;
+          alpha_[pz] = an;
+        }
+        for (std::size_t t = w0; t < w1; ++t) {  // write phase
+          if (delta[t - w0] == T(0)) continue;
+          const T sd = s * delta[t - w0];
+          const ColumnPool::Range& r = slots_[static_cast<std::size_t>(order[t])];
+          for (std::int64_t k = r.offset; k < r.offset + r.len; ++k) v_[pool_idx_[k]] += sd * pool_val_[k];
+        }
+      }
+      ++rep.epochs;
+    }
+    rep.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    return rep;
+  }
+
   /// The raw inner product r of working-set position p's column with v (glm_math.h hetglm_shared_factor).
   T inner(std::size_t p) const {
     const ColumnPool::Range& r = slots_[p];
@@ -154,7 +221,11 @@ class CpuBackend final : public Backend {
   mutable double debt_ = 0;
   ObjectiveDesc d_;
   ObjectiveT<T> obj_{};
-  std::vector<T> labels_, weights_, curv_, row_labels_, row_weights_, v_, alpha_;
+  std::vector<T> labels_, weights_, curv_, row_labels_, row_weights_, v_, alpha_, alpha0_dev_;
+  std::vector<double> alpha0_, coord_weights_d_, row_weights_d_;
+  tpa::ScheduleOptions tpa_;
+  tpa::Schedule schedule_;
+  std::size_t planned_size_ = SIZE_MAX;
   ColumnPool pool_;
   std::vector<index_t> pool_idx_;
   std::vector<T> pool_val_;
@@ -168,8 +239,12 @@ namespace detail {
 std::unique_ptr<Backend> make_cpu_backend(const BackendOptions& o) {
   if (!(o.link_bandwidth_gbps >= 0 && std::isfinite(o.link_bandwidth_gbps)))
     throw InvalidArgument(fmt::format("--link-bandwidth: must be a non-negative number of GB/s, got {}", o.link_bandwidth_gbps));
-  if (o.cpu_precision == "double") return std::make_unique<CpuBackend<double>>(o.memory_budget, o.link_bandwidth_gbps);
-  if (o.cpu_precision == "float") return std::make_unique<CpuBackend<float>>(o.memory_budget, o.link_bandwidth_gbps);
+  if (o.tpa_concurrency < 0)
+    throw InvalidArgument(fmt::format("--tpa-concurrency: must be 0 (sequential epochs) or positive, got {}", o.tpa_concurrency));
+  if (o.cpu_precision == "double")
+    return std::make_unique<CpuBackend<double>>(o.memory_budget, o.link_bandwidth_gbps, o.tpa_concurrency, o.tpa_safeguard);
+  if (o.cpu_precision == "float")
+    return std::make_unique<CpuBackend<float>>(o.memory_budget, o.link_bandwidth_gbps, o.tpa_concurrency, o.tpa_safeguard);
   throw InvalidArgument(fmt::format("cpu backend precision: unknown value '{}' (expected double or float)", o.cpu_precision));
 }
 }  // namespace detail

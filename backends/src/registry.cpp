@@ -96,7 +96,9 @@ std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOpti
     case Device::cuda:
 #if defined(HETGLM_WITH_CUDA)
       return cuda::make_cuda_backend(options, cuda::CudaOptions{.sequential = options.cuda_sequential,
-                                                                  .device = options.cuda_device});
+                                                                  .device = options.cuda_device,
+                                                                  .tpa_concurrency = options.tpa_concurrency,
+                                                                  .tpa_safeguard = options.tpa_safeguard});
 #else
       not_compiled(d, "HETGLM_ENABLE_CUDA");
 #endif

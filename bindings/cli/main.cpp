@@ -18,17 +18,21 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <string>
 
+#include "liblinear.hpp"
 #include "hetglm/config.hpp"
 #include "hetglm/error.hpp"
 #include "hetglm/io.hpp"
 #include "hetglm/libsvm.hpp"
+#include "hetglm/memory.hpp"
 #include "hetglm/model.hpp"
 #include "hetglm/backends/registry.hpp"
+#include "hetglm/cross_validation.hpp"
 #include "hetglm/distributed.hpp"
 #include "hetglm/train.hpp"
 
@@ -92,11 +96,11 @@ void check_outputs(const Files& inputs, const Files& outputs) {
   };
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     const auto& [role, path] = outputs[i];
-    if (path.empty()) continue;
+    if (path.empty() || path == "-") continue;  // "-": standard output
     Files others = inputs;
     others.insert(others.end(), outputs.begin() + static_cast<std::ptrdiff_t>(i) + 1, outputs.end());
     for (const auto& [orole, opath] : others)
-      if (!opath.empty() && same(path, opath))
+      if (!opath.empty() && opath != "-" && same(path, opath))
         throw hetglm::InvalidArgument(
             fmt::format("{} '{}' is the same file as {} '{}': refusing to overwrite it", role, path, orole, opath));
   }
@@ -137,25 +141,374 @@ struct TrainArgs {
   int threads = 0;
   bool n_features_given = false;
   bool save_on_interrupt = false;  ///< --save-on-interrupt: after Ctrl-C, write the model with its current certificate
+  bool deterministic = false, nondeterministic = false;  ///< --deterministic / --nondeterministic
+  bool no_shrinking = false;          ///< --no-shrinking
+  std::string aggregation = "adaptive";  ///< --aggregation adaptive|fixed
   bool distributed = false;  ///< --distributed: CoCoA+ over MPI (docs/mpi.md)
   int local_epochs = 1;      ///< --local-epochs
+  std::string memory_limit;  ///< --memory-limit: the readers' budget ("" = automatic)
+  // LIBLINEAR's flags (README, "The command line"), as written; empty = not given.
+  std::string s_type, eps, svr_p, cv_folds_text, n_threads_text;
+  bool find_C = false;                           ///< -C
+  std::vector<hetglm::cli::ClassWeight> class_weights;  ///< -wi weight (taken out of argv before CLI11)
+  std::string progress;                          ///< --progress N | Ts
+  // Which of hetglm's spellings were given (set from CLI11's counts): -s and -e, -n conflict with them.
+  bool model_given = false, penalty_given = false, formulation_given = false, tol_given = false,
+       threads_given = false;
+  // Resolved by parse_options():
+  const hetglm::cli::LiblinearType* liblinear = nullptr;  ///< -s
+  double c_factor = 1;       ///< problem C = c_factor * -c (2 for -s 11 / -s 12: LIBLINEAR's SVR C)
+  int cv_folds = 0;          ///< -v n (0: no cross-validation; -C alone uses 5)
+  int progress_epochs = 1;   ///< --progress N: a line every N epochs
+  double progress_seconds = 0;  ///< --progress Ts: a line every T seconds (0: by epochs)
 };
+
+/// --progress N (a line every N epochs) or --progress Ts (every T seconds, e.g. 2s or 0.5s).
+void parse_progress(TrainArgs& a) {
+  if (a.progress.empty()) return;
+  const std::string& t = a.progress;
+  const auto bad = [&] {
+    return hetglm::InvalidArgument(fmt::format(
+        "--progress: expected a number of epochs (e.g. 10) or of seconds (e.g. 2s), got {}", hetglm::quote_token(t)));
+  };
+  if (t.back() == 's') {
+    double sec = 0;
+    try {
+      sec = hetglm::cli::parse_number("--progress", t.substr(0, t.size() - 1));
+    } catch (const hetglm::InvalidArgument&) {
+      throw bad();
+    }
+    if (!(sec > 0)) throw bad();
+    a.progress_seconds = sec;
+    return;
+  }
+  int n = 0;
+  try {
+    n = hetglm::cli::parse_int("--progress", t);
+  } catch (const hetglm::InvalidArgument&) {
+    throw bad();
+  }
+  if (n < 1) throw bad();
+  a.progress_epochs = n;
+}
+
+/// LIBLINEAR's flags into hetglm's settings, checked before any data is read (README, "The command line").
+void parse_liblinear_flags(TrainArgs& a) {
+  namespace cli = hetglm::cli;
+  using hetglm::InvalidArgument;
+  if (!a.s_type.empty()) {
+    const cli::LiblinearType& t = cli::liblinear_type(a.s_type);
+    const std::string means = fmt::format("-s {} is --model {} --penalty {} --formulation {}", t.type, t.model,
+                                          t.penalty, t.formulation);
+    for (const auto& [given, flag] : {std::pair{a.model_given, "--model"}, std::pair{a.penalty_given, "--penalty"},
+                                      std::pair{a.formulation_given, "--formulation"}})
+      if (given)
+        throw InvalidArgument(
+            fmt::format("-s {} and {} both choose the problem: give one of them ({})", t.type, flag, means));
+    a.liblinear = &t;
+    a.model = t.model;
+    a.penalty = t.penalty;
+    a.formulation = t.formulation;
+  }
+  const bool svr = a.liblinear && a.liblinear->svr;
+  if (!a.svr_p.empty()) {
+    const double p = cli::parse_number("-p", a.svr_p);
+    if (!svr)
+      throw InvalidArgument(fmt::format(
+          "-p {}: the epsilon of support vector regression applies to -s 11 and -s 12 only", a.svr_p));
+    if (p != 0)
+      throw InvalidArgument(fmt::format("-p {}: the epsilon-insensitive loss of SVR (p > 0) is not available in "
+                                        "hetglm; -s {} with -p 0 is ridge regression (squared loss)",
+                                        a.svr_p, a.liblinear->type));
+  } else if (svr) {
+    throw InvalidArgument(fmt::format("-s {}: LIBLINEAR's default -p 0.1 (epsilon-insensitive loss) is not available "
+                                      "in hetglm; give -p 0 for ridge regression (squared loss)",
+                                      a.liblinear->type));
+  }
+  if (a.C && !(std::isfinite(*a.C) && *a.C > 0))
+    throw InvalidArgument(fmt::format("-c: C must be a positive number, got {}", *a.C));
+  if (svr) a.c_factor = 2;  // LIBLINEAR's SVR: C sum (y - w.x)^2 = 2 C sum (y - w.x)^2/2: hetglm's C is 2 C
+  if (!a.eps.empty()) {
+    if (a.tol_given)
+      throw InvalidArgument("-e and --tol are one setting here (the relative duality gap): give one of them");
+    const double e = cli::parse_number("-e", a.eps);
+    if (!(e > 0))
+      throw InvalidArgument(fmt::format(
+          "-e: must be a positive number (hetglm's -e is --tol, the relative duality gap), got {}", a.eps));
+    if (e < 1e-15)
+      throw InvalidArgument(fmt::format("-e: must be at least 1e-15 (hetglm's -e is --tol, the relative duality gap, "
+                                        "not certain in double precision below that), got {}",
+                                        a.eps));
+    a.opt.solver.tol = e;
+  }
+  if (!a.n_threads_text.empty()) {
+    if (a.threads_given) throw InvalidArgument("-n and --threads are one setting: give one of them");
+    const int n = cli::parse_int("-n", a.n_threads_text);
+    if (n < 0) throw InvalidArgument(fmt::format("-n: must be >= 0 (0 = all cores), got {}", n));
+    a.threads = n;
+  }
+  if (!a.cv_folds_text.empty()) {
+    a.cv_folds = cli::parse_int("-v", a.cv_folds_text);
+    if (a.cv_folds < 2)
+      throw InvalidArgument(fmt::format("-v: n-fold cross-validation needs n >= 2, got {}", a.cv_folds_text));
+  }
+  const bool cv = a.cv_folds > 0 || a.find_C;
+  if (cv) {
+    const char* flag = a.find_C ? "-C" : "-v";
+    if (a.distributed)
+      throw InvalidArgument(fmt::format("{}: cross-validation runs in one process; drop --distributed", flag));
+    if (!a.test_file.empty())
+      throw InvalidArgument(fmt::format("{}: cross-validation trains no model to evaluate; drop --test", flag));
+    if (a.save_on_interrupt)
+      throw InvalidArgument(fmt::format("{}: cross-validation writes no model; drop --save-on-interrupt", flag));
+  }
+  if (a.find_C && a.lambda)
+    throw InvalidArgument("-C: the search sets C (lambda = 1/(C n)) along its path; drop --lambda");
+  parse_progress(a);
+}
 
 /// The strings of `a` into a.opt, then every check that needs no data (train.hpp check_options).
 void parse_options(TrainArgs& a) {
+  parse_liblinear_flags(a);
   hetglm::TrainOptions& o = a.opt;
   o.problem.model = hetglm::model_spec(a.model, a.penalty);
-  o.problem.C = a.C;
+  // -s 11 / -s 12 without -c: LIBLINEAR's default C = 1.
+  if (a.C) o.problem.C = a.c_factor * *a.C;
+  else if (a.c_factor != 1 && !a.lambda) o.problem.C = a.c_factor;
   o.problem.lambda = a.lambda;
   o.problem.formulation = hetglm::parse_formulation(a.formulation);
   o.solver.solver = hetglm::parse_solver_kind(a.solver);
   o.solver.seed = parse_seed(a.seed);
   o.solver.n_threads = a.threads;
   o.device.device = a.device == "auto" ? std::nullopt : std::optional<hetglm::Device>(hetglm::parse_device(a.device));
+  if (o.device.device) {  // a device that is not compiled in is known before the data: the registry's own message
+    const std::vector<hetglm::Device> built = hetglm::compiled_devices();
+    if (std::find(built.begin(), built.end(), *o.device.device) == built.end()) hetglm::make_backend(a.device);
+  }
   if (!a.accel_memory.empty()) o.device.accel_memory = hetglm::parse_memory_budget(a.accel_memory);
   o.device.duhl.cpu_role = hetglm::parse_cpu_role(a.cpu_role);
   o.device.duhl.selection = hetglm::parse_selection(a.duhl_selection);
+  if (a.deterministic && a.nondeterministic)
+    throw hetglm::InvalidArgument("--deterministic and --nondeterministic are mutually exclusive: give one of them");
+  if (a.deterministic) o.solver.deterministic = true;
+  o.solver.shrinking = !a.no_shrinking;
+  if (a.aggregation != "adaptive" && a.aggregation != "fixed")
+    throw hetglm::InvalidArgument(
+        fmt::format("--aggregation: unknown value '{}' (expected adaptive or fixed)", a.aggregation));
+  o.solver.adaptive_aggregation = a.aggregation == "adaptive";
+  if (o.solver.certificate_every < 0)
+    throw hetglm::InvalidArgument(
+        fmt::format("--certificate-every: must be >= 0 (0 = adaptive), got {}", o.solver.certificate_every));
+  if (a.nondeterministic) o.solver.deterministic = false;
   hetglm::check_options(o);
+  for (const hetglm::cli::ClassWeight& w : a.class_weights)
+    if (!o.problem.model.classifier)
+      throw hetglm::InvalidArgument(fmt::format("{}: class weights apply to classifiers; --model {} is a regression",
+                                                w.flag, o.problem.model.name));
+}
+
+/// -wi weight: c_i = the weight of sample i's class (1 for classes without one). A label that is not in the data is
+/// a warning, as in LIBLINEAR.
+void apply_class_weights(TrainArgs& a, const Dataset& data) {
+  if (a.class_weights.empty()) return;
+  std::set<double> labels(data.y.begin(), data.y.end());
+  std::vector<double>& c = a.opt.problem.sample_weight;
+  c.assign(data.y.size(), 1.0);
+  for (const hetglm::cli::ClassWeight& w : a.class_weights) {
+    if (!labels.count(w.label)) {
+      fmt::print(stderr, "warning: {}: class label {} is not in '{}'; its weight is not used\n", w.flag, w.label,
+                 a.train_file);
+      continue;
+    }
+    for (std::size_t i = 0; i < c.size(); ++i)
+      if (data.y[i] == w.label) c[i] = w.weight;
+  }
+}
+
+json class_weights_json(const TrainArgs& a) {
+  json cw = json::array();
+  for (const hetglm::cli::ClassWeight& w : a.class_weights) cw.push_back({{"label", w.label}, {"weight", w.weight}});
+  return cw;
+}
+
+/// Progress lines (--progress): the first epoch of every weight column, then every N epochs or every T seconds, and
+/// the last epoch of each column (held back until the column ends).
+struct ProgressPrinter {
+  const TrainArgs& a;
+  std::FILE* out;
+  bool multi_column = false;
+  int column = -1;
+  double last_printed = 0;
+  int last_epoch = 0;  ///< the epoch of the last line printed
+  std::optional<std::pair<double, hetglm::EpochRecord>> pending;
+
+  void print(double label, const hetglm::EpochRecord& r) {
+    const std::string prefix = multi_column ? fmt::format("[class {}] ", label) : std::string();
+    fmt::print(out, "{}epoch {:5d}  primal {:.10e}  gap {:.3e}  rel gap {:.3e}  {:8.3f}s\n", prefix, r.epoch, r.primal,
+               r.gap, r.rel_gap, r.seconds);
+    std::fflush(out);
+    last_printed = r.seconds;
+    last_epoch = r.epoch;
+  }
+  void on_epoch(int k, double label, const hetglm::EpochRecord& r) {
+    const bool first = k != column;  // the first record of a column (epoch 1; with DuHL the first exact round)
+    if (first) {
+      flush();
+      column = k;
+    }
+    const bool show = first || (a.progress_seconds > 0 ? r.seconds - last_printed >= a.progress_seconds
+                                                              : r.epoch / a.progress_epochs > last_epoch / a.progress_epochs);
+    if (show) {
+      print(label, r);
+      pending.reset();
+    } else {
+      pending = std::pair{label, r};
+    }
+  }
+  void flush() {
+    if (pending) print(pending->first, pending->second);
+    pending.reset();
+  }
+};
+
+json score_json(const hetglm::CvScore& s) {
+  if (s.classifier) return {{"n_samples", s.n}, {"correct", s.correct}, {"accuracy", s.accuracy}};
+  return {{"n_samples", s.n}, {"mse", s.mse}, {"squared_correlation", s.squared_correlation}};
+}
+
+/// -v n (cross-validation, LIBLINEAR's "Cross Validation Accuracy = ...%") and -C (search of C, LIBLINEAR's
+/// "Best C = ...  CV accuracy = ...%"): no model is written; --report-json records the folds, the seed and the path.
+int run_cross_validation(TrainArgs& a, const Dataset& data, double load_seconds, tbb::task_arena& arena,
+                         std::chrono::steady_clock::time_point t_start) {
+  const std::int64_t n = data.X.n_rows;
+  int folds = a.cv_folds > 0 ? a.cv_folds : 5;
+  if (folds > n) {
+    fmt::print(stderr, "warning: -v {}: more folds than the {} samples; using {} folds (leave-one-out)\n", folds, n, n);
+    folds = static_cast<int>(n);
+  }
+  hetglm::CvOptions cv;
+  cv.n_folds = folds;
+  cv.seed = a.opt.solver.seed;
+  const bool classifier = a.opt.problem.model.classifier;
+  json report;
+  report["version"] = HETGLM_VERSION;
+  report["backends"] = HETGLM_BACKENDS;
+  report["mode"] = a.find_C ? "c_search" : "cross_validation";
+  report["train_file"] = a.train_file;
+  report["model"] = a.opt.problem.model.name;
+  report["penalty"] = hetglm::penalty_name(a.opt.problem.model.penalty);
+  report["formulation_requested"] = a.formulation;
+  report["solver_requested"] = a.solver;
+  if (a.liblinear) report["liblinear_type"] = a.liblinear->type;
+  if (!a.class_weights.empty()) report["class_weights"] = class_weights_json(a);
+  report["threads"] = a.threads > 0 ? a.threads : tbb::info::default_concurrency();
+  report["tol"] = a.opt.solver.tol;
+  report["max_epochs"] = a.opt.solver.max_epochs;
+  report["seed"] = a.opt.solver.seed;
+  report["bias"] = a.opt.problem.bias;
+  report["n_samples"] = data.X.n_rows;
+  report["n_features"] = data.X.n_cols;
+  report["nnz"] = data.X.nnz();
+  report["load_seconds"] = load_seconds;
+  const char* folds_kind = classifier ? "stratified" : "random";
+  if (!a.find_C) {
+    if (a.C) report["C"] = *a.C;
+    if (a.lambda) report["lambda"] = *a.lambda;
+    const hetglm::CvResult r = arena.execute([&] { return hetglm::cross_validate(data, a.opt, cv); });
+    if (r.interrupted) {
+      fmt::print(stderr, "interrupted: cross-validation stopped; nothing written\n");
+      return kExitInterrupted;
+    }
+    json fj = json::array();
+    int unconverged = 0;
+    for (std::size_t f = 0; f < r.folds.size(); ++f) {
+      const hetglm::FoldReport& fr = r.folds[f];
+      unconverged += !fr.converged;
+      fj.push_back({{"fold", f + 1}, {"n_train", fr.n_train}, {"n_test", fr.n_test}, {"score", score_json(fr.score)},
+                    {"epochs", fr.epochs}, {"converged", fr.converged}, {"seconds", fr.seconds},
+                    {"formulation", hetglm::formulation_name(fr.formulation)}});
+      if (!a.quiet)
+        fmt::print("fold {}/{}: {} train, {} test, {} {:g}, {} epochs, {:.3f}s\n", f + 1, r.n_folds, fr.n_train,
+                   fr.n_test, classifier ? "accuracy" : "mse", classifier ? fr.score.accuracy : fr.score.mse,
+                   fr.epochs, fr.seconds);
+    }
+    report["cross_validation"] = {{"n_folds", r.n_folds}, {"folds_kind", folds_kind}, {"seed", r.seed},
+                                  {"fold_threads", r.fold_threads}, {"parallel_folds", r.parallel},
+                                  {"seconds", r.seconds}, {"converged", r.converged}, {"score", score_json(r.score)},
+                                  {"folds", std::move(fj)}};
+    if (unconverged > 0)
+      fmt::print(stderr, "warning: {} of {} folds stopped before the tolerance (--max-epochs {})\n", unconverged,
+                 r.n_folds, a.opt.solver.max_epochs);
+    if (classifier) {
+      fmt::print("Cross Validation Accuracy = {:g}%\n", 100.0 * r.score.accuracy);
+    } else {
+      fmt::print("Cross Validation Mean squared error = {:g}\n", r.score.mse);
+      fmt::print("Cross Validation Squared correlation coefficient = {:g}\n", r.score.squared_correlation);
+    }
+    if (!a.quiet)
+      fmt::print("{}-fold cross-validation ({} folds, seed {}, {} thread{} per fold) in {:.3f}s, {:.3f}s total\n",
+                 r.n_folds, folds_kind, r.seed, r.fold_threads, r.fold_threads == 1 ? "" : "s", r.seconds,
+                 seconds_since(t_start));
+  } else {
+    hetglm::CPathOptions po;
+    po.start_C = a.C;
+    po.c_factor = a.c_factor;
+    if (!a.quiet) {
+      fmt::print("Doing parameter search with {}-fold cross validation.\n", folds);
+      po.on_step = [&](const hetglm::CPathStep& s) {
+        if (classifier)
+          fmt::print("log2c={:7.2f}\trate={:g}\t(C = {:g}, {} epochs max, {:.3f}s)\n", std::log2(s.C),
+                     100.0 * s.score.accuracy, s.C, s.epochs, s.seconds);
+        else
+          fmt::print("log2c={:7.2f}\tMean squared error={:g}\t(C = {:g}, {} epochs max, {:.3f}s)\n", std::log2(s.C),
+                     s.score.mse, s.C, s.epochs, s.seconds);
+        std::fflush(stdout);
+      };
+    }
+    const hetglm::CPathResult r = arena.execute([&] { return hetglm::search_C(data, a.opt, cv, po); });
+    if (r.interrupted) {
+      fmt::print(stderr, "interrupted: the search of C stopped; nothing written\n");
+      return kExitInterrupted;
+    }
+    json pj = json::array();
+    int unconverged = 0;
+    for (const hetglm::CPathStep& s : r.path) {
+      unconverged += !s.converged;
+      pj.push_back({{"C", s.C}, {"log2c", std::log2(s.C)}, {"score", score_json(s.score)}, {"epochs", s.epochs},
+                    {"converged", s.converged}, {"seconds", s.seconds}, {"warm_start", s.warm}});
+    }
+    report["c_search"] = {{"n_folds", r.n_folds}, {"folds_kind", folds_kind}, {"seed", r.seed},
+                          {"fold_threads", r.fold_threads}, {"parallel_folds", r.parallel},
+                          {"c_factor", a.c_factor}, {"seconds", r.seconds}, {"stop_reason", r.stop_reason},
+                          {"best_C", r.best_C}, {"best_score", score_json(r.best)}, {"path", std::move(pj)}};
+    if (unconverged > 0)
+      fmt::print(stderr, "warning: at {} of {} values of C some fold stopped before the tolerance (--max-epochs {})\n",
+                 unconverged, r.path.size(), a.opt.solver.max_epochs);
+    if (!a.quiet && r.stop_reason == "maximum C reached") fmt::print("WARNING: maximum C reached.\n");
+    if (classifier)
+      fmt::print("Best C = {:g}  CV accuracy = {:g}%\n", r.best_C, 100.0 * r.best.accuracy);
+    else
+      fmt::print("Best C = {:g}  CV MSE = {:g}\n", r.best_C, r.best.mse);
+    if (!a.quiet)
+      fmt::print("searched {} values of C x {} {} folds (seed {}, warm starts along the path) in {:.3f}s, {:.3f}s "
+                 "total\n",
+                 r.path.size(), r.n_folds, folds_kind, r.seed, r.seconds, seconds_since(t_start));
+  }
+  std::fflush(stdout);
+  if (!a.report_file.empty()) {
+    try {
+      hetglm::write_file_atomic(a.report_file, report.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
+    } catch (const hetglm::Error& e) {
+      fmt::print(stderr, "error: {}\n", e.what());
+      return kExitTraining;
+    }
+  }
+  return 0;
+}
+
+/// --memory-limit SIZE as the readers' budget in bytes; "" = 0, automatic (LibsvmOptions::memory_limit).
+std::uint64_t memory_limit_option(const std::string& text) {
+  return text.empty() ? 0 : hetglm::parse_byte_size(text, "--memory-limit");
 }
 
 int run_train(TrainArgs& a) {
@@ -167,10 +520,13 @@ int run_train(TrainArgs& a) {
     throw hetglm::InvalidArgument(
         fmt::format("-B: the bias feature is stored as float32 and must be at most {:g} in magnitude, got {}",
                     double(std::numeric_limits<float>::max()), a.opt.problem.bias));
+  const bool cross_validation = a.cv_folds > 0 || a.find_C;  // -v / -C: no model is written
   if (a.model_file.empty()) a.model_file = default_model_path(a.train_file);
   // Outputs must not overwrite an input or each other.
   check_outputs({{"TRAIN", a.train_file}, {"--test", a.test_file}},
-                {{"MODEL", a.model_file}, {"--report-json", a.report_file}});
+                {{"MODEL", cross_validation ? std::string() : a.model_file}, {"--report-json", a.report_file}});
+  // MODEL "-" writes the model to standard output: every other line goes to standard error then.
+  std::FILE* info = !cross_validation && a.model_file == "-" ? stderr : stdout;
   if (a.distributed && a.opt.solver.solver != hetglm::SolverKind::automatic &&
       a.opt.solver.solver != hetglm::SolverKind::sequential)
     throw hetglm::InvalidArgument(fmt::format(
@@ -194,6 +550,9 @@ int run_train(TrainArgs& a) {
   ro.zero_based = a.zero_based;
   ro.n_features = a.n_features;
   ro.n_threads = a.threads;
+  ro.memory_limit = memory_limit_option(a.memory_limit);
+  ro.memory_limit_name = "--memory-limit";
+  ro.should_stop = [] { return g_interrupted.load(); };  // Interrupted: "interrupted while loading", exit 130
   auto t0 = std::chrono::steady_clock::now();
   const Dataset data = hetglm::read_libsvm(a.train_file, ro);
   const double load_seconds = seconds_since(t0);
@@ -208,29 +567,27 @@ int run_train(TrainArgs& a) {
     test = hetglm::read_libsvm(a.test_file, to);
   }
   if (!a.quiet)
-    fmt::print("loaded '{}': {} samples, {} features, {} nonzeros in {:.3f}s\n", a.train_file, data.X.n_rows,
+    fmt::print(info, "loaded '{}': {} samples, {} features, {} nonzeros in {:.3f}s\n", a.train_file, data.X.n_rows,
                data.X.n_cols, data.X.nnz(), load_seconds);
 
   a.opt.solver.should_stop = [] { return g_interrupted.load(); };
-  bool multi_column = false;
-  if (!a.quiet) {
-    a.opt.on_epoch = [&multi_column](int, double label, const hetglm::EpochRecord& r) {
-      const std::string prefix = multi_column ? fmt::format("[class {}] ", label) : std::string();
-      fmt::print("{}epoch {:5d}  primal {:.10e}  gap {:.3e}  rel gap {:.3e}  {:8.3f}s\n", prefix, r.epoch, r.primal,
-                 r.gap, r.rel_gap, r.seconds);
-      std::fflush(stdout);
-    };
-  }
+  apply_class_weights(a, data);
+  // The process's one oneTBB arena (docs/conventions.md, "Threads"): the solver threads, one-vs-rest classes and
+  // cross-validation folds share it.
+  const int cores = tbb::info::default_concurrency();
+  tbb::task_arena arena(std::min(a.threads > 0 ? a.threads : cores, cores));
+  if (cross_validation) return run_cross_validation(a, data, load_seconds, arena, t_start);
+  ProgressPrinter progress{a, info};
+  if (!a.quiet)
+    a.opt.on_epoch = [&progress](int k, double label, const hetglm::EpochRecord& r) { progress.on_epoch(k, label, r); };
   // One-vs-rest prefixes progress lines with the class.
   {
     std::set<double> labels(data.y.begin(), data.y.end());
-    multi_column = labels.size() > 2 && a.opt.problem.model.classifier;
+    progress.multi_column = labels.size() > 2 && a.opt.problem.model.classifier;
   }
   t0 = std::chrono::steady_clock::now();
-  // The process's one oneTBB arena (docs/conventions.md, "Threads"): the solver threads and one-vs-rest classes share it.
-  const int cores = tbb::info::default_concurrency();
-  tbb::task_arena arena(std::min(a.threads > 0 ? a.threads : cores, cores));
   hetglm::TrainResult res = arena.execute([&] { return hetglm::train(data, a.opt); });
+  progress.flush();
   const double train_seconds = seconds_since(t0);
 
   if (res.interrupted) {
@@ -264,7 +621,7 @@ int run_train(TrainArgs& a) {
   report["device"] = a.device;
   if (!res.device_reason.empty()) {
     report["device_reason"] = res.device_reason;
-    if (!a.quiet) fmt::print("{}\n", res.device_reason);
+    if (!a.quiet) fmt::print(info, "{}\n", res.device_reason);
   }
   if (!res.device.empty()) {
     report["accelerator"] = res.device;
@@ -275,13 +632,16 @@ int run_train(TrainArgs& a) {
   }
   report["threads"] = a.threads > 0 ? a.threads : tbb::info::default_concurrency();
   report["numa_nodes"] = a.opt.solver.numa_nodes;
-  report["deterministic"] = a.opt.solver.deterministic;
+  report["deterministic"] = a.opt.solver.deterministic.value_or(res.solver != hetglm::SolverKind::passcode_atomic &&
+                                                                res.solver != hetglm::SolverKind::passcode_wild);
   report["lambda"] = res.lambda;
   report["l1_ratio"] = res.model.l1_ratio;
   report["tol"] = a.opt.solver.tol;
   report["max_epochs"] = a.opt.solver.max_epochs;
   report["seed"] = a.opt.solver.seed;
   report["bias"] = a.opt.problem.bias;
+  if (a.liblinear) report["liblinear_type"] = a.liblinear->type;
+  if (!a.class_weights.empty()) report["class_weights"] = class_weights_json(a);
   report["n_samples"] = data.X.n_rows;
   report["n_features"] = data.X.n_cols;
   report["nnz"] = data.X.nnz();
@@ -351,7 +711,13 @@ int run_train(TrainArgs& a) {
     if (!a.report_file.empty())
       hetglm::write_file_atomic(a.report_file,
                                 report.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
-    hetglm::save_model(a.model_file, res.model);
+    if (a.model_file == "-") {
+      const std::string text = hetglm::format_model(res.model);
+      if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
+        throw hetglm::IoError(fmt::format("cannot write the model to standard output: {}", std::strerror(errno)));
+    } else {
+      hetglm::save_model(a.model_file, res.model);
+    }
   } catch (const hetglm::Error& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return kExitTraining;
@@ -364,35 +730,73 @@ int run_train(TrainArgs& a) {
     return kExitInterrupted;
   }
   if (!a.quiet) {
-    fmt::print("model '{}' ({} {}, lambda {:.6g}): primal {:.10e}  dual {:.10e}  gap {:.3e}  rel gap {:.3e}  epochs {}  "
+    fmt::print(info, "model '{}' ({} {}, lambda {:.6g}): primal {:.10e}  dual {:.10e}  gap {:.3e}  rel gap {:.3e}  epochs {}  "
                "train {:.3f}s\n",
                res.spec.name, report["formulation"].get<std::string>(), res.model.penalty, res.lambda, P, D, G,
                report["rel_gap"].get<double>(), max_epochs_used, train_seconds);
-    fmt::print("formulation {} (solver {}): {}\n", report["formulation"].get<std::string>(),
+    fmt::print(info, "formulation {} (solver {}): {}\n", report["formulation"].get<std::string>(),
                report["solver"].get<std::string>(), res.formulation_reason);
-    fmt::print("train {}", metric_text(report["train"]));
-    if (test) fmt::print("  test {} on '{}'", metric_text(report["test"]), a.test_file);
-    fmt::print("\nwrote '{}' in {:.3f}s total\n", a.model_file, seconds_since(t_start));
+    fmt::print(info, "train {}", metric_text(report["train"]));
+    if (test) fmt::print(info, "  test {} on '{}'", metric_text(report["test"]), a.test_file);
+    fmt::print(info, "\nwrote {} in {:.3f}s total\n",
+               a.model_file == "-" ? std::string("the model to standard output") : "'" + a.model_file + "'",
+               seconds_since(t_start));
   }
   if (test) warn_extra_features(res.model, *test, a.test_file);
   return 0;
 }
 
 struct PredictArgs {
-  std::string model_file, data_file, output_file;
+  std::string model_file, data_file, output_file, memory_limit;
   bool probability = false, quiet = false, zero_based = false;
   int threads = 0;
+  std::string b;  ///< LIBLINEAR's -b 0|1 (1 = --probability)
 };
 
+/// The model file failed to load: when DATA is a hetglm model, the arguments are in LIBLINEAR's order.
+[[noreturn]] void rethrow_with_order_hint(const PredictArgs& a) {
+  try {
+    throw;
+  } catch (const hetglm::ParseError& e) {
+    std::ifstream in(a.data_file, std::ios::binary);
+    std::string head(16, '\0');
+    in.read(head.data(), 16);
+    if (in.gcount() == 16 && head == "format hetglm-1\n")
+      throw hetglm::ParseError(
+          e.file(), e.line(), e.column(),
+          fmt::format("{}\nhint: the model comes first here: hetglm predict MODEL DATA [OUTPUT] (LIBLINEAR's predict "
+                      "takes DATA MODEL OUTPUT): hetglm predict {} {}{}",
+                      e.message(), a.data_file, a.model_file, a.output_file.empty() ? "" : " " + a.output_file));
+    throw;
+  }
+}
+
 int run_predict(PredictArgs& a) {
+  if (!a.b.empty()) {
+    const int b = hetglm::cli::parse_int("-b", a.b);
+    if (b != 0 && b != 1)
+      throw hetglm::InvalidArgument(fmt::format("-b: expected 0 or 1 (1: probability estimates), got {}", a.b));
+    a.probability = a.probability || b == 1;
+  }
+  if (a.output_file == "-") a.output_file.clear();  // "-": standard output
   check_outputs({{"MODEL", a.model_file}, {"DATA", a.data_file}}, {{"OUTPUT", a.output_file}});
-  const LinearModel model = hetglm::load_model(a.model_file);
+  hetglm::ModelLoadOptions mo;
+  mo.memory_limit = memory_limit_option(a.memory_limit);
+  mo.memory_limit_name = "--memory-limit";
+  LinearModel model;
+  try {
+    model = hetglm::load_model(a.model_file, mo);
+  } catch (const hetglm::ParseError&) {
+    rethrow_with_order_hint(a);
+  }
   if (a.probability && model.model != "logistic")
-    throw hetglm::InvalidArgument(fmt::format(
-        "--probability: only logistic models give probabilities ('{}' is a {} model)", a.model_file, model.model));
+    throw hetglm::InvalidArgument(fmt::format("{}: only logistic models give probabilities ('{}' is a {} model)",
+                                              a.b == "1" ? "-b 1" : "--probability", a.model_file, model.model));
   hetglm::LibsvmOptions ro;
   ro.zero_based = a.zero_based;
   ro.n_threads = a.threads;
+  ro.memory_limit = mo.memory_limit;
+  ro.memory_limit_name = mo.memory_limit_name;
   const Dataset data = hetglm::read_libsvm(a.data_file, ro);
   warn_extra_features(model, data, a.data_file);
   const std::vector<double> pred = hetglm::predict(model, data.X);
@@ -478,6 +882,9 @@ int hetglm_cli_main(int argc, char** argv) {
       ->capture_default_str();
   train->add_option("--link-bandwidth", ta.opt.device.backend.link_bandwidth_gbps, "cpu stand-in: emulated host-device link in GB/s (0 = none)")
       ->capture_default_str();
+  train->add_option("--tpa-concurrency", ta.opt.device.backend.tpa_concurrency,
+                    "TPA-SCD wave schedule (docs/cuda.md): cuda = most coordinates in flight (0 = the resident blocks); "
+                    "cpu stand-in = emulate the CUDA kernel's schedule with this many in flight (0 = sequential epochs)");
   train->add_option("--xclbin", ta.opt.device.backend.xclbin, "--device fpga: the FPGA binary built from hls/ with Vitis (docs/fpga.md)");
   train->add_option("--duhl-epochs", ta.opt.device.duhl.epochs_per_round, "DuHL: accelerator epochs per round")->capture_default_str();
   train->add_option("--solver", ta.solver,
@@ -486,16 +893,47 @@ int hetglm_cli_main(int argc, char** argv) {
       ->capture_default_str();
   train->add_option("--numa-nodes", ta.opt.solver.numa_nodes, "syscd: NUMA nodes (0 = the machine's; K = K virtual nodes)")
       ->capture_default_str();
-  train->add_flag("--deterministic", ta.opt.solver.deterministic,
-                  "syscd: the same --seed and --threads give a byte-identical model file");
+  train->add_flag("--deterministic", ta.deterministic,
+                  "the same --seed and --threads give a byte-identical model file (the default; with a PASSCoDe solver "
+                  "an error)");
+  train->add_option("--bucket-size", ta.opt.solver.bucket_size, "syscd: coordinates per bucket (0 = automatic)")
+      ->capture_default_str();
+  train->add_flag("--no-shrinking", ta.no_shrinking,
+                  "coordinate descent: visit every coordinate every epoch (no gap-driven shrinking)");
+  train->add_option("--aggregation", ta.aggregation,
+                    "syscd with several threads: adaptive (a line search on the merged step, the default) | fixed "
+                    "(the CoCoA+ step gamma = 1)")
+      ->capture_default_str();
+  train->add_option("--certificate-every", ta.opt.solver.certificate_every,
+                    "coordinate descent: an exact certificate every N epochs (0 = the adaptive schedule)")
+      ->capture_default_str();
+  train->add_flag("--nondeterministic", ta.nondeterministic,
+                  "syscd: let threads steal buckets from each other (faster on uneven rows; the model depends on the "
+                  "schedule)");
   train->add_flag("--save-on-interrupt", ta.save_on_interrupt,
                   "on Ctrl-C, still write the model (with its current, unconverged certificate) and the report; "
                   "exit code 130");
   train->add_flag("-q,--quiet", ta.quiet, "no progress output");
+  train->add_option("--memory-limit", ta.memory_limit,
+                    "stop reading TRAIN / --test once the data kept would exceed SIZE bytes (K M G or Ki Mi Gi; "
+                    "default: 90% of the cgroup limit or MemAvailable)");
   train->add_flag("--distributed", ta.distributed,
                   "CoCoA+ over MPI: run under `mpirun -np K`; each rank reads its byte range of TRAIN (docs/mpi.md)");
   train->add_option("--local-epochs", ta.local_epochs, "--distributed: local epochs per communication round")
       ->capture_default_str();
+  train->add_option("--progress", ta.progress,
+                    "progress lines: every N epochs (e.g. 10) or every T seconds (e.g. 2s); default every epoch");
+  // LIBLINEAR's flags with LIBLINEAR's meaning (README, "The command line"; -wi weight is taken out of argv first).
+  train->add_option("-s", ta.s_type,
+                    "LIBLINEAR solver type: 0 L2R_LR, 1 L2R_L2LOSS_SVC_DUAL, 2 L2R_L2LOSS_SVC, 3 L2R_L1LOSS_SVC_DUAL, "
+                    "5 L1R_L2LOSS_SVC, 6 L1R_LR, 7 L2R_LR_DUAL, 11 / 12 L2R_L2LOSS_SVR(_DUAL) with -p 0 (ridge)");
+  train->add_option("-e", ta.eps, "LIBLINEAR's -e: here the relative duality gap (= --tol)");
+  train->add_option("-p", ta.svr_p, "LIBLINEAR's SVR epsilon: only -p 0 (ridge) with -s 11 / -s 12");
+  train->add_option("-v", ta.cv_folds_text, "n-fold cross-validation: prints the CV accuracy (or MSE); no model");
+  train->add_flag("-C", ta.find_C, "search C by cross-validation (5 folds, or -v n) with warm starts; no model");
+  train->add_option("-n", ta.n_threads_text, "threads (= --threads; LIBLINEAR's multicore -n)");
+  // -wi weight: listed for --help only; extract_class_weights() has already taken every -wLABEL WEIGHT out of argv.
+  train->footer("Class weights: -wi weight (LIBLINEAR): c_i = weight for the samples of class i, e.g. -w1 2 -w-1 0.5.");
 
   PredictArgs pa;
   auto* pred = app.add_subcommand("predict", "predict with a trained model");
@@ -503,12 +941,57 @@ int hetglm_cli_main(int argc, char** argv) {
   pred->add_option("DATA", pa.data_file, "libsvm file with labels")->required();
   pred->add_option("OUTPUT", pa.output_file, "predictions, one per line (default: standard output)");
   pred->add_flag("--probability", pa.probability, "write class probabilities (logistic models)");
+  pred->add_option("-b", pa.b, "LIBLINEAR's -b: 1 = probability estimates (= --probability), 0 = labels");
   pred->add_flag("--zero-based", pa.zero_based, "feature indices start at 0");
   pred->add_option("--threads", pa.threads, "threads for reading (0 = all cores)");
   pred->add_flag("-q,--quiet", pa.quiet, "print nothing but errors");
+  pred->add_option("--memory-limit", pa.memory_limit,
+                   "stop reading MODEL / DATA once what is kept would exceed SIZE bytes (K M G or Ki Mi Gi)");
 
+  // Unknown options are reported by us, naming the token and what to write instead (liblinear.hpp).
+  train->allow_extras();
+  pred->allow_extras();
+  std::vector<std::string> args(argv, argv + argc);
   try {
-    app.parse(argc, argv);
+    ta.class_weights = hetglm::cli::extract_class_weights(args);
+  } catch (const hetglm::Error& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return kExitUsage;
+  }
+  std::vector<char*> cargs;
+  for (std::string& s : args) cargs.push_back(s.data());
+  cargs.push_back(nullptr);
+  try {
+    app.parse(static_cast<int>(args.size()), cargs.data());
+    for (CLI::App* sub : {train, pred}) {
+      if (!app.got_subcommand(sub) || sub->remaining().empty()) continue;
+      const std::vector<std::string> extra = sub->remaining();
+      // Name the first token that looks like an option: the tokens after it are usually its value or the
+      // positional arguments it pushed along.
+      std::string token = extra.front();
+      for (const std::string& t : extra) {
+        double num = 0;
+        const bool number = !t.empty() && std::from_chars(t.data(), t.data() + t.size(), num).ptr == t.data() + t.size();
+        if (t.size() > 1 && t[0] == '-' && !number) {
+          token = t;
+          break;
+        }
+      }
+      std::vector<std::string> known;
+      for (const CLI::Option* o : sub->get_options()) {
+        for (const std::string& l : o->get_lnames()) known.push_back("--" + l);
+        for (const std::string& s : o->get_snames()) known.push_back("-" + s);
+      }
+      const std::string hint = hetglm::cli::unknown_option_hint(token, sub == train, known);
+      fmt::print(stderr, "error: The following argument was not expected: {}\n{}Run 'hetglm {} --help' for usage.\n",
+                 token, hint.empty() ? "" : hint + "\n", sub == train ? "train" : "predict");
+      return kExitUsage;
+    }
+    ta.model_given = train->count("--model") > 0;
+    ta.penalty_given = train->count("--penalty") > 0;
+    ta.formulation_given = train->count("--formulation") > 0;
+    ta.tol_given = train->count("--tol") > 0;
+    ta.threads_given = train->count("--threads") > 0;
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
@@ -525,6 +1008,9 @@ int hetglm_cli_main(int argc, char** argv) {
   } catch (const hetglm::TrainingError& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return kExitTraining;
+  } catch (const hetglm::Interrupted& e) {  // Ctrl-C while a reader waited or read (LibsvmOptions::should_stop)
+    fmt::print(stderr, "interrupted while loading '{}'; nothing written\n", e.file());
+    return kExitInterrupted;
   } catch (const hetglm::Error& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return kExitUsage;

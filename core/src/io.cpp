@@ -24,6 +24,13 @@ std::string parent_dir(const std::string& path) {
 }
 }  // namespace
 
+StopCallback::StopCallback() noexcept = default;
+StopCallback::StopCallback(const StopCallback& o) = default;
+StopCallback::StopCallback(StopCallback&& o) noexcept = default;
+StopCallback& StopCallback::operator=(const StopCallback& o) = default;
+StopCallback& StopCallback::operator=(StopCallback&& o) noexcept = default;
+StopCallback::~StopCallback() = default;
+
 std::string read_file(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw IoError(fmt::format("cannot open '{}': {}", path, std::strerror(errno)));

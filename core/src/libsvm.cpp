@@ -2,21 +2,25 @@
 // libsvm / svmlight reader and writer. The grammar and every error message are documented in
 // docs/libsvm-format.md; tests/core/test_libsvm.cpp asserts the messages exactly.
 //
-// Parsing: the text is split at line boundaries into chunks that are parsed in parallel (oneTBB), each
-// into local CSR pieces, which are then concatenated in order. A chunk that meets an error stops there;
-// the error of the earliest chunk is reported, with its global line number (chunk start lines are the
-// prefix sums of the newline counts of the chunks before it, all of which parsed completely).
+// Reading streams: the input (a file, a pipe, gzip inflated on the way) is read in blocks of a few MiB; the
+// complete lines of each block form a batch, the partial last line is carried over to the next block. A batch is
+// split at line boundaries into chunks that are parsed in parallel (oneTBB), each into local CSR pieces. A chunk
+// that meets an error stops there; the error of the earliest chunk is reported, with its global line number
+// (chunk start lines are the prefix sums of the newline counts of the chunks and batches before it, all of which
+// parsed completely). The rows of a batch move into a Segment when the next batch starts; at the end the
+// segments are concatenated in order, each page given back as soon as it is copied, so the data set is held about
+// once. After every batch the data kept is checked against the memory budget.
 #include "hetglm/libsvm.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <tbb/blocked_range.h>
 #include <tbb/info.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <atomic>
@@ -24,14 +28,19 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <new>
 #include <numeric>
+#include <optional>
 #include <system_error>
 #include <vector>
 
 #include "hetglm/error.hpp"
 #include "hetglm/io.hpp"
+#include "hetglm/memory.hpp"
+#include "input.hpp"
 
 namespace hetglm {
 namespace {
@@ -140,7 +149,8 @@ Idx parse_index(std::string_view t, std::uint64_t& out) {
   return Idx::ok;
 }
 
-/// What one chunk produced: rows in local CSR form, or the first error it met.
+/// What one chunk produced: rows in local CSR form, or the first error it met. Reused from block to block
+/// (clear() keeps the capacity).
 struct Chunk {
   const char* begin = nullptr;
   const char* end = nullptr;
@@ -155,7 +165,23 @@ struct Chunk {
   std::int64_t error_line = 0;  ///< 1-based, local to the chunk
   std::int64_t error_column = 0;
   std::string error_message;
+
+  void clear() {
+    y.clear();
+    row_end.clear();
+    indices.clear();
+    values.clear();
+    max_index = -1;
+    newlines = 0;
+    failed = aborted = false;
+    error_line = error_column = 0;
+    error_message.clear();
+  }
 };
+
+std::string too_long_message() {
+  return fmt::format("line longer than the limit of {} bytes ({} MiB)", kMaxLibsvmLineBytes, kMaxLibsvmLineBytes >> 20);
+}
 
 class ChunkParser {
  public:
@@ -171,8 +197,21 @@ class ChunkParser {
     while (p < end) {
       const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
       const char* le = nl ? nl : end;
-      if (le > p && le[-1] == '\r') --le;
-      if (!parse_line(p, le, skip)) {
+      bool ok;
+      if (static_cast<std::size_t>(le - p) > kMaxLibsvmLineBytes) {
+        // Too long: the first error in its first kMaxLibsvmLineBytes bytes, else the bound (as the streaming reader,
+        // which never holds more of a line).
+        ok = probe(p, p + kMaxLibsvmLineBytes, skip);
+        if (ok) {
+          out_.error_column = 0;
+          out_.error_message = too_long_message();
+          ok = false;
+        }
+      } else {
+        if (le > p && le[-1] == '\r') --le;
+        ok = parse_line(p, le, skip);
+      }
+      if (!ok) {
         out_.failed = true;
         out_.error_line = line;
         std::size_t cur = first_failed_.load(std::memory_order_relaxed);
@@ -192,6 +231,16 @@ class ChunkParser {
     }
   }
 
+  /// The beginning [ls, le) of a line whose end is not known: false with the error when it holds one that no
+  /// continuation can change (any problem in a token followed by a separator within [ls, le), or a control byte),
+  /// true otherwise. Stores nothing.
+  bool probe(const char* ls, const char* le, std::size_t skip) {
+    partial_ = true;
+    const bool ok = parse_line(ls, le, skip);
+    partial_ = false;
+    return ok;
+  }
+
  private:
   bool fail(const char* at, std::string message) {
     out_.error_column = (at - line_start_) + 1;
@@ -200,7 +249,7 @@ class ChunkParser {
   }
 
   /// Next whitespace-separated token of the line into tok: 1 = token, 0 = end of data (end of line or
-  /// start of a comment), -1 = error (a control byte).
+  /// start of a comment), -1 = error (a control byte), 2 = (probe only) a token that may continue past le_.
   int next_token(std::string_view& tok) {
     while (p_ < le_ && (*p_ == ' ' || *p_ == '\t')) ++p_;
     if (p_ == le_ || *p_ == '#') return 0;
@@ -214,7 +263,7 @@ class ChunkParser {
       }
     }
     tok = std::string_view(s, static_cast<std::size_t>(p_ - s));
-    return 1;
+    return partial_ && p_ == le_ ? 2 : 1;
   }
 
   bool parse_line(const char* ls, const char* le, std::size_t skip) {
@@ -224,6 +273,7 @@ class ChunkParser {
     std::string_view tok;
     int r = next_token(tok);
     if (r <= 0) return r == 0;  // blank or comment-only line, or a control byte
+    if (r == 2) return true;
 
     // Label.
     if (tok.find(':') != std::string_view::npos) return fail(tok.data(), "missing label before " + quote_token(tok));
@@ -280,6 +330,7 @@ class ChunkParser {
         case Num::non_finite: return fail(vs.data(), "non-finite feature value " + quote_token(vs));
         case Num::out_of_range: return fail(vs.data(), "feature value " + quote_token(vs) + " out of float range");
       }
+      if (partial_) continue;  // a probe stores nothing
       out_.indices.push_back(static_cast<index_t>(j));
       out_.values.push_back(v);
       columns_.push_back(tok.data());
@@ -287,6 +338,7 @@ class ChunkParser {
       prev = std::max(prev, j);
     }
     if (r < 0) return false;
+    if (partial_) return true;  // duplicates are only known at the end of the line
     if (!sorted && !sort_row(row_begin)) return false;
     if (prev > out_.max_index) out_.max_index = static_cast<index_t>(prev);
     out_.y.push_back(label);
@@ -324,6 +376,7 @@ class ChunkParser {
   const LibsvmOptions& options_;
   std::size_t chunk_id_;
   std::atomic<std::size_t>& first_failed_;
+  bool partial_ = false;  ///< probing the beginning of a line (probe())
   const char* line_start_ = nullptr;
   const char* p_ = nullptr;
   const char* le_ = nullptr;
@@ -333,197 +386,493 @@ class ChunkParser {
   std::vector<float> sorted_val_;
 };
 
-/// Runs f() in the default arena (n_threads 0) or in an arena of n_threads threads (at most the
-/// machine's concurrency: more threads than cores gain nothing here).
-template <class F>
-void in_arena(int n_threads, F&& f) {
-  if (n_threads == 0) {
-    f();
-  } else {
-    tbb::task_arena arena(std::max(1, std::min(n_threads, tbb::info::default_concurrency())));
-    arena.execute(f);
+/// An array in pages of its own (anonymous mmap) when large, so that the pages copied out can be given back to
+/// the system at once (release_before) and the data set is not held twice while it is assembled.
+template <class T>
+class PageArray {
+ public:
+  PageArray() = default;
+  explicit PageArray(std::size_t n) : bytes_(n * sizeof(T)) {
+    if (bytes_ >= kMapped) {
+      void* p = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+      if (p == MAP_FAILED) throw std::bad_alloc();
+      p_ = static_cast<T*>(p);
+      mapped_ = true;
+    } else if (n > 0) {
+      p_ = static_cast<T*>(std::malloc(bytes_));
+      if (!p_) throw std::bad_alloc();
+    }
+  }
+  PageArray(PageArray&& o) noexcept { swap(o); }
+  PageArray& operator=(PageArray&& o) noexcept {
+    PageArray(std::move(o)).swap(*this);
+    return *this;
+  }
+  ~PageArray() { reset(); }
+  T* data() noexcept { return p_; }
+  /// Gives back the whole pages that hold only elements before `n`.
+  void release_before(std::size_t n) noexcept {
+    if (!mapped_) return;
+    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    const std::size_t upto = n * sizeof(T) / page * page;
+    if (upto > released_) {
+      ::munmap(reinterpret_cast<char*>(p_) + released_, upto - released_);
+      released_ = upto;
+    }
+  }
+  void reset() noexcept {
+    if (mapped_) {
+      if (bytes_ > released_) ::munmap(reinterpret_cast<char*>(p_) + released_, bytes_ - released_);
+    } else {
+      std::free(p_);
+    }
+    p_ = nullptr;
+    bytes_ = released_ = 0;
+    mapped_ = false;
+  }
+
+ private:
+  static constexpr std::size_t kMapped = std::size_t{1} << 20;
+  void swap(PageArray& o) noexcept {
+    std::swap(p_, o.p_);
+    std::swap(bytes_, o.bytes_);
+    std::swap(released_, o.released_);
+    std::swap(mapped_, o.mapped_);
+  }
+  T* p_ = nullptr;
+  std::size_t bytes_ = 0, released_ = 0;
+  bool mapped_ = false;
+};
+
+/// The rows of one parsed block, moved out of the chunks so that they can be reused.
+struct Segment {
+  std::size_t rows = 0, nnz = 0;
+  PageArray<double> y;
+  PageArray<offset_t> ends;  ///< global offset after each row
+  PageArray<index_t> indices;
+  PageArray<float> values;
+};
+
+/// Appends n elements of `a` to `v` in pieces, giving each piece's pages back once copied.
+template <class T>
+void append_releasing(std::vector<T>& v, PageArray<T>& a, std::size_t n) {
+  constexpr std::size_t kPiece = (std::size_t{1} << 20) / sizeof(T);
+  for (std::size_t i = 0; i < n; i += kPiece) {
+    const std::size_t k = std::min(kPiece, n - i);
+    v.insert(v.end(), a.data() + i, a.data() + i + k);
+    a.release_before(i + k);
+  }
+  a.reset();
+}
+
+/// Bytes read and parsed per block.
+std::size_t block_size(const LibsvmOptions& o) {
+  if (o.block_bytes > 0) return o.block_bytes;
+  const std::size_t threads = o.n_threads > 0 ? static_cast<std::size_t>(o.n_threads)
+                                               : static_cast<std::size_t>(std::max(1, tbb::this_task_arena::max_concurrency()));
+  return std::clamp<std::size_t>(threads << 19, std::size_t{4} << 20, std::size_t{32} << 20);
+}
+
+/// Parses a text given as consecutive batches of complete lines (the last one may lack its final newline),
+/// keeping the rows of all batches but the last in Segments, and assembles the data set at the end.
+class Reader {
+ public:
+  Reader(const std::string& name, const LibsvmOptions& options) : name_(name), options_(options), budget_(options.memory_limit, options.memory_limit_name) {
+    if (options.n_features > std::numeric_limits<index_t>::max())
+      throw InvalidArgument(fmt::format("n_features must be at most {}, got {}", std::numeric_limits<index_t>::max(),
+                                        options.n_features));
+    if (options.n_threads < 0)
+      throw InvalidArgument(fmt::format("n_threads must be >= 0, got {}", options.n_threads));
+    threads_ = options.n_threads > 0 ? static_cast<std::size_t>(options.n_threads)
+                                     : static_cast<std::size_t>(std::max(1, tbb::this_task_arena::max_concurrency()));
+    // An arena of n_threads threads (at most the machine's concurrency: more threads than cores gain nothing);
+    // n_threads 0: the caller's arena.
+    if (options.n_threads > 1)
+      arena_.emplace(std::max(1, std::min(options.n_threads, tbb::info::default_concurrency())));
+  }
+
+  void check_stop() const {
+    if (options_.should_stop && options_.should_stop()) throw Interrupted(name_);
+  }
+
+  /// Parses [b, e): complete lines, except that the very last batch may end without a newline.
+  void batch(const char* b, const char* e) {
+    if (b == e) return;
+    commit();
+    // Chunks: about 4 per thread, cut after a '\n', none smaller than kMinChunkBytes.
+    const std::size_t size = static_cast<std::size_t>(e - b);
+    std::size_t n_chunks = threads_ == 1 ? 1 : std::min(threads_ * 4, kMaxChunks);
+    n_chunks = std::max<std::size_t>(1, std::min(n_chunks, size / kMinChunkBytes));
+    if (chunks_.size() < n_chunks) chunks_.resize(n_chunks);
+    used_ = 0;
+    const char* cut = b;
+    for (std::size_t i = 0; i < n_chunks && cut < e; ++i) {
+      const char* next = e;
+      if (i + 1 < n_chunks) {
+        const char* target = b + size / n_chunks * (i + 1);
+        if (target < cut) target = cut;
+        const void* nl = std::memchr(target, '\n', static_cast<std::size_t>(e - target));
+        next = nl ? static_cast<const char*>(nl) + 1 : e;
+      }
+      if (next == cut) continue;
+      Chunk& c = chunks_[used_++];
+      c.clear();
+      c.begin = cut;
+      c.end = next;
+      cut = next;
+    }
+
+    // A UTF-8 byte order mark at the start of the text is skipped (columns still count its bytes).
+    const std::size_t bom = at_start_ ? bom_length(b, e) : 0;
+    at_start_ = false;
+    std::atomic<std::size_t> first_failed{used_};
+    auto parse_chunk = [&](std::size_t i) {
+      ChunkParser(chunks_[i], options_, i, first_failed).run(i == 0 ? bom : 0);
+    };
+    if (used_ <= 1 || options_.n_threads == 1) {
+      for (std::size_t i = 0; i < used_; ++i) {
+        parse_chunk(i);
+        if (chunks_[i].failed) break;
+      }
+    } else {
+      in_arena([&] {
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, used_, 1), [&](const tbb::blocked_range<std::size_t>& r) {
+          for (std::size_t i = r.begin(); i != r.end(); ++i) parse_chunk(i);
+        });
+      });
+    }
+
+    // The earliest error, with its global line number.
+    std::int64_t line = line_base_;
+    for (std::size_t i = 0; i < used_; ++i) {
+      const Chunk& c = chunks_[i];
+      if (c.failed) throw ParseError(name_, line + c.error_line - 1, c.error_column, c.error_message);
+      line += c.newlines;
+    }
+
+    std::size_t rows = 0, nnz = 0;
+    for (std::size_t i = 0; i < used_; ++i) {
+      rows += chunks_[i].y.size();
+      nnz += chunks_[i].indices.size();
+      max_index_ = std::max(max_index_, chunks_[i].max_index);
+    }
+    constexpr auto kMaxRows = static_cast<std::uint64_t>(std::numeric_limits<index_t>::max());
+    if (rows_ + rows > kMaxRows) too_many_rows(b, e);
+    rows_ += rows;
+    nnz_ += nnz;
+    pending_ = used_ > 0;
+    line_base_ = line;
+    text_bytes_ += size;
+    if (!budget_.fits(kept_bytes()))
+      throw MemoryLimitError(fmt::format("'{}': stopped at line {} ({} read): the data kept would exceed the memory "
+                                         "limit of {} ({})",
+                                         name_, line_base_ - 1, format_bytes(text_bytes_), format_bytes(budget_.limit()),
+                                         budget_.source()));
+  }
+
+  /// [b, e): the beginning of the line after the last batch, whose newline has not been read yet. Throws its first
+  /// certain error (ChunkParser::probe), or the too-long error when it already holds more than
+  /// kMaxLibsvmLineBytes bytes.
+  void partial(const char* b, const char* e) {
+    const bool too_long = static_cast<std::size_t>(e - b) > kMaxLibsvmLineBytes;
+    const char* pe = too_long ? b + kMaxLibsvmLineBytes : e;
+    if (!too_long && pe > b && pe[-1] == '\r') --pe;  // maybe the CR of a CRLF
+    Chunk c;
+    std::atomic<std::size_t> none{1};
+    if (!ChunkParser(c, options_, 0, none).probe(b, pe, at_start_ ? bom_length(b, e) : 0))
+      throw ParseError(name_, line_base_, c.error_column, c.error_message);
+    if (too_long) throw ParseError(name_, line_base_, 0, too_long_message());
+  }
+
+  std::uint64_t rows() const noexcept { return rows_; }
+  std::int64_t line() const noexcept { return line_base_; }
+  std::uint64_t text_bytes() const noexcept { return text_bytes_; }
+
+  Dataset finish() {
+    flush_staging();
+    Dataset data;
+    data.source = name_;
+    CsrMatrix& X = data.X;
+    X.n_rows = static_cast<index_t>(rows_);
+    X.n_cols = static_cast<index_t>(std::max<std::int64_t>(options_.n_features, std::int64_t{max_index_} + 1));
+    if (!pending_ && segments_.empty()) return data;
+    if (segments_.empty() && used_ == 1) {  // one chunk, nothing to concatenate: take the arrays over
+      Chunk& c = chunks_[0];
+      X.offsets.reserve(rows_ + 1);
+      X.offsets.insert(X.offsets.end(), c.row_end.begin(), c.row_end.end());
+      X.indices = std::move(c.indices);
+      X.values = std::move(c.values);
+      data.y = std::move(c.y);
+      return data;
+    }
+    if (segments_.empty()) {  // one batch: concatenate its chunks in parallel
+      std::vector<std::size_t> row_base(used_), nnz_base(used_);
+      std::size_t rows = 0, nnz = 0;
+      for (std::size_t i = 0; i < used_; ++i) {
+        row_base[i] = rows;
+        nnz_base[i] = nnz;
+        rows += chunks_[i].y.size();
+        nnz += chunks_[i].indices.size();
+      }
+      X.offsets.assign(rows + 1, 0);
+      X.indices.resize(nnz);
+      X.values.resize(nnz);
+      data.y.resize(rows);
+      auto copy_chunk = [&](std::size_t i) {
+        const Chunk& c = chunks_[i];
+        std::copy(c.y.begin(), c.y.end(), data.y.begin() + static_cast<std::ptrdiff_t>(row_base[i]));
+        std::copy(c.indices.begin(), c.indices.end(), X.indices.begin() + static_cast<std::ptrdiff_t>(nnz_base[i]));
+        std::copy(c.values.begin(), c.values.end(), X.values.begin() + static_cast<std::ptrdiff_t>(nnz_base[i]));
+        const auto off = static_cast<offset_t>(nnz_base[i]);
+        for (std::size_t r = 0; r < c.row_end.size(); ++r) X.offsets[row_base[i] + r + 1] = off + c.row_end[r];
+      };
+      if (options_.n_threads == 1) {
+        for (std::size_t i = 0; i < used_; ++i) copy_chunk(i);
+      } else {
+        in_arena([&] { tbb::parallel_for(std::size_t{0}, used_, copy_chunk); });
+      }
+      return data;
+    }
+    // Several batches: the segments in order, each page given back as soon as it is copied, then the last batch.
+    X.offsets.reserve(rows_ + 1);  // holds its leading 0 already
+    data.y.reserve(rows_);
+    X.indices.reserve(nnz_);
+    X.values.reserve(nnz_);
+    for (Segment& s : segments_) {
+      append_releasing(data.y, s.y, s.rows);
+      append_releasing(X.offsets, s.ends, s.rows);
+      append_releasing(X.indices, s.indices, s.nnz);
+      append_releasing(X.values, s.values, s.nnz);
+    }
+    segments_.clear();
+    for (std::size_t i = 0; i < (pending_ ? used_ : 0); ++i) {
+      Chunk& c = chunks_[i];
+      const offset_t off = static_cast<offset_t>(X.indices.size());
+      data.y.insert(data.y.end(), c.y.begin(), c.y.end());
+      for (const offset_t e : c.row_end) X.offsets.push_back(off + e);
+      X.indices.insert(X.indices.end(), c.indices.begin(), c.indices.end());
+      X.values.insert(X.values.end(), c.values.begin(), c.values.end());
+      c = Chunk();
+    }
+    return data;
+  }
+
+ private:
+  template <class F>
+  void in_arena(F&& f) {
+    if (arena_) arena_->execute(f);
+    else f();
+  }
+
+  static std::size_t bom_length(const char* b, const char* e) {
+    return e - b >= 3 && std::memcmp(b, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+  }
+
+  /// Bytes the data set will take: labels and row offsets (16 bytes a row), indices and values (8 an entry).
+  std::uint64_t kept_bytes() const noexcept { return rows_ * 16 + nnz_ * 8 + 8; }
+
+  /// Moves the rows of the last batch out of the chunks into a Segment.
+  void commit() {
+    if (!pending_) return;
+    pending_ = false;
+    if (std::all_of(chunks_.begin(), chunks_.begin() + static_cast<std::ptrdiff_t>(used_),
+                    [](const Chunk& c) { return c.y.empty(); }))
+      return;  // blank and comment lines only
+    Segment s;
+    std::vector<std::size_t> row_base(used_), nnz_base(used_);
+    for (std::size_t i = 0; i < used_; ++i) {
+      row_base[i] = s.rows;
+      nnz_base[i] = s.nnz;
+      s.rows += chunks_[i].y.size();
+      s.nnz += chunks_[i].indices.size();
+    }
+    if (s.rows * 16 + s.nnz * 8 < kSegmentMin) {  // a small batch: gather it with the next ones
+      for (std::size_t i = 0; i < used_; ++i) {
+        const Chunk& c = chunks_[i];
+        staging_.y.insert(staging_.y.end(), c.y.begin(), c.y.end());
+        const offset_t off = committed_nnz_;
+        for (const offset_t e : c.row_end) staging_.ends.push_back(off + e);
+        staging_.indices.insert(staging_.indices.end(), c.indices.begin(), c.indices.end());
+        staging_.values.insert(staging_.values.end(), c.values.begin(), c.values.end());
+        committed_nnz_ += static_cast<offset_t>(c.indices.size());
+      }
+      if (staging_.y.size() * 16 + staging_.indices.size() * 8 >= kSegmentMin) flush_staging();
+      return;
+    }
+    flush_staging();
+    s.y = PageArray<double>(s.rows);
+    s.ends = PageArray<offset_t>(s.rows);
+    s.indices = PageArray<index_t>(s.nnz);
+    s.values = PageArray<float>(s.nnz);
+    const offset_t base = committed_nnz_;
+    auto copy_chunk = [&](std::size_t i) {
+      const Chunk& c = chunks_[i];
+      std::copy(c.y.begin(), c.y.end(), s.y.data() + row_base[i]);
+      std::copy(c.indices.begin(), c.indices.end(), s.indices.data() + nnz_base[i]);
+      std::copy(c.values.begin(), c.values.end(), s.values.data() + nnz_base[i]);
+      const offset_t off = base + static_cast<offset_t>(nnz_base[i]);
+      offset_t* ends = s.ends.data() + row_base[i];
+      for (std::size_t r = 0; r < c.row_end.size(); ++r) ends[r] = off + c.row_end[r];
+    };
+    if (used_ <= 1 || options_.n_threads == 1) {
+      for (std::size_t i = 0; i < used_; ++i) copy_chunk(i);
+    } else {
+      in_arena([&] { tbb::parallel_for(std::size_t{0}, used_, copy_chunk); });
+    }
+    committed_nnz_ += static_cast<offset_t>(s.nnz);
+    segments_.push_back(std::move(s));
+  }
+
+  /// Moves the gathered small batches into a Segment of their own.
+  void flush_staging() {
+    if (staging_.y.empty()) return;
+    Segment s;
+    s.rows = staging_.y.size();
+    s.nnz = staging_.indices.size();
+    s.y = PageArray<double>(s.rows);
+    s.ends = PageArray<offset_t>(s.rows);
+    s.indices = PageArray<index_t>(s.nnz);
+    s.values = PageArray<float>(s.nnz);
+    std::copy(staging_.y.begin(), staging_.y.end(), s.y.data());
+    std::copy(staging_.ends.begin(), staging_.ends.end(), s.ends.data());
+    std::copy(staging_.indices.begin(), staging_.indices.end(), s.indices.data());
+    std::copy(staging_.values.begin(), staging_.values.end(), s.values.data());
+    segments_.push_back(std::move(s));
+    staging_ = Staging();
+  }
+
+  /// Names the line of the first row beyond the limit in [b, e), the batch that crossed it.
+  [[noreturn]] void too_many_rows(const char* b, const char* e) const {
+    constexpr auto kMaxRows = static_cast<std::uint64_t>(std::numeric_limits<index_t>::max());
+    std::int64_t line = line_base_;
+    std::uint64_t seen = rows_;
+    for (const char* p = b; p < e; ++line) {
+      const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(e - p)));
+      const char* q = p;
+      while (q < (nl ? nl : e) && (*q == ' ' || *q == '\t')) ++q;
+      if (q < (nl ? nl : e) && *q != '#' && *q != '\r' && ++seen > kMaxRows) break;
+      if (!nl) break;
+      p = nl + 1;
+    }
+    throw ParseError(name_, line, 0, fmt::format("too many rows (max {})", std::numeric_limits<index_t>::max()));
+  }
+
+  const std::string& name_;
+  const LibsvmOptions& options_;
+  detail::MemoryBudget budget_;
+  std::size_t threads_ = 1;
+  std::optional<tbb::task_arena> arena_;
+  std::vector<Chunk> chunks_;
+  std::size_t used_ = 0;      ///< chunks of the last batch
+  bool pending_ = false;      ///< the last batch's rows are still in chunks_
+  bool at_start_ = true;      ///< the next batch starts at the first byte of the text
+  std::vector<Segment> segments_;
+  /// Batches of less than kSegmentMin bytes gather here until they fill it, so that small blocks (block_bytes
+  /// is a test knob) or blocks of blank lines do not make one Segment each.
+  struct Staging {
+    std::vector<double> y;
+    std::vector<offset_t> ends;
+    std::vector<index_t> indices;
+    std::vector<float> values;
+  } staging_;
+  static constexpr std::size_t kSegmentMin = std::size_t{1} << 20;
+  offset_t committed_nnz_ = 0;
+  std::uint64_t rows_ = 0, nnz_ = 0;
+  index_t max_index_ = -1;
+  std::int64_t line_base_ = 1;  ///< line number of the next batch's first line
+  std::uint64_t text_bytes_ = 0;
+};
+
+/// Streams `input` through a Reader: blocks of block_size() bytes, each batch the complete lines of the buffer,
+/// the partial last line carried over to the next block (the buffer grows only for a line longer than a block).
+Dataset read_stream(detail::ByteReader& raw, const std::string& name, const LibsvmOptions& options) {
+  Reader reader(name, options);
+  try {
+    reader.check_stop();
+    detail::TextInput in(raw, name);
+    const std::size_t block = block_size(options);
+    std::vector<char> buf(block);
+    std::size_t have = 0;  // bytes in buf; [0, have) is the start of a line (no '\n')
+    std::size_t probed = 0;  // length of the partial line at its last probe
+    for (;;) {
+      reader.check_stop();
+      if (buf.size() - have < block) buf.resize(std::min(have + block, kMaxLibsvmLineBytes + block));
+      const std::size_t want = buf.size() - have;
+      const std::size_t got = detail::read_full(in, buf.data() + have, want);
+      const std::size_t from = have;
+      have += got;
+      if (got < want) {  // the end: the rest is the last line(s), maybe without a final newline
+        reader.batch(buf.data(), buf.data() + have);
+        break;
+      }
+      const char* last_nl = static_cast<const char*>(::memrchr(buf.data() + from, '\n', got));
+      if (!last_nl) {
+        // No line ends in the buffer: look for an error already certain (the NUL byte at 1:1 of a gzip bomb is
+        // found in the first block), and refuse a line that has outgrown the bound. Probing at every doubling
+        // keeps a long line's cost linear.
+        if (have >= 2 * probed || have > kMaxLibsvmLineBytes) {
+          reader.partial(buf.data(), buf.data() + have);
+          probed = have;
+        }
+        continue;
+      }
+      probed = 0;
+      const std::size_t done = static_cast<std::size_t>(last_nl - buf.data()) + 1;
+      reader.batch(buf.data(), buf.data() + done);
+      std::memmove(buf.data(), buf.data() + done, have - done);
+      have -= done;
+      // 64 MiB of blank and comment lines that compress over 100:1 (deflate -1 reaches 230:1 on a run of one
+      // byte, real libsvm text 5 to 10:1): a decompression bomb that would only cost time, refused as such.
+      if (in.gzip() && reader.rows() == 0 && reader.text_bytes() > (std::uint64_t{64} << 20) &&
+          reader.text_bytes() > 100 * in.compressed_bytes())
+        throw IoError(fmt::format(
+            "cannot read '{}': gzip data expanding more than 100:1 ({} of text from {} compressed) without a "
+            "single sample; refusing it as a decompression bomb",
+            name, format_bytes(reader.text_bytes()), format_bytes(in.compressed_bytes())));
+    }
+    return reader.finish();
+  } catch (const std::bad_alloc&) {
+    throw IoError(fmt::format("cannot read '{}': out of memory at line {} ({} read)", name, reader.line(),
+                              format_bytes(reader.text_bytes())));
   }
 }
-
-bool is_gzip(std::string_view data) {
-  return data.size() >= 2 && static_cast<unsigned char>(data[0]) == 0x1f && static_cast<unsigned char>(data[1]) == 0x8b;
-}
-
-/// Decompresses gzip data (one or more concatenated members).
-std::string gunzip(const std::string& in, const std::string& path) {
-  z_stream zs{};
-  if (inflateInit2(&zs, 15 + 16) != Z_OK)
-    throw IoError(fmt::format("cannot read '{}': cannot initialise zlib", path));
-  struct End {
-    z_stream* zs;
-    ~End() { inflateEnd(zs); }
-  } end{&zs};
-  auto corrupt = [&](const char* why) {
-    return IoError(fmt::format("cannot read '{}': corrupt gzip data ({})", path, why));
-  };
-  std::string out;
-  out.resize(std::clamp<std::size_t>(in.size() * 4, 1 << 16, std::size_t{1} << 30));  // then doubled as needed
-  std::size_t in_pos = 0, out_pos = 0;
-  constexpr std::size_t kStep = 1u << 30;  // zlib counts in uInt
-  for (;;) {
-    if (out_pos == out.size()) out.resize(out.size() * 2);
-    zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data() + in_pos));
-    zs.avail_in = static_cast<uInt>(std::min(in.size() - in_pos, kStep));
-    zs.next_out = reinterpret_cast<Bytef*>(out.data() + out_pos);
-    zs.avail_out = static_cast<uInt>(std::min(out.size() - out_pos, kStep));
-    const uInt avail_in = zs.avail_in, avail_out = zs.avail_out;
-    const int ret = inflate(&zs, Z_NO_FLUSH);
-    in_pos += avail_in - zs.avail_in;
-    out_pos += avail_out - zs.avail_out;
-    if (ret == Z_STREAM_END) {
-      if (in_pos == in.size()) break;
-      if (!is_gzip(std::string_view(in).substr(in_pos))) throw corrupt("trailing garbage");
-      if (inflateReset(&zs) != Z_OK) throw corrupt("cannot restart");
-      continue;
-    }
-    if (ret == Z_OK) continue;
-    if (ret == Z_BUF_ERROR) {
-      if (in_pos == in.size()) throw IoError(fmt::format("cannot read '{}': truncated gzip data", path));
-      continue;  // no progress possible only for lack of output room, which the next pass provides
-    }
-    if (ret == Z_MEM_ERROR) throw IoError(fmt::format("cannot read '{}': out of memory", path));
-    throw corrupt(zs.msg ? zs.msg : "invalid data");
-  }
-  out.resize(out_pos);
-  return out;
-}
-
 
 }  // namespace
 
 Dataset parse_libsvm(std::string_view text, const std::string& name, const LibsvmOptions& options) {
-  if (options.n_features > std::numeric_limits<index_t>::max())
-    throw InvalidArgument(fmt::format("n_features must be at most {}, got {}", std::numeric_limits<index_t>::max(),
-                                      options.n_features));
-  if (options.n_threads < 0)
-    throw InvalidArgument(fmt::format("n_threads must be >= 0, got {}", options.n_threads));
-
-  // Chunks: about 4 per thread, cut after a '\n', none smaller than kMinChunkBytes.
-  const std::size_t threads = options.n_threads > 0
-                                  ? static_cast<std::size_t>(options.n_threads)
-                                  : static_cast<std::size_t>(std::max(1, tbb::this_task_arena::max_concurrency()));
-  std::size_t n_chunks = threads == 1 ? 1 : std::min(threads * 4, kMaxChunks);
-  n_chunks = std::max<std::size_t>(1, std::min(n_chunks, text.size() / kMinChunkBytes));
+  Reader reader(name, options);
+  // Batches of about block_size() bytes cut after a '\n': the rows of each are checked against the memory
+  // budget before the next is parsed, as when reading a file.
+  const std::size_t block = block_size(options);
   const char* const base = text.data();
-  const char* const end = base + text.size();
-  std::vector<Chunk> chunks;
-  chunks.reserve(n_chunks);
-  const char* cut = base;
-  for (std::size_t i = 0; i < n_chunks && cut < end; ++i) {
-    const char* next = end;
-    if (i + 1 < n_chunks) {
-      const char* target = base + text.size() / n_chunks * (i + 1);
-      if (target < cut) target = cut;
-      const void* nl = std::memchr(target, '\n', static_cast<std::size_t>(end - target));
-      next = nl ? static_cast<const char*>(nl) + 1 : end;
+  std::size_t pos = 0;
+  try {
+    while (pos < text.size()) {
+      reader.check_stop();
+      std::size_t cut = text.size();
+      if (text.size() - pos > block) {
+        const void* nl = std::memchr(base + pos + block - 1, '\n', text.size() - (pos + block - 1));
+        if (nl) cut = static_cast<std::size_t>(static_cast<const char*>(nl) - base) + 1;
+      }
+      reader.batch(base + pos, base + cut);
+      pos = cut;
     }
-    if (next == cut) continue;
-    Chunk c;
-    c.begin = cut;
-    c.end = next;
-    chunks.push_back(std::move(c));
-    cut = next;
+    return reader.finish();
+  } catch (const std::bad_alloc&) {
+    throw IoError(fmt::format("cannot read '{}': out of memory at line {} ({} read)", name, reader.line(),
+                              format_bytes(reader.text_bytes())));
   }
-
-  // A UTF-8 byte order mark at the start of the text is skipped (columns still count its bytes).
-  const std::size_t bom = text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
-  std::atomic<std::size_t> first_failed{chunks.size()};
-  auto parse_chunk = [&](std::size_t i) {
-    ChunkParser(chunks[i], options, i, first_failed).run(i == 0 ? bom : 0);
-  };
-  if (chunks.size() <= 1 || options.n_threads == 1) {
-    for (std::size_t i = 0; i < chunks.size(); ++i) {
-      parse_chunk(i);
-      if (chunks[i].failed) break;
-    }
-  } else {
-    in_arena(options.n_threads, [&] {
-      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, chunks.size(), 1), [&](const tbb::blocked_range<std::size_t>& r) {
-        for (std::size_t i = r.begin(); i != r.end(); ++i) parse_chunk(i);
-      });
-    });
-  }
-
-  // The earliest error, with its global line number.
-  std::int64_t line_base = 1;
-  for (const Chunk& c : chunks) {
-    if (c.failed) throw ParseError(name, line_base + c.error_line - 1, c.error_column, c.error_message);
-    line_base += c.newlines;
-  }
-
-  // Concatenate.
-  std::size_t rows = 0, nnz = 0;
-  index_t max_index = -1;
-  std::vector<std::size_t> row_base(chunks.size()), nnz_base(chunks.size());
-  for (std::size_t i = 0; i < chunks.size(); ++i) {
-    row_base[i] = rows;
-    nnz_base[i] = nnz;
-    rows += chunks[i].y.size();
-    nnz += chunks[i].indices.size();
-    max_index = std::max(max_index, chunks[i].max_index);
-  }
-  if (rows > static_cast<std::size_t>(std::numeric_limits<index_t>::max())) {
-    // Name the line of the first row beyond the limit.
-    std::int64_t line = 1;
-    std::size_t seen = 0;
-    for (const char* p = base; p < end; ++line) {
-      const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
-      const char* q = p;
-      while (q < (nl ? nl : end) && (*q == ' ' || *q == '\t')) ++q;
-      if (q < (nl ? nl : end) && *q != '#' && *q != '\r' &&
-          ++seen > static_cast<std::size_t>(std::numeric_limits<index_t>::max()))
-        break;
-      if (!nl) break;
-      p = nl + 1;
-    }
-    throw ParseError(name, line, 0, fmt::format("too many rows (max {})", std::numeric_limits<index_t>::max()));
-  }
-
-  Dataset data;
-  data.source = name;
-  CsrMatrix& X = data.X;
-  X.n_rows = static_cast<index_t>(rows);
-  X.n_cols = static_cast<index_t>(std::max<std::int64_t>(options.n_features, std::int64_t{max_index} + 1));
-  if (chunks.size() == 1) {  // nothing to concatenate: take the arrays over
-    Chunk& c = chunks[0];
-    X.offsets.reserve(rows + 1);
-    X.offsets.insert(X.offsets.end(), c.row_end.begin(), c.row_end.end());
-    X.indices = std::move(c.indices);
-    X.values = std::move(c.values);
-    data.y = std::move(c.y);
-    return data;
-  }
-  X.offsets.assign(rows + 1, 0);
-  X.indices.resize(nnz);
-  X.values.resize(nnz);
-  data.y.resize(rows);
-  auto copy_chunk = [&](std::size_t i) {
-    const Chunk& c = chunks[i];
-    std::copy(c.y.begin(), c.y.end(), data.y.begin() + static_cast<std::ptrdiff_t>(row_base[i]));
-    std::copy(c.indices.begin(), c.indices.end(), X.indices.begin() + static_cast<std::ptrdiff_t>(nnz_base[i]));
-    std::copy(c.values.begin(), c.values.end(), X.values.begin() + static_cast<std::ptrdiff_t>(nnz_base[i]));
-    const auto off = static_cast<offset_t>(nnz_base[i]);
-    for (std::size_t r = 0; r < c.row_end.size(); ++r) X.offsets[row_base[i] + r + 1] = off + c.row_end[r];
-  };
-  if (chunks.size() <= 1 || options.n_threads == 1) {
-    for (std::size_t i = 0; i < chunks.size(); ++i) copy_chunk(i);
-  } else {
-    in_arena(options.n_threads, [&] {
-      tbb::parallel_for(std::size_t{0}, chunks.size(), copy_chunk);
-    });
-  }
-  return data;
 }
 
 Dataset read_libsvm(const std::string& path, const LibsvmOptions& options) {
-  std::string bytes = read_file(path);
-  if (is_gzip(bytes)) bytes = gunzip(bytes, path);
-  return parse_libsvm(bytes, path, options);
+  detail::FileReader file(path, options.should_stop);
+  return read_stream(file, path, options);
+}
+
+Dataset read_libsvm_stream(const std::function<std::size_t(char*, std::size_t)>& read, const std::string& name,
+                           const LibsvmOptions& options) {
+  detail::FunctionReader f(read);
+  return read_stream(f, name, options);
 }
 
 void write_libsvm(const std::string& path, const Dataset& data, bool zero_based) {

@@ -73,6 +73,33 @@ CsrMatrix transpose(const CsrMatrix& a) {
   return t;
 }
 
+CsrMatrix select_rows(const CsrMatrix& a, std::span<const index_t> rows) {
+  CsrMatrix s;
+  s.n_cols = a.n_cols;
+  if (rows.size() > static_cast<std::size_t>(std::numeric_limits<index_t>::max()))
+    throw InvalidArgument(fmt::format("select_rows: {} rows do not fit a 32-bit index", rows.size()));
+  s.n_rows = static_cast<index_t>(rows.size());
+  offset_t nnz = 0;
+  for (index_t r : rows) {
+    if (r < 0 || r >= a.n_rows)
+      throw InvalidArgument(fmt::format("select_rows: row {} outside [0, {})", r, a.n_rows));
+    nnz += a.offsets[r + 1] - a.offsets[r];
+  }
+  s.offsets.resize(rows.size() + 1);
+  s.indices.resize(static_cast<std::size_t>(nnz));
+  s.values.resize(static_cast<std::size_t>(nnz));
+  offset_t pos = 0;
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    s.offsets[k] = pos;
+    const offset_t b = a.offsets[rows[k]], e = a.offsets[rows[k] + 1];
+    std::copy(a.indices.begin() + b, a.indices.begin() + e, s.indices.begin() + pos);
+    std::copy(a.values.begin() + b, a.values.begin() + e, s.values.begin() + pos);
+    pos += e - b;
+  }
+  s.offsets[rows.size()] = pos;
+  return s;
+}
+
 std::vector<double> row_sq_norms(const CsrMatrix& a) {
   std::vector<double> out(static_cast<std::size_t>(a.n_rows), 0.0);
   for (index_t r = 0; r < a.n_rows; ++r) {

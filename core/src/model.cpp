@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Linear model text format (layout: see model.hpp), its strict loader, the atomic writer and prediction.
 //
-// Loader design: the whole file is held as one string and scanned line by line through string_views;
-// nothing is allocated from the header's claims (nr_feature, nr_class) — the weight vector grows as
-// lines arrive, its reservation capped by the number of bytes left in the text — so a header claiming
-// billions of features with a short body fails fast in tiny memory.
+// Loader design: the file is read block by block and scanned line by line (input.hpp LineReader), each line
+// bounded (the first at 4 KiB: a file of NUL bytes or a huge first line fails after reading one block; the others
+// at 1 MiB plus 32 bytes per class, at most 64 MiB); nothing is allocated from the header's claims (nr_feature,
+// nr_class) — the weight vector grows as lines arrive, its reservation capped by the number of bytes left in the
+// file and by the memory budget — so a header claiming billions of features with a short body fails fast in tiny
+// memory, and the weights kept are checked against the memory budget as they grow.
 #include "hetglm/model.hpp"
 #include "hetglm/losses.hpp"
 #include "hetglm/models.hpp"
@@ -32,11 +34,15 @@
 
 #include "hetglm/error.hpp"
 #include "hetglm/io.hpp"
+#include "hetglm/memory.hpp"
+#include "input.hpp"
 
 namespace hetglm {
 namespace {
 
 constexpr std::string_view kFormatVersion = "hetglm-1";
+constexpr std::size_t kMaxFirstLine = 4096;                    ///< "format hetglm-1" needs 15
+constexpr std::size_t kMaxLine = std::size_t{64} << 20;        ///< any other line (1 MiB + 32 bytes per class)
 constexpr std::int64_t kMaxClass = std::numeric_limits<index_t>::max();
 constexpr std::int64_t kMaxFeature = std::int64_t{std::numeric_limits<index_t>::max()} - 1;  // + bias fits
 
@@ -121,32 +127,6 @@ class Tokens {
   std::size_t pos_ = 0;
 };
 
-/// Lines of the text: '\n' separated, one trailing '\r' stripped, a missing final newline accepted.
-class Lines {
- public:
-  explicit Lines(std::string_view text) : text_(text) {}
-  bool next(std::string_view& line) {
-    if (pos_ >= text_.size()) return false;
-    const std::size_t nl = text_.find('\n', pos_);
-    const std::size_t end = nl == std::string_view::npos ? text_.size() : nl;
-    line = text_.substr(pos_, end - pos_);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    pos_ = nl == std::string_view::npos ? text_.size() : nl + 1;
-    ++number_;
-    return true;
-  }
-  std::int64_t number() const noexcept { return number_; }  // 1-based number of the last line returned
-  std::size_t bytes_left() const noexcept { return text_.size() - pos_; }
-  bool rest_is_blank() const noexcept {
-    return text_.find_first_not_of(" \t\r\n", pos_) == std::string_view::npos;
-  }
-
- private:
-  std::string_view text_;
-  std::size_t pos_ = 0;
-  std::int64_t number_ = 0;
-};
-
 std::optional<double> to_double(std::string_view s) {
   double v = 0;
   const char* end = s.data() + s.size();
@@ -175,7 +155,8 @@ bool is_list_key(int k) { return k == kLabel || k == kPrimal || k == kDual || k 
 
 class Parser {
  public:
-  Parser(std::string_view text, const std::string& name) : text_(text), name_(name), lines_(text) {}
+  Parser(detail::LineReader& lines, const std::string& name, const ModelLoadOptions& options)
+      : name_(name), lines_(lines), options_(options), budget_(options.memory_limit, options.memory_limit_name) {}
 
   LinearModel run() {
     parse_format_line();
@@ -183,9 +164,8 @@ class Parser {
     check_header();
     parse_weights();
     // The writer ends every line with a newline: a file that does not was cut, possibly inside its last number.
-    if (!text_.empty() && text_.back() != '\n')
-      fail(static_cast<std::int64_t>(std::count(text_.begin(), text_.end(), '\n')) + 1, 0,
-           "truncated file: the last line does not end with a newline");
+    if (!lines_.last_line_terminated())
+      fail(lines_.number(), 0, "truncated file: the last line does not end with a newline");
     return std::move(m_);
   }
 
@@ -194,30 +174,66 @@ class Parser {
     throw ParseError(name_, line, column, message);
   }
 
+  /// The bound of every line after the first: 1 MiB and 32 bytes for each class (header lists, weight rows).
+  std::size_t line_bound() const {
+    return std::min(kMaxLine, (std::size_t{1} << 20) + 32 * static_cast<std::size_t>(std::max(m_.nr_class, 2)));
+  }
+
+  /// The next line (false at the end of the file); a line beyond line_bound() is an error.
+  bool next_line(std::string_view& line) {
+    const std::size_t bound = line_bound();
+    const auto st = lines_.next(line, bound);
+    if (st == detail::LineReader::Status::too_long)
+      fail(lines_.number(), 0, fmt::format("line longer than {} bytes (the model loader's limit for this line)", bound));
+    return st == detail::LineReader::Status::line;
+  }
+
   void parse_format_line() {
-    std::string_view line;
-    if (text_.find_first_not_of(" \t\r\n") == std::string_view::npos) fail(1, 0, "empty file");
-    lines_.next(line);
+    std::string_view view;
+    const auto st = lines_.next(view, kMaxFirstLine);
+    if (st == detail::LineReader::Status::end) fail(1, 0, "empty file");
+    const std::string line(view);  // rest_is_blank() reads on, which may move the buffer
+    if (line.find_first_not_of(" \t\r") == std::string::npos && lines_.rest_is_blank()) fail(1, 0, "empty file");
+    // A first line longer than kMaxFirstLine: only its first kMaxFirstLine bytes were read. A token that ends
+    // inside them, or one longer than the 40 bytes a message shows, gives the message the whole line would.
+    const bool cut = st == detail::LineReader::Status::too_long;
+    auto decided = [&](const Token& t) {
+      return !cut || static_cast<std::size_t>(t.column - 1) + t.text.size() < line.size() || t.text.size() > 40;
+    };
+    auto too_long = [&] {
+      fail(1, 0, fmt::format("expected 'format {}' as the first line, found a line longer than {} bytes",
+                             kFormatVersion, kMaxFirstLine));
+    };
     Tokens toks(line);
     Token key, value, extra;
-    if (!toks.next(key))
+    if (!toks.next(key)) {
+      if (cut) too_long();
       fail(1, 0, fmt::format("expected 'format {}' as the first line, found an empty line", kFormatVersion));
+    }
+    if (!decided(key)) too_long();
     if (key.text != kKeyNames[kFormat])
       fail(1, key.column,
            fmt::format("expected 'format {}' as the first line, found {}", kFormatVersion, quote_token(key.text)));
-    if (!toks.next(value)) fail(1, 0, "missing value for 'format'");
+    if (!toks.next(value)) {
+      if (cut) too_long();
+      fail(1, 0, "missing value for 'format'");
+    }
+    if (!decided(value)) too_long();
     if (value.text != kFormatVersion)
       fail(1, value.column,
            fmt::format("unsupported format version {} (expected '{}')", quote_token(value.text), kFormatVersion));
-    if (toks.next(extra))
+    if (toks.next(extra)) {
+      if (!decided(extra)) too_long();
       fail(1, extra.column, fmt::format("unexpected {} after the value of 'format'", quote_token(extra.text)));
+    }
+    if (cut) too_long();
     seen_[kFormat] = 1;
   }
 
   void parse_header() {
     std::string_view line;
     while (true) {
-      if (!lines_.next(line))
+      if (!next_line(line))
         fail(lines_.number(), 0, "unexpected end of file in the header (no 'w' line)");
       const std::int64_t ln = lines_.number();
       Tokens toks(line);
@@ -363,16 +379,22 @@ class Parser {
   void parse_weights() {
     const std::int64_t nc = columns_of(m_.nr_class);
     const std::int64_t rows = rows_of(m_);
-    // Never trust the header for memory: every value takes at least 2 bytes ("0\n" or "0 ").
+    // Never trust the header for memory: every value takes at least 2 bytes ("0\n" or "0 "), and the reservation
+    // stays within the memory budget (unknown size, a pipe: grow as the lines come).
     const std::uint64_t claimed = static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(nc);
-    m_.w.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(claimed, lines_.bytes_left() / 2 + 1)));
+    const auto left = lines_.bytes_left();
+    std::uint64_t reserve = std::min<std::uint64_t>(claimed, left ? *left / 2 + 1 : std::uint64_t{1} << 16);
+    if (reserve * sizeof(double) > (std::uint64_t{32} << 20))
+      reserve = std::min<std::uint64_t>(reserve, budget_.limit_now() / sizeof(double) + 1);
+    m_.w.reserve(static_cast<std::size_t>(reserve));
     auto truncated = [&](std::int64_t found) {
       fail(w_line_ + found, 0,
            fmt::format("truncated weights: expected {} after 'w', found {}", plural(rows, "line"), found));
     };
     std::string_view line;
     for (std::int64_t row = 0; row < rows; ++row) {
-      if (!lines_.next(line)) truncated(row);
+      if ((row & 0xffff) == 0xffff) check_progress();
+      if (!next_line(line)) truncated(row);
       const std::int64_t ln = lines_.number();
       Tokens toks(line);
       Token v;
@@ -396,7 +418,7 @@ class Parser {
         fail(ln, extra_column,
              fmt::format("weight line {} of {}: expected {}, found {}", row + 1, rows, plural(nc, "value"), count));
     }
-    while (lines_.next(line)) {
+    while (next_line(line)) {
       Tokens toks(line);
       Token v;
       if (toks.next(v))
@@ -406,9 +428,19 @@ class Parser {
     }
   }
 
-  std::string_view text_;
+  /// Every 65536 weight lines: a stop request, and the weights kept against the memory budget.
+  void check_progress() {
+    if (options_.should_stop && options_.should_stop()) throw Interrupted(name_);
+    if (!budget_.fits(m_.w.size() * sizeof(double)))
+      throw MemoryLimitError(fmt::format(
+          "'{}': stopped at line {} ({} read): the weights kept would exceed the memory limit of {} ({})", name_,
+          lines_.number(), format_bytes(lines_.bytes_consumed()), format_bytes(budget_.limit()), budget_.source()));
+  }
+
   const std::string& name_;
-  Lines lines_;
+  detail::LineReader& lines_;
+  const ModelLoadOptions& options_;
+  detail::MemoryBudget budget_;
   LinearModel m_;
   std::array<std::int64_t, kNumKeys> seen_{};          // line where each key was given, 0 = not given
   std::array<std::int64_t, kNumKeys> key_column_{};    // column of the key token
@@ -456,9 +488,40 @@ std::string format_model(const LinearModel& m) {
   return fmt::to_string(out);
 }
 
-LinearModel parse_model(const std::string& text, const std::string& name) { return Parser(text, name).run(); }
+LinearModel parse_model(const std::string& text, const std::string& name) {
+  detail::LineReader lines(text);
+  const ModelLoadOptions options;
+  try {
+    return Parser(lines, name, options).run();
+  } catch (const std::bad_alloc&) {
+    throw IoError(fmt::format("cannot read '{}': out of memory at line {} ({} read)", name, lines.number(),
+                              format_bytes(lines.bytes_consumed())));
+  }
+}
 
-LinearModel load_model(const std::string& path) { return parse_model(read_file(path), path); }
+namespace {
+LinearModel load_from(detail::ByteReader& src, std::optional<std::uint64_t> size, const std::string& name,
+                      const ModelLoadOptions& options) {
+  detail::LineReader lines(src, size, options.block_bytes);
+  try {
+    return Parser(lines, name, options).run();
+  } catch (const std::bad_alloc&) {
+    throw IoError(fmt::format("cannot read '{}': out of memory at line {} ({} read)", name, lines.number(),
+                              format_bytes(lines.bytes_consumed())));
+  }
+}
+}  // namespace
+
+LinearModel load_model(const std::string& path, const ModelLoadOptions& options) {
+  detail::FileReader file(path, options.should_stop);
+  return load_from(file, file.size(), path, options);
+}
+
+LinearModel read_model_stream(const std::function<std::size_t(char*, std::size_t)>& read, const std::string& name,
+                              const ModelLoadOptions& options) {
+  detail::FunctionReader f(read);
+  return load_from(f, std::nullopt, name, options);
+}
 
 void save_model(const std::string& path, const LinearModel& model) {
   write_file_atomic(path, format_model(model));  // format_model may throw before anything touches the disk

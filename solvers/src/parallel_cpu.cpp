@@ -25,6 +25,7 @@
 #include "hetglm/solvers/epoch_driver.hpp"
 #include "hetglm/solvers/sequential.hpp"
 #include "executor.hpp"
+#include "shrinking.hpp"
 
 namespace hetglm {
 
@@ -93,48 +94,51 @@ inline void prefetch_bucket(const CsrMatrix& A, const double* alpha, index_t lo,
   __builtin_prefetch(alpha + lo, 1, 1);
 }
 
+/// The solver on `form`, whose coordinates are already in a random physical order (solve_parallel_cpu makes it):
+/// contiguous node blocks and buckets of it are random sets of the original coordinates. `to_original[p]` is the
+/// original index of coordinate p (for the test hook and the messages). alpha: the starting point, permuted.
 template <class Form>
-SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T) {
+SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, std::span<const index_t> to_original,
+                         std::vector<double> alpha_start) {
   const CsrMatrix& A = *form.A;
   const index_t m = form.n_coords();
   const std::size_t d = static_cast<std::size_t>(form.dim());
-  const bool det = o.deterministic;
+  const bool det = o.deterministic.value_or(true);
   const bool syscd = o.solver == SolverKind::syscd;
   const bool wild = o.solver == SolverKind::passcode_wild;
   const index_t* idx = A.indices.data();
   const float* val = A.values.data();
 
-  // Buckets of B consecutive coordinates (automatic: 8 = one cache line of alpha, fewer when there would be
-  // less than 4 buckets per thread).
+  // Buckets of B coordinates of a node's active list. Automatic: 2. Larger buckets keep more rows together but cost
+  // epochs, as their membership is fixed by the physical order (measured without shrinking, epochs to 1e-4 relative
+  // to the sequential solver, 1 thread: B = 8 needs 1.3x on a9a hinge, 1.7x logistic, 2.3x squared hinge; B = 2
+  // needs 1.0-1.2x everywhere, docs/parallel-cpu.md).
   const index_t B = o.bucket_size > 0 ? static_cast<index_t>(o.bucket_size)
-                                      : std::clamp<index_t>(m / (4 * static_cast<index_t>(T)), 1, 8);
-  const index_t nb = m / B + (m % B != 0);
-  auto bucket_end = [&](index_t b) { return static_cast<index_t>(std::min<std::int64_t>(std::int64_t(b + 1) * B, m)); };
+                                      : std::clamp<index_t>(m / (4 * static_cast<index_t>(T)), 1, 2);
 
-  // NUMA: K (real or virtual) nodes; node k owns buckets [nb_lo[k], nb_lo[k+1]) and threads [t_lo[k], t_lo[k+1]).
+  // NUMA: K (real or virtual) nodes; node k owns the coordinates [c_lo[k], c_lo[k+1]) (a random block: the order is
+  // random) and the threads [t_lo[k], t_lo[k+1]).
   const int phys = numa::node_count();
   int K = syscd ? (o.numa_nodes > 0 ? o.numa_nodes : phys) : 1;
-  K = std::max(1, static_cast<int>(std::min<std::int64_t>({K, T, nb})));
+  K = std::max(1, static_cast<int>(std::min<std::int64_t>({K, T, std::max<index_t>(m, 1)})));
   const bool pin = syscd && phys > 1;  // real nodes: node k runs on physical node k % phys
-  std::vector<index_t> nb_lo(static_cast<std::size_t>(K) + 1), t_lo(static_cast<std::size_t>(K) + 1);
-  for (int k = 0; k <= K; ++k) {
-    nb_lo[k] = static_cast<index_t>(std::int64_t(nb) * k / K);
-    t_lo[k] = static_cast<index_t>(std::int64_t(T) * k / K);
-  }
+  const std::vector<index_t> c_lo = balanced_rows(A, K);
+  std::vector<index_t> t_lo(static_cast<std::size_t>(K) + 1);
+  for (int k = 0; k <= K; ++k) t_lo[k] = static_cast<index_t>(std::int64_t(T) * k / K);
   std::vector<int> node_of(static_cast<std::size_t>(T));
   for (int k = 0; k < K; ++k)
     for (int t = t_lo[k]; t < t_lo[k + 1]; ++t) node_of[t] = k;
-  const double sigma = syscd ? static_cast<double>(T) : 1.0;  // CoCoA+ sigma' = number of replicas (gamma = 1)
+  const double sigma = syscd ? static_cast<double>(T) : 1.0;  // CoCoA+ sigma' = number of replicas
 
   SolveResult res;
   EpochDriver driver(o, res, Form::formulation);
-  driver.initial_alpha(form, res.alpha);
+  res.alpha = std::move(alpha_start);
   double* alpha = res.alpha.data();
   std::vector<double> v = parallel_shared_vector(form, res.alpha, T);
 
   if (pin) {  // node-local data: move each node's rows and alpha slice to its memory (best effort)
     for (int k = 0; k < K; ++k) {
-      const index_t r0 = nb_lo[k] * B, r1 = nb_lo[k + 1] == nb ? m : nb_lo[k + 1] * B;
+      const index_t r0 = c_lo[k], r1 = c_lo[k + 1];
       const offset_t k0 = A.offsets[r0], k1 = A.offsets[r1];
       numa::migrate_to_node(val + k0, static_cast<std::size_t>(k1 - k0) * sizeof(float), k % phys);
       numa::migrate_to_node(idx + k0, static_cast<std::size_t>(k1 - k0) * sizeof(index_t), k % phys);
@@ -149,28 +153,62 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T) 
   std::vector<numa::NodeBuffer> node_rep(K > 1 ? static_cast<std::size_t>(K) : 0);
   for (std::size_t k = 0; k < node_rep.size(); ++k) node_rep[k] = numa::NodeBuffer(d, pin ? int(k) % phys : -1);
 
-  std::vector<std::vector<index_t>> perm(static_cast<std::size_t>(K));
-  for (int k = 0; k < K; ++k) {
-    perm[k].resize(static_cast<std::size_t>(nb_lo[k + 1] - nb_lo[k]));
-    std::iota(perm[k].begin(), perm[k].end(), nb_lo[k]);
-  }
-  // Thread t's list is perm[node][list_lo[t], list_lo[t+1] - ...): a contiguous cut of the node's permutation.
-  std::vector<std::int64_t> list_lo(static_cast<std::size_t>(T)), list_hi(static_cast<std::size_t>(T));
-  for (int k = 0; k < K; ++k) {
-    const std::int64_t L = static_cast<std::int64_t>(perm[k].size()), Tk = t_lo[k + 1] - t_lo[k];
-    for (std::int64_t j = 0; j < Tk; ++j) {
-      list_lo[t_lo[k] + j] = L * j / Tk;
-      list_hi[t_lo[k] + j] = L * (j + 1) / Tk;
+  // The active coordinates (shrinking.hpp), dealt to the nodes; per node a permutation of its buckets, redrawn every
+  // epoch (dynamic re-partitioning inside the node); thread t's list is a contiguous cut [list_lo[t], list_hi[t]) of
+  // its node's permutation. Real NUMA nodes own the fixed blocks [c_lo[k], c_lo[k+1]) (their memory is local);
+  // virtual nodes (one physical node) are dealt a fresh random set of blocks of the physical order every epoch,
+  // which costs no locality and keeps the static split from slowing convergence (measured on label-sorted a9a,
+  // logistic, 2 threads and 2 virtual nodes: 398 epochs with fixed blocks, docs/parallel-cpu.md).
+  ActiveSet active;
+  active.reset(0, m);
+  const bool redeal = !pin && K > 1;
+  const index_t node_block = std::max<index_t>(1, static_cast<index_t>((std::int64_t(m) + 64 * K - 1) / (64 * K)));
+  const index_t n_blocks = m > 0 ? (m + node_block - 1) / node_block : 0;
+  std::vector<int> block_node(static_cast<std::size_t>(n_blocks), 0);
+  std::vector<index_t> block_order(static_cast<std::size_t>(n_blocks));
+  std::iota(block_order.begin(), block_order.end(), index_t{0});
+  SplitMix64 deal_rng(o.seed ^ 0xD1B54A32D192ED03ull);
+  std::vector<std::vector<index_t>> node_act(static_cast<std::size_t>(K));
+  auto split_active = [&] {
+    if (redeal) {
+      shuffle(std::span<index_t>(block_order), deal_rng);
+      for (index_t q = 0; q < n_blocks; ++q) block_node[block_order[q]] = static_cast<int>(std::int64_t(q) * K / n_blocks);
     }
-  }
+    for (auto& na : node_act) na.clear();
+    int k = 0;
+    for (index_t i : active.coords()) {
+      if (redeal) {
+        k = block_node[i / node_block];
+      } else {
+        while (i >= c_lo[k + 1]) ++k;
+      }
+      node_act[k].push_back(i);
+    }
+  };
+  std::vector<std::vector<index_t>> perm(static_cast<std::size_t>(K));
+  std::vector<std::int64_t> list_lo(static_cast<std::size_t>(T)), list_hi(static_cast<std::size_t>(T));
+  auto deal = [&] {
+    split_active();
+    for (int k = 0; k < K; ++k) {
+      const std::int64_t nbk = (static_cast<std::int64_t>(node_act[k].size()) + B - 1) / B;
+      perm[k].resize(static_cast<std::size_t>(nbk));
+      std::iota(perm[k].begin(), perm[k].end(), index_t{0});
+      const std::int64_t Tk = t_lo[k + 1] - t_lo[k];
+      for (std::int64_t j = 0; j < Tk; ++j) {
+        list_lo[t_lo[k] + j] = nbk * j / Tk;
+        list_hi[t_lo[k] + j] = nbk * (j + 1) / Tk;
+      }
+    }
+  };
+  deal();
   std::vector<std::atomic<std::int64_t>> cursor(static_cast<std::size_t>(T));  // work stealing (non-deterministic)
   SplitMix64 rng(o.seed);
 
   // One coordinate step of SySCD on replica vt (sigma'-scaled local update, CoCoA+).
   auto step_syscd = [&](index_t i, double* vt) { update_coordinate(form, i, alpha, vt, sigma); };
   // One coordinate step of PASSCoDe on the shared v: gather v's entries of row i with relaxed atomic loads into
-  // the thread's scratch (Form::u reads v only at row i's indices), step, then add atomically (fetch_add) or
-  // wildly (load + store, an update may be lost).
+  // the thread's scratch (the form's inner product reads v only at row i's indices), step, then add atomically
+  // (fetch_add) or wildly (load + store, an update may be lost).
   auto step_passcode = [&](index_t i, double* scratch) {
     const offset_t k0 = A.offsets[i], k1 = A.offsets[i + 1];
     for (offset_t k = k0; k < k1; ++k)
@@ -186,13 +224,36 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T) 
       else r.fetch_add(inc, std::memory_order_relaxed);
     }
   };
-  auto run_bucket = [&](index_t b, double* buf) {
-    const index_t hi = bucket_end(b);
-    if (syscd) {
-      for (index_t i = b * B; i < hi; ++i) step_syscd(i, buf);
-    } else {
-      for (index_t i = b * B; i < hi; ++i) step_passcode(i, buf);
+  // Bucket b of node k: entries [b B, min((b + 1) B, size)) of the node's active list.
+  auto bucket_range = [&](int k, index_t b) {
+    const std::vector<index_t>& act = node_act[k];
+    const std::size_t lo = static_cast<std::size_t>(b) * static_cast<std::size_t>(B);
+    return std::pair<const index_t*, const index_t*>(act.data() + lo,
+                                                      act.data() + std::min(act.size(), lo + std::size_t(B)));
+  };
+  // The coordinates of a bucket are visited in a fresh order every epoch (a shuffle of at most B positions, seeded by
+  // the epoch and the bucket: the same on every run), so that the order inside a bucket is as random as the
+  // sequential solver's while its rows stay together in memory.
+  std::uint64_t epoch_seed = 0;
+  auto run_bucket = [&](int k, index_t b, double* buf) {
+    const auto [first, last] = bucket_range(k, b);
+    index_t order[256];
+    const auto n = static_cast<std::size_t>(last - first);
+    const bool local = n <= std::size(order);
+    if (local) {
+      std::copy(first, last, order);
+      SplitMix64 r(epoch_seed ^ (0x9E3779B97F4A7C15ull * (static_cast<std::uint64_t>(b) + 1) + std::uint64_t(k)));
+      shuffle(std::span<index_t>(order, n), r);
     }
+    const index_t* it = local ? order : first;
+    for (std::size_t q = 0; q < n; ++q) {
+      if (syscd) step_syscd(it[q], buf);
+      else step_passcode(it[q], buf);
+    }
+  };
+  auto prefetch = [&](int k, index_t b) {
+    const auto [first, last] = bucket_range(k, b);
+    if (first != last) prefetch_bucket(A, alpha, *first, *(last - 1) + 1);
   };
 
   // The epoch's coordinate steps: thread t works through its list (deterministic), then, non-deterministically,
@@ -207,8 +268,8 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T) 
       const std::vector<index_t>& pk = perm[k];
       if (det) {
         for (std::int64_t p = list_lo[t]; p < list_hi[t]; ++p) {
-          if (p + 1 < list_hi[t]) prefetch_bucket(A, alpha, pk[p + 1] * B, bucket_end(pk[p + 1]));
-          run_bucket(pk[p], buf);
+          if (p + 1 < list_hi[t]) prefetch(k, pk[p + 1]);
+          run_bucket(k, pk[p], buf);
         }
         return;
       }
@@ -219,15 +280,16 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T) 
         for (;;) {
           const std::int64_t p = cursor[owner].fetch_add(1, std::memory_order_relaxed);
           if (p >= hi) break;
-          if (p + 1 < hi) prefetch_bucket(A, alpha, pk[p + 1] * B, bucket_end(pk[p + 1]));
-          run_bucket(pk[p], buf);
+          if (p + 1 < hi) prefetch(k, pk[p + 1]);
+          run_bucket(k, pk[p], buf);
         }
       }
     });
   };
 
-  // v += sum_t (v_t - v) / sigma', in parallel over ranges of v; two levels when K > 1. The order of every sum is
+  // dv = sum_t (v_t - v) / sigma', in parallel over ranges of v; two levels when K > 1. The order of every sum is
   // fixed (thread id, then node id), so the merge is deterministic whatever the schedule.
+  std::vector<double> dv(syscd ? d : 0);
   auto merge = [&] {
     if (d == 0) return;
     if (K == 1) {
@@ -235,7 +297,7 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T) 
         for (std::size_t j = lo; j < hi; ++j) {
           double s = 0;
           for (int t = 0; t < T; ++t) s += rep[t].data()[j] - v[j];
-          v[j] += s / sigma;
+          dv[j] = s / sigma;
         }
       });
       return;
@@ -253,45 +315,170 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T) 
         nr[j] = s;
       }
     });
-    for_ranges(d, [&](std::size_t lo, std::size_t hi) {  // level 2: the node replicas into v
+    for_ranges(d, [&](std::size_t lo, std::size_t hi) {  // level 2: the node replicas into dv
       for (std::size_t j = lo; j < hi; ++j) {
         double s = 0;
         for (int k = 0; k < K; ++k) s += node_rep[k].data()[j];
-        v[j] += s / sigma;
+        dv[j] = s / sigma;
       }
     });
   };
 
-  auto resync = [&] {
-    v = parallel_shared_vector(form, res.alpha, T);
-    return parallel_certificate(form, res.alpha, v);
+  // Adaptive aggregation (docs/parallel-cpu.md, "Adaptive aggregation"): after the safe merge (gamma = 1 with
+  // sigma' = T, CoCoA+), the step gamma along the merged direction (alpha - alpha_old, dv) that maximizes the dual
+  // (minimizes the primal) objective: the objective at gamma = 1, (1 + sigma')/2 and sigma' and at the vertex of the
+  // parabola through them (in [1/4, sigma']); never worse than gamma = 1, and infeasible steps (a conjugate outside its
+  // domain) are refused by the objective itself (-inf). The objective along the line is evaluated exactly: the changed coordinates' terms and,
+  // dual, the quadratic ||v + gamma dv||^2 from three dot products; primal, the losses of the samples dv touches.
+  std::vector<double> alpha_old(syscd && T > 1 ? static_cast<std::size_t>(m) : 0);
+  std::vector<index_t> changed, touched;
+  auto line_objective = [&](double gamma, double vv, double vd, double dd) {
+    using LossP = typename Form::LossP;
+    const std::int64_t nc = static_cast<std::int64_t>(changed.size());
+    std::vector<double> part(static_cast<std::size_t>((nc + kReduceGrain - 1) / kReduceGrain));
+    parallel_chunks(static_cast<std::int64_t>(part.size()), [&](std::int64_t ch) {
+      double acc = 0;
+      const std::int64_t hi = std::min(nc, (ch + 1) * std::int64_t(kReduceGrain));
+      for (std::int64_t q = ch * kReduceGrain; q < hi; ++q) {
+        const index_t i = changed[static_cast<std::size_t>(q)];
+        const double a = alpha_old[i] + gamma * (alpha[i] - alpha_old[i]);
+        if constexpr (Form::formulation == Formulation::dual) {
+          acc -= LossP::conjugate(form.y[i], a, form.c[i]);
+        } else {
+          acc -= Form::PenP::value(a, form.lambda, form.eta);
+        }
+      }
+      part[static_cast<std::size_t>(ch)] = acc;
+    });
+    double f = 0;
+    for (double x : part) f += x;
+    if constexpr (Form::formulation == Formulation::dual) {
+      return f * form.inv_n - 0.5 * form.lambda * form.inv_lambda_n * form.inv_lambda_n * (vv + gamma * (2 * vd + gamma * dd));
+    } else {
+      (void)vv, (void)vd, (void)dd;
+      const std::int64_t nt = static_cast<std::int64_t>(touched.size());
+      std::vector<double> lp(static_cast<std::size_t>((nt + kReduceGrain - 1) / kReduceGrain));
+      parallel_chunks(static_cast<std::int64_t>(lp.size()), [&](std::int64_t ch) {
+        double acc = 0;
+        const std::int64_t hi = std::min(nt, (ch + 1) * std::int64_t(kReduceGrain));
+        for (std::int64_t q = ch * kReduceGrain; q < hi; ++q) {
+          const index_t k = touched[static_cast<std::size_t>(q)];
+          acc -= LossP::value(form.y[k], v[k] + gamma * dv[k], form.c[k]);
+        }
+        lp[static_cast<std::size_t>(ch)] = acc;
+      });
+      double l = 0;
+      for (double x : lp) l += x;
+      return l * form.inv_n + f;
+    }
+  };
+  // Returns gamma; v is left at v_old (the caller adds gamma dv), alpha at alpha_old + gamma (alpha - alpha_old).
+  auto aggregate = [&]() -> double {
+    changed.clear();
+    for (index_t i : active.coords())
+      if (alpha[i] != alpha_old[i]) changed.push_back(i);
+    if (changed.empty()) return 1.0;
+    double vv = 0, vd = 0, dd = 0;
+    touched.clear();
+    for (std::size_t j = 0; j < d; ++j) {
+      vv += v[j] * v[j];
+      vd += v[j] * dv[j];
+      dd += dv[j] * dv[j];
+      if (dv[j] != 0) touched.push_back(static_cast<index_t>(j));
+    }
+    if (dd == 0) return 1.0;
+    // Three points 1, (1 + sigma')/2, sigma' and the vertex of the parabola through them (exact for the losses whose
+    // conjugate is quadratic on its domain: squared, hinge, squared hinge); the best of the four.
+    const double g1 = 1.0, g2 = 0.5 * (1.0 + sigma), g3 = sigma;
+    const double f1 = line_objective(g1, vv, vd, dd), f2 = line_objective(g2, vv, vd, dd),
+                 f3 = line_objective(g3, vv, vd, dd);
+    double best_g = g1, best_f = f1;
+    if (f2 > best_f) best_g = g2, best_f = f2;
+    if (f3 > best_f) best_g = g3, best_f = f3;
+    if (std::isfinite(f1) && std::isfinite(f2) && std::isfinite(f3)) {
+      const double num = (g2 - g1) * (g2 - g1) * (f2 - f3) - (g2 - g3) * (g2 - g3) * (f2 - f1);
+      const double dnm = 2 * ((g2 - g1) * (f2 - f3) - (g2 - g3) * (f2 - f1));
+      if (dnm < 0 || dnm > 0) {
+        const double gp = std::clamp(g2 - num / dnm, 0.25, sigma);
+        if (gp != g1 && gp != g2 && gp != g3) {
+          const double fp = line_objective(gp, vv, vd, dd);
+          if (fp > best_f) best_g = gp, best_f = fp;
+        }
+      }
+    }
+    if (best_g != 1.0)
+      for (index_t i : changed) alpha[i] = alpha_old[i] + best_g * (alpha[i] - alpha_old[i]);
+    return best_g;
   };
 
-  int epoch = 0;
+  // The test hook sees the coordinate variables in the original order (it may change them).
+  std::vector<double> hook_alpha;
+  auto run_hook = [&](int epoch) {
+    if (!o.after_epoch) return;
+    hook_alpha.resize(static_cast<std::size_t>(m));
+    for (index_t p = 0; p < m; ++p) hook_alpha[to_original[p]] = alpha[p];
+    o.after_epoch(epoch, std::span<double>(hook_alpha), std::span<double>(v));
+    for (index_t p = 0; p < m; ++p) alpha[p] = hook_alpha[to_original[p]];
+  };
+  // A non-finite coordinate variable or entry of v is named by its original index.
+  auto check_state = [&](int epoch) {
+    std::size_t bad = SIZE_MAX;  // the smallest original index holding a non-finite value
+    for (index_t p = 0; p < m; ++p)
+      if (!std::isfinite(alpha[p])) bad = std::min<std::size_t>(bad, to_original[p]);
+    if (bad != SIZE_MAX) {
+      index_t p = 0;
+      while (to_original[p] != static_cast<index_t>(bad)) ++p;
+      driver.check_coordinate(epoch, bad, alpha[p]);
+    }
+    driver.check_state(epoch, {}, v);
+  };
+
+  std::vector<double> gaps(static_cast<std::size_t>(m));
+  CertificateSchedule schedule(o.certificate_every);
+  auto resync = [&] {
+    v = parallel_shared_vector(form, res.alpha, T);
+    return parallel_certificate(form, res.alpha, v, gaps.data());
+  };
+  int epoch = 0, last_resync = 0;
   bool exact = true;  // v == A alpha (re-synchronized) and `cert` certifies it
   Certificate cert = parallel_certificate(form, res.alpha, v);  // v = A alpha: exact
   while (driver.budget_left(epoch)) {
-    // A fresh random permutation of each node's buckets; contiguous cuts of it are the threads' lists.
+    if (redeal && epoch > 0) deal();  // virtual nodes: a fresh split of the blocks every epoch
     for (int k = 0; k < K; ++k) shuffle(std::span<index_t>(perm[k]), rng);
+    epoch_seed = rng.next();
     for (int t = 0; t < T; ++t) cursor[t].store(list_lo[t], std::memory_order_relaxed);
+    if (!alpha_old.empty()) std::copy(res.alpha.begin(), res.alpha.end(), alpha_old.begin());
     epoch_pass();
-    if (syscd) merge();
+    if (syscd) {
+      merge();
+      const double gamma = alpha_old.empty() || !o.adaptive_aggregation ? 1.0 : aggregate();
+      for_ranges(d, [&](std::size_t lo, std::size_t hi) {
+        for (std::size_t j = lo; j < hi; ++j) v[j] += gamma * dv[j];
+      });
+    }
     ++epoch;
-    if (o.after_epoch) o.after_epoch(epoch, std::span<double>(res.alpha), std::span<double>(v));
-    cert = parallel_certificate(form, res.alpha, v);
     exact = false;
-    // Non-finite: name the first non-finite alpha_i or v_k of the epoch's own state (before the re-synchronization
-    // below could hide a non-finite v).
-    if (!finite(cert)) driver.check_state(epoch, res.alpha, v);
-    // The certificate is exact when the gap claims convergence, every kResyncEvery epochs, on the last epoch of
-    // the budget, on an interrupt, and every epoch for wild (whose v may have lost updates).
+    run_hook(epoch);
+    check_state(epoch);
     const bool stop = driver.poll_interrupt();
-    if (wild || !finite(cert) || relative_gap(cert) <= o.tol || epoch % kResyncEvery == 0 || !driver.budget_left(epoch) ||
-        stop) {
+    if (!schedule.due(epoch) && !stop && driver.budget_left(epoch)) continue;
+    // The certificate refreshes every coordinate's gap; it is exact (after re-synchronizing v = A alpha in double)
+    // when it claims convergence, every kResyncEvery epochs, on the last epoch, on an interrupt, and for wild (whose
+    // v may have lost updates) always.
+    cert = parallel_certificate(form, res.alpha, v, gaps.data());
+    if (wild || !finite(cert) || relative_gap(cert) <= o.tol || epoch - last_resync >= kResyncEvery ||
+        !driver.budget_left(epoch) || stop) {
       cert = resync();
       exact = true;
+      last_resync = epoch;
     }
     if (driver.record(epoch, cert, res.alpha, v) != EpochDriver::Stop::none) break;
+    const double target = o.tol * std::fabs(cert.primal);
+    offset_t nnz = 0;
+    active.update(0, m, gaps, cert.gap, target, o.shrinking);
+    for (index_t i : active.coords()) nnz += A.offsets[i + 1] - A.offsets[i];
+    deal();
+    schedule.after_certificate(epoch, cert.gap, target, A.nnz() > 0 ? double(nnz) / double(A.nnz()) : 1.0);
   }
   if (!exact) cert = resync();
   driver.finish(form, cert, v, epoch);
@@ -301,14 +488,14 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T) 
 }  // namespace
 
 template <class Form>
-Certificate parallel_certificate(const Form& f, std::span<const double> alpha, std::span<const double> v) {
+Certificate parallel_certificate(const Form& f, std::span<const double> alpha, std::span<const double> v, double* gaps) {
   const double* vp = v.data();
   const double* ap = alpha.data();
   const CertificateTerms shared = reduce(static_cast<index_t>(v.size()), [&](index_t lo, index_t hi) {
     return shared_terms(f, lo, hi, vp);
   });
   const CertificateTerms coords = reduce(f.n_coords(), [&](index_t lo, index_t hi) {
-    return coordinate_terms(f, lo, hi, ap, vp);
+    return coordinate_terms(f, lo, hi, ap, vp, gaps);
   });
   return f.finish(coords, shared);
 }
@@ -353,17 +540,37 @@ SolveResult solve_parallel_cpu(const Form& form, const SolverOptions& o) {
     throw InvalidArgument(fmt::format("solve_parallel_cpu: solver '{}' is not a parallel coordinate-descent solver "
                                       "(train() runs newton with solve_primal_newton and resolves auto)",
                                       solver_kind_name(o.solver)));
-  if (o.deterministic && o.solver != SolverKind::syscd)
+  if (o.deterministic.value_or(false) && o.solver != SolverKind::syscd)
     throw InvalidArgument(fmt::format(
         "--deterministic: solver '{}' updates one shared vector from racing threads, so it cannot be deterministic; "
         "use --solver syscd or sequential",
         solver_kind_name(o.solver)));
-  return in_solver_arena(o.n_threads, [&](int T) { return run_parallel(form, o, T); });
+  // One seeded random permutation of the coordinates, the data physically reordered once (PermutedForm): contiguous
+  // buckets and node blocks are then random sets whatever the file's order (a file sorted by label), with local
+  // memory access. The result is mapped back to the original order.
+  const index_t m = form.n_coords();
+  std::vector<index_t> perm(static_cast<std::size_t>(m));
+  std::iota(perm.begin(), perm.end(), index_t{0});
+  SplitMix64 prng(o.seed ^ 0x2545F4914F6CDD1Dull);
+  shuffle(std::span<index_t>(perm), prng);
+  const PermutedForm<Form> pf(form, perm);
+  SolveResult start;
+  EpochDriver(o, start, Form::formulation).initial_alpha(form, start.alpha);
+  std::vector<double> alpha0(static_cast<std::size_t>(m));
+  for (index_t p = 0; p < m; ++p) alpha0[p] = start.alpha[perm[p]];
+  SolveResult r = in_solver_arena(o.n_threads, [&](int T) { return run_parallel(pf.form, o, T, perm, std::move(alpha0)); });
+  std::vector<double> alpha(static_cast<std::size_t>(m));
+  for (index_t p = 0; p < m; ++p) alpha[perm[p]] = r.alpha[p];
+  r.alpha = std::move(alpha);
+  // The primal weights are the coordinates themselves (the dual's w = v / (lambda n) does not depend on the order).
+  if constexpr (Form::formulation == Formulation::primal) r.w = form.weights(r.alpha, {});
+  return r;
 }
 
 #define HETGLM_INSTANTIATE_PARALLEL(...)                                                                           \
   template SolveResult solve_parallel_cpu(const __VA_ARGS__&, const SolverOptions&);                             \
-  template Certificate parallel_certificate(const __VA_ARGS__&, std::span<const double>, std::span<const double>); \
+  template Certificate parallel_certificate(const __VA_ARGS__&, std::span<const double>, std::span<const double>, \
+                                            double*);                                                            \
   template std::vector<double> parallel_shared_vector(const __VA_ARGS__&, std::span<const double>, int);
 
 // One instantiation per form (HETGLM_FOR_EACH_FORM, forms.hpp), as for solve_sequential.

@@ -6,36 +6,57 @@
 
 #include "hetglm/rng.hpp"
 #include "hetglm/solvers/epoch_driver.hpp"
+#include "shrinking.hpp"
 
 namespace hetglm {
 
 template <class Form>
 SolveResult solve_sequential(const Form& form, const SolverOptions& options) {
   const index_t m = form.n_coords();
+  const CsrMatrix& A = *form.A;
   SolveResult res;
   EpochDriver driver(options, res, Form::formulation);
   driver.initial_alpha(form, res.alpha);
   std::vector<double> v = shared_vector(form, res.alpha);
-  std::vector<index_t> order(static_cast<std::size_t>(m));
-  std::iota(order.begin(), order.end(), index_t{0});
+  std::vector<double> gaps(static_cast<std::size_t>(m));
   SplitMix64 rng(options.seed);
   double* alpha = res.alpha.data();
+  ActiveSet active;
+  active.reset(0, m);
+  std::vector<index_t> order = active.coords();
+  CertificateSchedule schedule(options.certificate_every);
 
   int epoch = 0;
-  Certificate cert = certificate(form, res.alpha, v);  // v = A alpha: exact
+  bool exact = true;  // `cert` certifies (alpha, v = A alpha)
+  Certificate cert = certificate(form, res.alpha, v);
   while (driver.budget_left(epoch)) {
     shuffle(std::span<index_t>(order), rng);
     for (index_t i : order) update_coordinate(form, i, alpha, v.data(), 1.0);
     ++epoch;
-    // Re-synchronize v = A alpha in double before certifying: incremental updates drift by rounding, and the
-    // Lipschitzed L1 gap multiplies that drift by B. The certificate is then exact for (alpha, v).
+    exact = false;
     // Test hook (options.hpp) before the re-synchronization: a non-finite alpha_i then reaches v and the certificate.
     if (options.after_epoch) options.after_epoch(epoch, std::span<double>(res.alpha), std::span<double>(v));
+    driver.check_state(epoch, res.alpha, v);
+    const bool interrupt = driver.poll_interrupt();
+    if (!schedule.due(epoch) && !interrupt && driver.budget_left(epoch)) continue;
+    // Re-synchronize v = A alpha in double before certifying: incremental updates drift by rounding, and the
+    // Lipschitzed L1 gap multiplies that drift by B. The certificate is then exact for (alpha, v), and it refreshes
+    // every coordinate's gap.
+    v = shared_vector(form, res.alpha);
+    cert = form.finish(coordinate_terms(form, 0, m, alpha, v.data(), gaps.data()), shared_terms(form, 0, form.dim(), v.data()));
+    exact = true;
+    if (driver.record(epoch, cert, res.alpha, v) != EpochDriver::Stop::none) break;
+    const double target = options.tol * std::fabs(cert.primal);
+    active.update(0, m, gaps, cert.gap, target, options.shrinking);
+    order = active.coords();
+    offset_t nnz = 0;
+    for (index_t i : order) nnz += A.offsets[i + 1] - A.offsets[i];
+    schedule.after_certificate(epoch, cert.gap, target, A.nnz() > 0 ? double(nnz) / double(A.nnz()) : 1.0);
+  }
+  if (!exact) {
     v = shared_vector(form, res.alpha);
     cert = certificate(form, res.alpha, v);
-    if (driver.record(epoch, cert, res.alpha, v) != EpochDriver::Stop::none) break;
   }
-  // v was re-synchronized with alpha after the last epoch: this certificate is exact for the returned model.
   driver.finish(form, cert, v, epoch);
   return res;
 }

@@ -3,10 +3,12 @@
 // accepted variants with exact arrays, a table of malformed inputs with exact messages, every bundled
 // data set, gzip input, I/O errors, the writer's round trip, random mutations, and a throughput print.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -17,11 +19,13 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "hetglm/error.hpp"
 #include "hetglm/libsvm.hpp"
 #include "hetglm/matrix.hpp"
+#include "hetglm/memory.hpp"
 
 namespace fs = std::filesystem;
 using hetglm::Dataset;
@@ -802,3 +806,417 @@ TEST(LibsvmThroughput, A9a) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------------------------------------------
+// Streaming (issue 18): blocks, carried-over lines, the line bound, gzip bombs, the memory budget, interrupts.
+
+namespace {
+
+/// A read function over `text` giving at most `piece` bytes a call; counts the bytes handed out.
+struct Pieces {
+  std::string_view text;
+  std::size_t piece;
+  std::size_t pos = 0;
+  std::size_t operator()(char* buf, std::size_t n) {
+    const std::size_t k = std::min({n, piece, text.size() - pos});
+    std::memcpy(buf, text.data() + pos, k);
+    pos += k;
+    return k;
+  }
+};
+
+/// The data set, or "ERROR what()", of reading `text` through read_libsvm_stream.
+std::string stream_error(const std::string& text, LibsvmOptions o, std::size_t block, std::size_t piece) {
+  o.block_bytes = block;
+  Pieces p{text, piece};
+  try {
+    hetglm::read_libsvm_stream(std::ref(p), "t.svm", o);
+  } catch (const ParseError& e) {
+    return e.what();
+  }
+  return "<parsed>";
+}
+
+/// gzip (deflate level `level`) of `bytes`, made in memory.
+std::string gzip_string(const std::string& bytes, int level) {
+  z_stream zs{};
+  EXPECT_EQ(deflateInit2(&zs, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  std::string out(deflateBound(&zs, bytes.size()), '\0');
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
+  zs.avail_in = static_cast<uInt>(bytes.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(deflate(&zs, Z_FINISH), Z_STREAM_END);
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  return out;
+}
+
+/// An endless stream of the same line.
+struct Endless {
+  std::string line;
+  std::size_t pos = 0;
+  std::uint64_t calls = 0;
+  std::size_t operator()(char* buf, std::size_t n) {
+    ++calls;
+    for (std::size_t i = 0; i < n; ++i, pos = (pos + 1) % line.size()) buf[i] = line[pos];
+    return n;
+  }
+};
+
+}  // namespace
+
+TEST(LibsvmStream, MalformedCasesGiveTheSameMessageInAnyBlocksAndPieces) {
+  for (const Malformed& c : malformed_cases()) {
+    for (std::size_t block : {1, 2, 5, 64}) {
+      for (std::size_t piece : {1, 3, 7}) {
+        for (int threads : {1, 2}) {
+          LibsvmOptions o = c.options;
+          o.n_threads = threads;
+          EXPECT_EQ(stream_error(c.text, o, block, piece), c.message)
+              << "block " << block << " piece " << piece << " threads " << threads;
+          o.block_bytes = block;
+          EXPECT_EQ(parse_error(c.text, o), c.message) << "parse_libsvm, block " << block;
+        }
+      }
+    }
+  }
+}
+
+TEST(LibsvmStream, BundledFilesAreTheSameInAnyBlocks) {
+  for (const char* name : {"a9a", "heart_scale", "dna.scale", "housing_scale"}) {
+    SCOPED_TRACE(name);
+    const std::string path = kData + "/" + name;
+    const Dataset ref = hetglm::read_libsvm(path, opts(-1, false, 1));
+    const std::string text = slurp(path);
+    for (std::size_t block : {std::size_t{1000}, std::size_t{65536}, std::size_t{1} << 20}) {
+      for (int threads : {1, 2, 0}) {
+        LibsvmOptions o = opts(-1, false, threads);
+        o.block_bytes = block;
+        expect_same(hetglm::read_libsvm(path, o), ref);
+        expect_same(hetglm::parse_libsvm(text, path, o), ref);
+        Pieces p{text, 4093};
+        const Dataset d = hetglm::read_libsvm_stream(std::ref(p), "s", o);
+        expect_same(d, ref);
+        EXPECT_EQ(d.source, "s");
+      }
+    }
+  }
+  // gzip inflated block by block, in pieces, concatenated members included.
+  TempDir dir;
+  const std::string plain = slurp(kData + "/a9a");
+  const std::string gz = gzip_string(plain, 6);
+  const Dataset ref = hetglm::read_libsvm(kData + "/a9a");
+  for (std::size_t piece : {std::size_t{1}, std::size_t{777}, std::size_t{1} << 20}) {
+    LibsvmOptions o = opts(-1, false, 2);
+    o.block_bytes = 100000;
+    const std::string twice = gz + gz;
+    Pieces p{twice, piece};
+    const Dataset d = hetglm::read_libsvm_stream(std::ref(p), "a9a.gz", o);
+    ASSERT_EQ(d.X.n_rows, 2 * ref.X.n_rows);
+    ASSERT_EQ(d.X.nnz(), 2 * ref.X.nnz());
+    EXPECT_TRUE(std::equal(ref.X.indices.begin(), ref.X.indices.end(), d.X.indices.begin() + ref.X.nnz()));
+  }
+}
+
+TEST(LibsvmStream, ALineLongerThanTheBoundIsAnErrorAfterAnyEarlierError) {
+  const std::size_t max = hetglm::kMaxLibsvmLineBytes;
+  EXPECT_EQ(max, std::size_t{64} << 20);
+  const std::string bound = "line longer than the limit of 67108864 bytes (64 MiB)";
+  // Exactly the bound is fine (a comment fills it), one byte more is not.
+  std::string exact = "1 1:1 #";
+  exact.resize(max, 'x');
+  const std::string over = exact + "x";
+  TempDir dir;
+  for (int threads : {1, 2}) {
+    LibsvmOptions o = opts(-1, false, threads);
+    EXPECT_EQ(parse(exact + "\n-1 2:1\n", o).X.n_rows, 2);
+    EXPECT_EQ(parse_error("1 1:1\n" + over + "\n-1 2:1\n", o), "t.svm:2:0: " + bound);
+    EXPECT_EQ(parse_error("1 1:1\n" + over, o), "t.svm:2:0: " + bound);  // unterminated last line
+    EXPECT_EQ(stream_error("1 1:1\n" + over + "\n", o, 0, std::size_t{1} << 20), "t.svm:2:0: " + bound);
+    EXPECT_EQ(stream_error("1 1:1\n" + over, o, 1 << 20, 1 << 16), "t.svm:2:0: " + bound);
+    // An error in the line's first 64 MiB comes first, found as soon as a block holds it.
+    std::string early = "1 1:1 abc ";
+    early.resize(max + 100, ' ');
+    EXPECT_EQ(parse_error(early + "\n", o), "t.svm:1:7: missing ':' in feature 'abc'");
+    EXPECT_EQ(stream_error(early + "\n", o, 0, std::size_t{1} << 20), "t.svm:1:7: missing ':' in feature 'abc'");
+    // A control byte in a token cut by the bound is certain; the token itself is not.
+    std::string cut(max - 2, ' ');
+    cut = "1" + cut + "\x01z 2:1\n";
+    EXPECT_EQ(parse_error(cut, o), "t.svm:1:" + std::to_string(max) + ": control character '\\x01'");
+    std::string cut_token(max - 1, ' ');
+    cut_token = "1" + cut_token + "1:1 x\n";  // "1:1" starts at the bound's last byte
+    EXPECT_EQ(parse_error(cut_token, o), "t.svm:1:0: " + bound);
+    const std::string path = dir.file("long.svm");
+    spit(path, "1 1:1\n" + over + "\n");
+    try {
+      hetglm::read_libsvm(path, o);
+      ADD_FAILURE() << "no error";
+    } catch (const ParseError& e) {
+      EXPECT_EQ(std::string(e.what()), path + ":2:0: " + bound);
+    }
+  }
+}
+
+TEST(LibsvmStream, GzipBombOfZerosFailsInTheFirstBlock) {
+  const std::string gz = gzip_string(std::string(std::size_t{256} << 20, '\0'), 1);  // 256 MiB of NUL bytes
+  Pieces p{gz, std::size_t{1} << 30};
+  try {
+    hetglm::read_libsvm_stream(std::ref(p), "bomb.gz");
+    FAIL() << "no error";
+  } catch (const ParseError& e) {
+    EXPECT_EQ(std::string(e.what()), "bomb.gz:1:1: control character '\\x00'");
+  }
+  EXPECT_LE(p.pos, std::size_t{1} << 20) << "compressed bytes read of " << gz.size();
+  TempDir dir;
+  const std::string path = dir.file("bomb.gz");
+  spit(path, gz);
+  try {
+    hetglm::read_libsvm(path);
+    FAIL() << "no error";
+  } catch (const ParseError& e) {
+    EXPECT_EQ(std::string(e.what()), path + ":1:1: control character '\\x00'");
+  }
+}
+
+TEST(LibsvmStream, GzipOfBlankLinesOnlyIsRefusedAsABomb) {
+  const std::string gz = gzip_string(std::string(std::size_t{160} << 20, '\n'), 1);
+  Pieces p{gz, std::size_t{1} << 30};
+  try {
+    hetglm::read_libsvm_stream(std::ref(p), "blank.gz");
+    FAIL() << "no error";
+  } catch (const IoError& e) {
+    const std::string w = e.what();
+    EXPECT_EQ(w.rfind("cannot read 'blank.gz': gzip data expanding more than 100:1 (", 0), 0u) << w;
+    EXPECT_TRUE(w.ends_with(" compressed) without a single sample; refusing it as a decompression bomb")) << w;
+  }
+  EXPECT_LT(p.pos, gz.size());
+  // The same text uncompressed is an empty data set, and so is a small gzip of blank lines.
+  EXPECT_EQ(hetglm::read_libsvm_stream(Pieces{gzip_string(std::string(1 << 20, '\n'), 9), 4096}, "b.gz").X.n_rows, 0);
+}
+
+TEST(LibsvmStream, CorruptGzipMessagesAreKeptWhenStreamedInPieces) {
+  const std::string gz = gzip_string(slurp(kData + "/heart_scale"), 6);
+  auto io_error = [](const std::string& bytes, std::size_t piece) {
+    Pieces p{bytes, piece};
+    try {
+      hetglm::read_libsvm_stream(std::ref(p), "x.gz");
+    } catch (const IoError& e) {
+      return std::string(e.what());
+    }
+    return std::string("<no IoError>");
+  };
+  for (std::size_t piece : {1, 5, 4096}) {
+    std::string crc = gz;
+    crc[crc.size() - 8] ^= 0x55;
+    EXPECT_EQ(io_error(crc, piece), "cannot read 'x.gz': corrupt gzip data (incorrect data check)");
+    EXPECT_EQ(io_error(gz.substr(0, gz.size() / 2), piece), "cannot read 'x.gz': truncated gzip data");
+    EXPECT_EQ(io_error(gz.substr(0, 2), piece), "cannot read 'x.gz': truncated gzip data");
+    EXPECT_EQ(io_error(gz + "garbage", piece), "cannot read 'x.gz': corrupt gzip data (trailing garbage)");
+    EXPECT_EQ(io_error(gz + "\x1f", piece), "cannot read 'x.gz': corrupt gzip data (trailing garbage)");
+  }
+}
+
+TEST(LibsvmMemory, AnExplicitLimitStopsAnEndlessStreamWithTheMessage) {
+  // "1 1:1\n" keeps 24 bytes a row; blocks of 1 MiB hold 174762 or 174763 lines. After the second block
+  // 349525 rows take 8388608 bytes, over the limit of 8 MB.
+  LibsvmOptions o = opts(-1, false, 1);
+  o.block_bytes = std::size_t{1} << 20;
+  o.memory_limit = 8000000;
+  Endless gen{"1 1:1\n"};
+  try {
+    hetglm::read_libsvm_stream(std::ref(gen), "gen", o);
+    FAIL() << "no error";
+  } catch (const hetglm::MemoryLimitError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "'gen': stopped at line 349525 (2.1 MB read): the data kept would exceed the memory limit of 8.0 MB "
+              "(memory_limit)");
+  }
+  // The same numbers for any thread count, and the name of the limit as the caller gives it.
+  o.n_threads = 2;
+  o.memory_limit_name = "--memory-limit";
+  Endless gen2{"1 1:1\n"};
+  try {
+    hetglm::read_libsvm_stream(std::ref(gen2), "gen", o);
+    FAIL() << "no error";
+  } catch (const hetglm::MemoryLimitError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "'gen': stopped at line 349525 (2.1 MB read): the data kept would exceed the memory limit of 8.0 MB "
+              "(--memory-limit)");
+  }
+  // parse_libsvm checks the same budget batch by batch.
+  std::string text;
+  for (int i = 0; i < 400000; ++i) text += "1 1:1\n";
+  o.n_threads = 1;
+  o.memory_limit_name = "memory_limit";
+  try {
+    hetglm::parse_libsvm(text, "mem", o);
+    FAIL() << "no error";
+  } catch (const hetglm::MemoryLimitError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "'mem': stopped at line 349526 (2.1 MB read): the data kept would exceed the memory limit of 8.0 MB "
+              "(memory_limit)");
+  }
+  o.memory_limit = UINT64_MAX;  // no limit
+  EXPECT_EQ(hetglm::parse_libsvm(text, "mem", o).X.n_rows, 400000);
+}
+
+namespace {
+
+/// A fake /proc and /sys below a temporary folder.
+class FakeRoot {
+ public:
+  void put(const std::string& rel, const std::string& text) {
+    const fs::path p = dir_.path() / rel;
+    fs::create_directories(p.parent_path());
+    spit(p.string(), text);
+  }
+  std::string root() const { return dir_.path().string(); }
+
+ private:
+  TempDir dir_;
+};
+
+}  // namespace
+
+TEST(LibsvmMemory, MemoryLimitReadsCgroupV2AndItsAncestors) {
+  FakeRoot r;
+  r.put("proc/self/cgroup", "0::/a/b\n");
+  r.put("proc/self/mountinfo",
+        "25 30 0:23 / /proc rw - proc proc rw\n"
+        "31 23 0:27 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw,nsdelegate\n");
+  r.put("sys/fs/cgroup/a/b/memory.max", "max\n");
+  r.put("sys/fs/cgroup/a/b/memory.current", "123\n");
+  r.put("sys/fs/cgroup/a/memory.max", "1500000000\n");
+  r.put("sys/fs/cgroup/a/memory.current", "300000000\n");
+  r.put("sys/fs/cgroup/a/memory.stat", "anon 150000000\nfile 150000000\nactive_file 100000000\ninactive_file 50000000\n");
+  r.put("proc/meminfo", "MemTotal:       24684084 kB\nMemFree:        24200204 kB\nMemAvailable:   20000000 kB\n");
+  hetglm::MemoryLimit m = hetglm::memory_limit_at(r.root());
+  EXPECT_EQ(m.bytes, 1350000000u);
+  EXPECT_EQ(m.source, "cgroup memory.max of /a: 1.5 GB, 150.0 MB in use");
+  // MemAvailable when it is the smaller.
+  r.put("proc/meminfo", "MemAvailable:   1000000 kB\n");
+  m = hetglm::memory_limit_at(r.root());
+  EXPECT_EQ(m.bytes, 1024000000u);
+  EXPECT_EQ(m.source, "MemAvailable");
+  // Usage beyond the limit: 1 byte left (0 would mean unknown).
+  r.put("sys/fs/cgroup/a/memory.current", "1700000000\n");
+  EXPECT_EQ(hetglm::memory_limit_at(r.root()).bytes, 1u);
+}
+
+TEST(LibsvmMemory, MemoryLimitReadsCgroupV1AndKnowsNoLimit) {
+  FakeRoot r;
+  r.put("proc/self/cgroup", "5:devices:/x\n4:memory:/x/y\n0::/\n");
+  r.put("proc/self/mountinfo",
+        "35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
+        "41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n");
+  r.put("sys/fs/cgroup/memory/x/y/memory.limit_in_bytes", "9223372036854771712\n");  // v1's "no limit"
+  r.put("sys/fs/cgroup/memory/x/memory.limit_in_bytes", "1000000000\n");
+  r.put("sys/fs/cgroup/memory/x/memory.usage_in_bytes", "400000000\n");
+  r.put("sys/fs/cgroup/memory/x/memory.stat", "cache 1\ninactive_file 7\ntotal_inactive_file 100000000\ntotal_active_file 0\n");
+  r.put("proc/meminfo", "MemAvailable:   20000000 kB\n");
+  hetglm::MemoryLimit m = hetglm::memory_limit_at(r.root());
+  EXPECT_EQ(m.bytes, 700000000u);
+  EXPECT_EQ(m.source, "cgroup memory.limit_in_bytes of /x: 1.0 GB, 300.0 MB in use");
+  // No limit anywhere: MemAvailable; nothing readable: unknown.
+  r.put("sys/fs/cgroup/memory/x/memory.limit_in_bytes", "9223372036854771712\n");
+  m = hetglm::memory_limit_at(r.root());
+  EXPECT_EQ(m.bytes, 20480000000u);
+  EXPECT_EQ(m.source, "MemAvailable");
+  TempDir empty;
+  EXPECT_EQ(hetglm::memory_limit_at(empty.path().string()).bytes, 0u);
+  // A container's mount shows its own cgroup at the mount point (mount root /x/y).
+  FakeRoot c;
+  c.put("proc/self/cgroup", "4:memory:/x/y\n");
+  c.put("proc/self/mountinfo", "35 31 0:32 /x/y /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n");
+  c.put("sys/fs/cgroup/memory/memory.limit_in_bytes", "2000000000\n");
+  c.put("sys/fs/cgroup/memory/memory.usage_in_bytes", "0\n");
+  m = hetglm::memory_limit_at(c.root());
+  EXPECT_EQ(m.bytes, 2000000000u);
+  EXPECT_EQ(m.source, "cgroup memory.limit_in_bytes of /x/y: 2.0 GB, 0 bytes in use");
+  // This machine: something is known (at least MemAvailable).
+  EXPECT_GT(hetglm::memory_limit_bytes(), 0u);
+}
+
+TEST(LibsvmMemory, ByteSizesAsTextAndBack) {
+  EXPECT_EQ(hetglm::parse_byte_size("150M", "--memory-limit"), 150000000u);
+  EXPECT_EQ(hetglm::parse_byte_size("64Mi", "x"), 67108864u);
+  EXPECT_EQ(hetglm::parse_byte_size("1.5G", "x"), 1500000000u);
+  EXPECT_EQ(hetglm::parse_byte_size("2Gi", "x"), 2147483648u);
+  EXPECT_EQ(hetglm::parse_byte_size("1000", "x"), 1000u);
+  EXPECT_EQ(hetglm::parse_byte_size("512B", "x"), 512u);
+  EXPECT_EQ(hetglm::parse_byte_size("3K", "x"), 3000u);
+  EXPECT_EQ(hetglm::parse_byte_size("1T", "x"), 1000000000000u);
+  for (const char* bad : {"", "M", "12X", "-5M", "0", "0.1", "1e3", "1 M", "nan", "inf", "20000000T"}) {
+    try {
+      hetglm::parse_byte_size(bad, "--memory-limit");
+      ADD_FAILURE() << bad;
+    } catch (const hetglm::InvalidArgument& e) {
+      EXPECT_EQ(std::string(e.what()),
+                "--memory-limit: cannot parse " + hetglm::quote_token(bad) +
+                    " (expected a positive number of bytes with an optional K M G T or Ki Mi Gi Ti suffix, such as "
+                    "512M or 2Gi)");
+    }
+  }
+  EXPECT_EQ(hetglm::format_bytes(0), "0 bytes");
+  EXPECT_EQ(hetglm::format_bytes(999), "999 bytes");
+  EXPECT_EQ(hetglm::format_bytes(1000), "1.0 kB");
+  EXPECT_EQ(hetglm::format_bytes(67108864), "67.1 MB");
+  EXPECT_EQ(hetglm::format_bytes(999999999), "1.0 GB");
+  EXPECT_EQ(hetglm::format_bytes(1500000000), "1.5 GB");
+  EXPECT_EQ(hetglm::format_bytes(3000000000000), "3.0 TB");
+}
+
+TEST(LibsvmInterrupt, ShouldStopIsPolledBetweenBlocks) {
+  LibsvmOptions o = opts(-1, false, 1);
+  o.block_bytes = 4096;
+  int polls = 0;
+  o.should_stop = [&polls] { return ++polls == 5; };
+  Endless gen{"1 1:1\n"};
+  try {
+    hetglm::read_libsvm_stream(std::ref(gen), "gen", o);
+    FAIL() << "no error";
+  } catch (const hetglm::Interrupted& e) {
+    EXPECT_EQ(std::string(e.what()), "interrupted while reading 'gen'");
+    EXPECT_EQ(e.file(), "gen");
+  }
+  EXPECT_EQ(polls, 5);
+  EXPECT_LE(gen.calls, 5u);
+}
+
+TEST(LibsvmInterrupt, AFifoWithoutWriterIsInterrupted) {
+  TempDir dir;
+  const std::string fifo = dir.file("fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::atomic<bool> stop{false};
+  LibsvmOptions o;
+  o.should_stop = [&stop] { return stop.load(); };
+  std::thread t([&stop] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    stop = true;
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    hetglm::read_libsvm(fifo, o);
+    ADD_FAILURE() << "no error";
+  } catch (const hetglm::Interrupted& e) {
+    EXPECT_EQ(e.file(), fifo);
+  }
+  t.join();
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 5.0);
+  // A writer that comes later is read to its end.
+  const std::string text = slurp(kData + "/heart_scale");
+  std::thread w([&] { spit(fifo, text); });
+  const Dataset d = hetglm::read_libsvm(fifo, opts(-1, false, 1));
+  w.join();
+  expect_same(d, hetglm::parse_libsvm(text, "x", opts(-1, false, 1)));
+}
+
+TEST(LibsvmIo, DevicesAreRefused) {
+  try {
+    hetglm::read_libsvm("/dev/zero");
+    FAIL() << "no error";
+  } catch (const IoError& e) {
+    EXPECT_EQ(std::string(e.what()), "cannot open '/dev/zero': not a regular file or pipe");
+  }
+}

@@ -8,6 +8,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <random>
+#include <thread>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -19,6 +24,7 @@
 #include <vector>
 
 #include "hetglm/error.hpp"
+#include "hetglm/memory.hpp"
 
 namespace fs = std::filesystem;
 using namespace hetglm;
@@ -883,4 +889,195 @@ TEST(ModelParse, FuzzRegressionSolverTypeWithCarriageReturns) {
     EXPECT_EQ(std::string(e.what()),
               "m:2:13: solver_type: expected a name of at most 64 upper-case letters, digits and '_', found " + shown);
   }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Streaming loader (issue 18): bounded lines, the memory budget, interrupts.
+
+namespace {
+
+/// format_model of what the text loads to, or "ERROR what()": in memory, or streamed in `piece`-byte reads with
+/// blocks of `block` bytes.
+std::string outcome(const std::string& text, std::size_t block = 0, std::size_t piece = 0) {
+  try {
+    if (block == 0) return format_model(parse_model(text, "m"));
+    ModelLoadOptions o;
+    o.block_bytes = block;
+    std::size_t pos = 0;
+    return format_model(read_model_stream(
+        [&](char* buf, std::size_t n) {
+          const std::size_t k = std::min({n, piece, text.size() - pos});
+          std::memcpy(buf, text.data() + pos, k);
+          pos += k;
+          return k;
+        },
+        "m", o));
+  } catch (const ParseError& e) {
+    return std::string("ERROR ") + e.what();
+  }
+}
+
+}  // namespace
+
+TEST(ModelStream, SameModelOrMessageInAnyBlocksAndPieces) {
+  std::vector<std::string> texts = {
+      join(binary_lines()), join(ridge_lines()), join(multiclass_lines()), "", "\n \r\n\t\n", "\nformat hetglm-1\n",
+      join(erased(binary_lines(), 1)), join(replaced(binary_lines(), 1, "format hetglm-1 x")),
+      join(first(replaced(binary_lines(), 5, "nr_feature 123"), 16)), join(first(binary_lines(), 15)),
+      join(replaced(binary_lines(), 17, "")), join(first(binary_lines(), 10)), "format hetglm-1",
+      join(replaced(binary_lines(), 5, "nr_feature 2000000000")), join(binary_lines()) + "\n  \n\r\n",
+      join(binary_lines()) + "7\n", join(replaced(multiclass_lines(), 18, "0 0 0.5 1 2"))};
+  std::string crlf;
+  for (const auto& l : binary_lines()) crlf += l + "\r\n";
+  texts.push_back(crlf);
+  texts.push_back(crlf.substr(0, crlf.size() - 2));
+  std::string cut = join(first(replaced(binary_lines(), 5, "nr_feature 123"), 16));
+  cut.pop_back();
+  texts.push_back(cut);
+  // Random mutations of valid files.
+  std::mt19937 rng(18);
+  const char inserts[] = {' ', '\t', '\n', '\r', 'x', '0', '-', '.', 'e', '\0'};
+  for (int i = 0; i < 400; ++i) {
+    std::string t = i % 2 ? join(binary_lines()) : join(multiclass_lines());
+    for (int m = 0; m < 1 + i % 3; ++m) {
+      const std::size_t at = rng() % (t.size() + 1);
+      switch (rng() % 3) {
+        case 0: t.insert(at, 1, inserts[rng() % sizeof(inserts)]); break;
+        case 1: if (at < t.size()) t.erase(at, 1 + rng() % 3); break;
+        default: t.resize(at); break;
+      }
+    }
+    texts.push_back(t);
+  }
+  int errors = 0;
+  for (const std::string& t : texts) {
+    const std::string ref = outcome(t);
+    errors += ref.rfind("ERROR ", 0) == 0;
+    for (std::size_t block : {1, 2, 7, 64, 4096})
+      for (std::size_t piece : {1, 5, 4096}) ASSERT_EQ(outcome(t, block, piece), ref) << "block " << block << " piece " << piece << "\n" << t;
+  }
+  EXPECT_GT(errors, 100);
+}
+
+TEST(ModelStream, AFileOfNulBytesFailsAtTheFirstLineAfterOneBlock) {
+  const std::string expected = "m:1:1: expected 'format hetglm-1' as the first line, found '" +
+                               [] {
+                                 std::string s;
+                                 for (int i = 0; i < 40; ++i) s += "\\x00";
+                                 return s;
+                               }() +
+                               "...'";
+  std::uint64_t handed = 0;
+  try {
+    read_model_stream(
+        [&](char* buf, std::size_t n) {
+          std::memset(buf, 0, n);
+          handed += n;
+          return n;
+        },
+        "m");
+    FAIL() << "no error";
+  } catch (const ParseError& e) {
+    EXPECT_EQ(std::string(e.what()), expected);
+  }
+  EXPECT_LE(handed, std::uint64_t{1} << 20);
+  // The same for a 2 GB sparse file of zeros.
+  const fs::path dir = fs::temp_directory_path() / ("hetglm_test_model_zeros_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string path = (dir / "zeros.model").string();
+  { std::ofstream(path, std::ios::binary); }
+  fs::resize_file(path, std::uint64_t{2} << 30);
+  try {
+    load_model(path);
+    ADD_FAILURE() << "no error";
+  } catch (const ParseError& e) {
+    EXPECT_EQ(std::string(e.what()), path + expected.substr(1));
+  }
+  fs::remove_all(dir);
+}
+
+TEST(ModelStream, LongLinesAreBounded) {
+  // The first line: 4 KiB. A token decided within them gives the usual message; otherwise the bound.
+  EXPECT_EQ(outcome(std::string(10000, 'x') + "\n"),
+            "ERROR m:1:1: expected 'format hetglm-1' as the first line, found '" + std::string(40, 'x') + "...'");
+  EXPECT_EQ(outcome("format hetglm-2" + std::string(5000, ' ') + "\n"),
+            "ERROR m:1:8: unsupported format version 'hetglm-2' (expected 'hetglm-1')");
+  EXPECT_EQ(outcome("format hetglm-1" + std::string(5000, ' ') + "\n"),
+            "ERROR m:1:0: expected 'format hetglm-1' as the first line, found a line longer than 4096 bytes");
+  EXPECT_EQ(outcome(std::string(5000, ' ') + "format hetglm-1\n"),
+            "ERROR m:1:0: expected 'format hetglm-1' as the first line, found a line longer than 4096 bytes");
+  EXPECT_EQ(outcome(std::string(5000, ' ') + "\n\n"), "ERROR m:1:0: empty file");
+  // Other lines: 1 MiB and 32 bytes a class.
+  EXPECT_EQ(outcome(join(replaced(binary_lines(), 17, "1" + std::string(2 << 20, ' ')))),
+            "ERROR m:17:0: line longer than 1048640 bytes (the model loader's limit for this line)");
+  EXPECT_EQ(outcome(join(replaced(binary_lines(), 9, "lambda 0.01" + std::string(2 << 20, ' ')))),
+            "ERROR m:9:0: line longer than 1048640 bytes (the model loader's limit for this line)");
+  // Just below the bound still loads.
+  const LinearModel m = parse_model(join(replaced(binary_lines(), 17, "-1" + std::string(1048600, ' '))), "m");
+  EXPECT_EQ(m.w, (std::vector<double>{0.5, -1, 2}));
+}
+
+TEST(ModelStream, TheMemoryBudgetStopsTheWeights) {
+  // 1,000,000 weight lines of "0"; checked every 65536 lines: at line 131071 of the weights, 1048568 bytes of
+  // weights are over the limit of 1 MB.
+  std::string text = join(replaced(first(binary_lines(), 15), 5, "nr_feature 1000000"));
+  const std::size_t header = text.size();
+  for (int i = 0; i < 1000000; ++i) text += "0\n";
+  ModelLoadOptions o;
+  o.memory_limit = 1000000;
+  std::size_t pos = 0;
+  try {
+    read_model_stream(
+        [&](char* buf, std::size_t n) {
+          const std::size_t k = std::min(n, text.size() - pos);
+          std::memcpy(buf, text.data() + pos, k);
+          pos += k;
+          return k;
+        },
+        "m", o);
+    FAIL() << "no error";
+  } catch (const MemoryLimitError& e) {
+    EXPECT_EQ(std::string(e.what()), "'m': stopped at line " + std::to_string(15 + 131071) + " (" +
+                                         format_bytes(header + 2 * 131071) +
+                                         " read): the weights kept would exceed the memory limit of 1.0 MB "
+                                         "(memory_limit)");
+  }
+  o.memory_limit = 0;  // automatic: fits easily
+  pos = 0;
+  EXPECT_EQ(read_model_stream(
+                [&](char* buf, std::size_t n) {
+                  const std::size_t k = std::min(n, text.size() - pos);
+                  std::memcpy(buf, text.data() + pos, k);
+                  pos += k;
+                  return k;
+                },
+                "m", o)
+                .w.size(),
+            1000000u);
+}
+
+TEST(ModelStream, AFifoWithoutWriterIsInterrupted) {
+  const fs::path dir = fs::temp_directory_path() / ("hetglm_test_model_fifo_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string fifo = (dir / "fifo").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::atomic<bool> stop{false};
+  ModelLoadOptions o;
+  o.should_stop = [&stop] { return stop.load(); };
+  std::thread t([&stop] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    stop = true;
+  });
+  try {
+    load_model(fifo, o);
+    ADD_FAILURE() << "no error";
+  } catch (const Interrupted& e) {
+    EXPECT_EQ(std::string(e.what()), "interrupted while reading '" + fifo + "'");
+  }
+  t.join();
+  // A writer: the model is read from the pipe.
+  std::thread w([&] { std::ofstream(fifo, std::ios::binary) << join(multiclass_lines()); });
+  expect_same_model(load_model(fifo), parse_model(join(multiclass_lines()), "m"));
+  w.join();
+  fs::remove_all(dir);
 }

@@ -634,3 +634,78 @@ TEST_F(Robust, OneClassDataFailsWithTheExactMessageForClassifiersAndTrainsForReg
   EXPECT_EQ(err, "error: 'one.svm': all samples have the same label 1; a classifier needs two classes\n");
   EXPECT_FALSE(fs::exists(dir / "m"));
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Ctrl-C while the reader waits (issue 18): a FIFO with no writer, a writer on standard input that does not write.
+
+namespace {
+
+/// Waits until process `pid` holds a descriptor >= 3 on `target` (as /proc/PID/fd shows it: a path, or
+/// "pipe:[N]"): the reader has opened its input, so the SIGINT handler installed before it is in place.
+bool wait_until_opened(pid_t pid, const std::string& target, double seconds = 30) {
+  const auto t0 = Clock::now();
+  const fs::path fds = "/proc/" + std::to_string(pid) + "/fd";
+  while (std::chrono::duration<double>(Clock::now() - t0).count() < seconds) {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(fds, ec)) {
+      if (std::atoi(e.path().filename().c_str()) < 3) continue;
+      std::error_code ec2;
+      if (fs::read_symlink(e.path(), ec2).string() == target) return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_F(Robust, SigintWhileAFifoHasNoWriterExits130AtOnce) {
+  const std::string fifo = (dir / "fifo").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  Child c = Child::spawn({"train", "-q", fifo, (dir / "m").string()}, dir / "out", dir / "err");
+  ASSERT_TRUE(wait_until_opened(c.pid, fifo)) << slurp(dir / "err");
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const auto t0 = Clock::now();
+  ::kill(c.pid, SIGINT);
+  ASSERT_TRUE(c.wait(10)) << "no exit within 10 s of SIGINT";
+  RecordProperty("exit_after_sigint_ms", static_cast<int>(std::chrono::duration<double>(Clock::now() - t0).count() * 1e3));
+  EXPECT_EQ(c.exit_code(), 130);
+  EXPECT_EQ(slurp(dir / "err"), "interrupted while loading '" + fifo + "'; nothing written\n");
+  EXPECT_FALSE(fs::exists(dir / "m"));
+}
+
+TEST_F(Robust, SigintWhileStandardInputsWriterIsSilentExits130AtOnce) {
+  int p[2];
+  ASSERT_EQ(::pipe(p), 0);
+  std::vector<std::string> all{HETGLM_CLI, "train", "-q", "/dev/stdin", (dir / "m").string()};
+  std::vector<char*> argv;
+  for (auto& a : all) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const std::string o = (dir / "out").string(), e = (dir / "err").string();
+  Child c;
+  c.pid = ::fork();
+  if (c.pid == 0) {  // only async-signal-safe calls until exec
+    const int fo = ::open(o.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int fe = ::open(e.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fo < 0 || fe < 0) ::_exit(127);
+    ::dup2(p[0], 0);
+    ::close(p[1]);
+    ::dup2(fo, 1);
+    ::dup2(fe, 2);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  ::close(p[0]);
+  // One line, then silence with the pipe held open (a slow writer).
+  ASSERT_EQ(::write(p[1], "1 1:1\n", 6), 6);
+  const std::string pipe_name = fs::read_symlink("/proc/self/fd/" + std::to_string(p[1])).string();
+  ASSERT_TRUE(wait_until_opened(c.pid, pipe_name)) << slurp(dir / "err");
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ::kill(c.pid, SIGINT);
+  const bool exited = c.wait(10);
+  ::close(p[1]);
+  ASSERT_TRUE(exited) << "no exit within 10 s of SIGINT";
+  EXPECT_EQ(c.exit_code(), 130);
+  EXPECT_EQ(slurp(dir / "err"), "interrupted while loading '/dev/stdin'; nothing written\n");
+  EXPECT_FALSE(fs::exists(dir / "m"));
+}

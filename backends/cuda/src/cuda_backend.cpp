@@ -15,6 +15,7 @@
 
 #include "cuda_check.hpp"
 #include "hetglm/column_pool.hpp"
+#include "hetglm/tpa_schedule.hpp"
 #include "tpa_scd.hpp"
 
 namespace hetglm::cuda {
@@ -101,6 +102,8 @@ class CudaBackend final : public Backend {
  public:
   CudaBackend(const BackendOptions& o, const CudaOptions& c) : copt_(c) {
     HETGLM_CUDA_CHECK(cudaSetDevice(c.device));
+    tpa_.concurrency = c.tpa_concurrency;
+    tpa_.safeguard = c.tpa_safeguard;
     cudaDeviceProp prop{};
     HETGLM_CUDA_CHECK(cudaGetDeviceProperties(&prop, c.device));
     name_ = prop.name;
@@ -117,6 +120,7 @@ class CudaBackend final : public Backend {
     gap_sum_.reserve(1);
   }
   ~CudaBackend() override {
+    (void)cudaSetDevice(copt_.device);
     if (compute_) { (void)cudaStreamSynchronize(compute_); (void)cudaStreamDestroy(compute_); }
     if (copy_) { (void)cudaStreamSynchronize(copy_); (void)cudaStreamDestroy(copy_); }
     if (ready_) (void)cudaEventDestroy(ready_);
@@ -124,12 +128,19 @@ class CudaBackend final : public Backend {
 
   Device device() const noexcept override { return Device::cuda; }
   std::string description() const override {
-    return "CUDA " + name_ + " (sm_" + cc_ + ", float32, TPA-SCD " + (copt_.sequential ? "sequential" : "async") +
-           ", budget " + std::to_string(budget_) + " bytes)";
+    std::string sched = copt_.sequential ? "sequential" : "waves";
+    if (!copt_.sequential) {
+      if (!tpa_.safeguard) sched += " unsafeguarded";
+      if (planned_) sched += ": " + schedule_.describe() + ", " + std::to_string(grid_) + " blocks" +
+                             (cooperative_ ? " persistent" : " per-wave launches");
+    }
+    return "CUDA " + name_ + " (sm_" + cc_ + ", float32, TPA-SCD " + sched + ", budget " + std::to_string(budget_) +
+           " bytes)";
   }
   std::size_t memory_budget() const noexcept override { return budget_; }
 
   void bind(const ObjectiveDesc& d) override {
+    use_device();
     sync_all();
     d_ = d;
     d_.coord_labels = d_.coord_weights = d_.coord_curvature = d_.row_labels = d_.row_weights = nullptr;
@@ -141,6 +152,10 @@ class CudaBackend final : public Backend {
       upload(row_labels_, to_float_array(d.row_labels, dim, 0.0f));
       upload(row_weights_, to_float_array(d.row_weights, dim, 1.0f));
     }
+    // Host copies in double: the weights for the domain edges of get_alpha, the row weights for the wave schedule.
+    coord_weights_d_ = d.coord_weights ? std::vector<double>(d.coord_weights, d.coord_weights + nc) : std::vector<double>(nc, 1.0);
+    row_weights_d_ = !d.dual() && d.row_weights ? std::vector<double>(d.row_weights, d.row_weights + dim) : std::vector<double>{};
+    planned_ = false;
     v_.reserve(std::max<std::size_t>(dim, 1));
     HETGLM_CUDA_CHECK(cudaMemsetAsync(v_.get(), 0, dim * sizeof(float), compute_));
     const std::size_t m = std::max<std::size_t>(nc, 1);
@@ -158,6 +173,7 @@ class CudaBackend final : public Backend {
 
   LoadReport load_working_set(std::span<const index_t> coords, const CsrMatrix& A,
                               std::span<const double> alpha_ws) override {
+    use_device();
     const auto t0 = Clock::now();
     if (alpha_ws.size() != coords.size())
       throw InvalidArgument("load_working_set: alpha_ws has " + std::to_string(alpha_ws.size()) + " values for " +
@@ -206,6 +222,7 @@ class CudaBackend final : public Backend {
     meta_i32_.reserve(std::max<std::size_t>(2 * m, 1));
     stage_f_.reserve(std::max<std::size_t>(m, 1));
     std::int64_t nnz = 0;
+    alpha0_.assign(alpha_ws.begin(), alpha_ws.end());
     for (std::size_t p = 0; p < m; ++p) {
       const ColumnPool::Range& r = plan.slots[p];
       meta_off_[p] = r.offset;
@@ -223,16 +240,36 @@ class CudaBackend final : public Backend {
     }
     rep.bytes_copied += m * sizeof(float);
     const double mean = m ? double(nnz) / double(m) : 0.0;
+    const int threads_before = threads_;
     threads_ = copt_.threads_per_block;
     if (threads_ <= 0) {
       threads_ = 32;
       while (threads_ < 512 && double(threads_) < mean) threads_ *= 2;
+    }
+    // Copy of the float alpha the device starts from (get_alpha returns alpha0_ + the device's change).
+    alpha0_dev_.assign(stage_f_.get(), stage_f_.get() + m);
+    // The wave schedule (tpa_schedule.hpp; the same plan the cpu stand-in's emulation makes): planned again when the
+    // working set or the block size changed. Coordinates in flight: --tpa-concurrency, else the resident blocks.
+    if (!copt_.sequential && m > 0 && (!planned_ || !plan.fresh.empty() || planned_size_ != m || threads_ != threads_before)) {
+      int capacity = 1;
+      bool coop = false;
+      HETGLM_CUDA_CHECK(detail::wave_capacity(threads_, &capacity, &coop));
+      cooperative_ = coop && copt_.wave_mode != CudaOptions::WaveMode::launches;
+      if (copt_.wave_mode == CudaOptions::WaveMode::cooperative && !coop)
+        throw DeviceError("device 'cuda': cooperative launches are not supported by this device");
+      tpa_.concurrency = copt_.tpa_concurrency > 0 ? copt_.tpa_concurrency : capacity;
+      schedule_ = tpa::plan(A, coords, row_weights_d_.empty() ? nullptr : row_weights_d_.data(), tpa_);
+      grid_ = static_cast<int>(std::min<std::int64_t>(schedule_.wave, cooperative_ ? capacity : schedule_.wave));
+      wave_delta_.reserve(static_cast<std::size_t>(std::max<std::int64_t>(schedule_.wave, 1)));
+      planned_ = true;
+      planned_size_ = m;
     }
     rep.seconds = seconds_since(t0);  // the column copies may still be in flight (overlapped with run_epochs)
     return rep;
   }
 
   void set_shared_vector(std::span<const double> v) override {
+    use_device();
     const auto dim = static_cast<std::size_t>(d_.dim);
     if (v.size() < dim) throw InvalidArgument("set_shared_vector: " + std::to_string(v.size()) + " values for " + std::to_string(dim));
     HETGLM_CUDA_CHECK(cudaStreamSynchronize(compute_));
@@ -243,6 +280,7 @@ class CudaBackend final : public Backend {
   }
 
   EpochReport run_epochs(int epochs, std::uint64_t seed, double sigma) override {
+    use_device();  // DuHL calls this from its own thread, whose current device is 0
     const auto t0 = Clock::now();
     EpochReport rep;
     const std::size_t m = ws_.size();
@@ -267,12 +305,14 @@ class CudaBackend final : public Backend {
     HETGLM_CUDA_CHECK(cudaMemcpyAsync(order_.get(), stage_order_.get(), m * std::size_t(epochs) * 4,
                                       cudaMemcpyHostToDevice, compute_));
     HETGLM_CUDA_CHECK(cudaMemsetAsync(nonfinite_.get(), 0, sizeof(int), compute_));
-    const detail::KernelArgs a = args(sigma);
+    // Curvature x DuHL's sigma' x the wave's sigma'; v moves by DuHL's sigma' (tpa_schedule.hpp).
+    const detail::KernelArgs a = args(sigma, copt_.sequential ? 1.0 : schedule_.sigma);
     auto launch = [&](const std::int32_t* ord, std::size_t count) {
       if (copt_.sequential)
         HETGLM_CUDA_CHECK(detail::launch_epoch_sequential(a, ord, static_cast<int>(count), threads_, compute_));
       else
-        HETGLM_CUDA_CHECK(detail::launch_epoch_async(a, ord, static_cast<int>(count), threads_, compute_));
+        HETGLM_CUDA_CHECK(detail::launch_epoch_waves(a, ord, static_cast<int>(count), static_cast<int>(schedule_.wave),
+                                                     threads_, grid_, cooperative_, compute_));
     };
     for (int e = 0; e < epochs; ++e) {
       const std::int32_t* ord = order_.get() + std::size_t(e) * m;
@@ -296,16 +336,22 @@ class CudaBackend final : public Backend {
     return rep;
   }
 
+  /// The host's double alpha plus the device's change (backend.hpp device_alpha_to_host): alpha is never rounded
+  /// through float across rounds.
   void get_alpha(std::span<double> out) const override {
+    use_device();
     const std::size_t m = std::min(ws_.size(), out.size());
     if (m == 0) return;
     stage_f_.reserve(m);
     HETGLM_CUDA_CHECK(cudaMemcpyAsync(stage_f_.get(), alpha_.get(), m * 4, cudaMemcpyDeviceToHost, compute_));
     HETGLM_CUDA_CHECK(cudaStreamSynchronize(compute_));
-    for (std::size_t p = 0; p < m; ++p) out[p] = stage_f_[p];
+    for (std::size_t p = 0; p < m; ++p)
+      out[p] = device_alpha_to_host(alpha0_[p], alpha0_dev_[p], stage_f_[p],
+                                    domain_edge(d_.obj, coord_weights_d_[static_cast<std::size_t>(ws_[p])]));
   }
 
   void get_shared_vector(std::span<double> out) const override {
+    use_device();
     const std::size_t dim = std::min(static_cast<std::size_t>(d_.dim), out.size());
     if (dim == 0) return;
     stage_v_.reserve(dim);
@@ -315,11 +361,12 @@ class CudaBackend final : public Backend {
   }
 
   bool coordinate_gaps(std::span<double> out) const override {
+    use_device();
     const std::size_t m = std::min(ws_.size(), out.size());
     if (m == 0) return true;
     if (pending_copy_) HETGLM_CUDA_CHECK(cudaStreamWaitEvent(compute_, ready_, 0));
     HETGLM_CUDA_CHECK(cudaMemsetAsync(gap_sum_.get(), 0, sizeof(double), compute_));
-    HETGLM_CUDA_CHECK(detail::launch_gaps(args(1.0), static_cast<int>(m), threads_, gaps_.get(), gap_sum_.get(), compute_));
+    HETGLM_CUDA_CHECK(detail::launch_gaps(args(1.0, 1.0), static_cast<int>(m), threads_, gaps_.get(), gap_sum_.get(), compute_));
     stage_d_.reserve(m);
     HETGLM_CUDA_CHECK(cudaMemcpyAsync(stage_d_.get(), gaps_.get(), m * 8, cudaMemcpyDeviceToHost, compute_));
     HETGLM_CUDA_CHECK(cudaStreamSynchronize(compute_));
@@ -328,6 +375,9 @@ class CudaBackend final : public Backend {
   }
 
  private:
+  /// Every entry point makes the backend's device current: the DuHL scheduler calls run_epochs from its own thread.
+  void use_device() const { HETGLM_CUDA_CHECK(cudaSetDevice(copt_.device)); }
+
   void sync_all() const {
     HETGLM_CUDA_CHECK(cudaStreamSynchronize(copy_));
     HETGLM_CUDA_CHECK(cudaStreamSynchronize(compute_));
@@ -339,11 +389,13 @@ class CudaBackend final : public Backend {
       HETGLM_CUDA_CHECK(cudaMemcpy(buf.get(), host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice));
   }
 
-  detail::KernelArgs args(double sigma) const {
+  detail::KernelArgs args(double sigma, double wave_sigma) const {
     detail::KernelArgs a;
     a.obj_d = d_.obj;
     a.obj = to_float(d_.obj);
-    a.sigma = float(sigma);
+    a.sigma = float(sigma * wave_sigma);
+    a.sigma_v = float(sigma);
+    a.wave_delta = wave_delta_.get();
     a.col_off = col_off_.get();
     a.col_len = col_len_.get();
     a.col_coord = col_coord_.get();
@@ -369,7 +421,7 @@ class CudaBackend final : public Backend {
   int threads_ = 32;
   ObjectiveDesc d_;
   // Device state.
-  DeviceBuffer<float> v_, labels_, weights_, curv_, row_labels_, row_weights_, alpha_, val_;
+  DeviceBuffer<float> v_, labels_, weights_, curv_, row_labels_, row_weights_, alpha_, val_, wave_delta_;
   DeviceBuffer<std::int64_t> col_off_;
   DeviceBuffer<std::int32_t> col_len_, col_coord_, order_, idx_;
   DeviceBuffer<int> nonfinite_;
@@ -383,9 +435,27 @@ class CudaBackend final : public Backend {
   PinnedBuffer<std::int64_t> meta_off_;
   mutable PinnedBuffer<float> stage_f_, stage_v_;
   mutable PinnedBuffer<double> stage_d_;
+  // Host alpha in double (as loaded) and the float copy the device started from; double weights.
+  std::vector<double> alpha0_, coord_weights_d_, row_weights_d_;
+  std::vector<float> alpha0_dev_;
+  // The wave schedule of the current working set.
+  tpa::ScheduleOptions tpa_;
+  tpa::Schedule schedule_;
+  bool planned_ = false, cooperative_ = false;
+  std::size_t planned_size_ = 0;
+  int grid_ = 1;
 };
 
 }  // namespace
+
+double time_device_copy(std::size_t bytes, int reps, int device) {
+  const DeviceProbe p = probe();
+  if (p.count == 0) throw UnsupportedDevice("device 'cuda': no CUDA device is present (" + p.reason + ")");
+  HETGLM_CUDA_CHECK(cudaSetDevice(device));
+  double s = 0;
+  HETGLM_CUDA_CHECK(detail::time_device_copy(bytes, reps, &s));
+  return s;
+}
 
 std::unique_ptr<Backend> make_cuda_backend(const BackendOptions& options, const CudaOptions& cuda) {
   const DeviceProbe p = probe();

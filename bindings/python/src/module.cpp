@@ -425,7 +425,7 @@ NB_MODULE(_hetglm, m) {
                    [](PyTrainOptions& o, std::uint64_t v) { o.base.solver.seed = v; })
       .def_prop_rw("n_threads", [](const PyTrainOptions& o) { return o.base.solver.n_threads; },
                    [](PyTrainOptions& o, int v) { o.base.solver.n_threads = v; })
-      .def_prop_rw("deterministic", [](const PyTrainOptions& o) { return o.base.solver.deterministic; },
+      .def_prop_rw("deterministic", [](const PyTrainOptions& o) { return o.base.solver.deterministic.value_or(true); },
                    [](PyTrainOptions& o, bool v) { o.base.solver.deterministic = v; });
 
   m.def("train", &train_py, "matrix"_a, "y"_a.noconvert(), "options"_a, "sample_weight"_a.noconvert() = nb::none(),

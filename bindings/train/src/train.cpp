@@ -13,6 +13,7 @@
 #include <limits>
 #include <set>
 
+#include "hetglm/memory.hpp"
 #include "hetglm/backends/registry.hpp"
 #include "hetglm/error.hpp"
 #include "hetglm/solvers/dispatch.hpp"
@@ -180,16 +181,8 @@ FormulationChoice resolve_formulation(const TrainOptions& o, const ModelSpec& sp
 }  // namespace
 
 namespace {
-/// Bytes of memory this machine can still give (MemAvailable), or 0 if unknown.
-double available_memory_bytes() {
-  std::ifstream in("/proc/meminfo");
-  std::string key;
-  double kb = 0;
-  std::string unit;
-  while (in >> key >> kb >> unit)
-    if (key == "MemAvailable:") return kb * 1024.0;
-  return 0;
-}
+/// Bytes of memory this process can still allocate (the cgroup limit less usage, or MemAvailable), or 0 if unknown.
+double available_memory_bytes() { return static_cast<double>(memory_limit_bytes()); }
 
 /// Estimate the memory training needs before allocating any of it, and refuse a problem that cannot fit
 /// (a libsvm index near 2^31 asks for dense vectors of 17 GB each). Counted: the matrix copy with the bias column,

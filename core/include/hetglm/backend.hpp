@@ -104,6 +104,32 @@ inline void check_working_set_budget(std::span<const index_t> coords, const CsrM
                           std::to_string(budget) + " bytes");
 }
 
+/// The host's double alpha_i after a float32 device's epochs, from the double value `a0` the host loaded, the
+/// device's copy of it `a0_dev` (float(a0)) and the device's result `a_dev`: the device's CHANGE is added to the
+/// double value (a0 + (a_dev - a0_dev), exact in double), so alpha is never rounded through float across rounds
+/// (which limited certificates to about 1e-7). A coordinate the device left alone keeps a0 exactly; a result on an
+/// edge of the coordinate's domain snaps to the double edge: 0, and +-`edge` (dual: the weight c_i, the box of
+/// hinge, logistic and Huber; primal: the Lipschitzing bound B; 0 = none), so the double alpha stays feasible.
+inline double device_alpha_to_host(double a0, float a0_dev, float a_dev, double edge) {
+  if (a_dev == a0_dev) return a0;
+  if (a_dev == 0.0f) return 0.0;
+  if (edge > 0) {
+    const auto ef = static_cast<float>(edge);
+    if (a_dev == ef) return edge;
+    if (a_dev == -ef) return -edge;
+  }
+  return a0 + (static_cast<double>(a_dev) - static_cast<double>(a0_dev));
+}
+
+/// The `edge` of device_alpha_to_host for a coordinate of weight c_i: dual losses with a box (hinge, logistic,
+/// Huber: |alpha_i| <= c_i) c_i; the squared and squared-hinge duals have no upper edge (0); primal penalties with an
+/// L1 part the bound B; L2 0.
+inline double domain_edge(const Objective& o, double c_i) {
+  if (o.formulation == HETGLM_FORM_DUAL)
+    return (o.loss == HETGLM_LOSS_SQUARED || o.loss == HETGLM_LOSS_SQUARED_HINGE) ? 0.0 : c_i;
+  return o.penalty == HETGLM_PENALTY_L2 ? 0.0 : o.bound;
+}
+
 /// What load_working_set moved.
 struct LoadReport {
   std::size_t columns_copied = 0;  ///< "swaps": coordinates that were not resident before

@@ -49,6 +49,13 @@ struct BackendOptions {
   /// cuda: run the TPA-SCD block code as one block over the epoch's order (the exact sequential epoch, for the
   /// conformance tests) instead of one block per coordinate (docs/cuda.md).
   bool cuda_sequential = false;
+  /// The TPA-SCD wave schedule (hetglm/tpa_schedule.hpp, docs/cuda.md "The wave schedule").
+  /// cuda: the most coordinates in flight (0 = the device's resident blocks). cpu stand-in: 0 = the sequential
+  /// epoch; N > 0 = the host emulation of the CUDA kernel's schedule with N coordinates in flight (the same waves,
+  /// the same stale reads of v, the same sigma').
+  long tpa_concurrency = 0;
+  /// false: one wave of the whole concurrency at sigma' 1 (the unsafe schedule; tests show its stall).
+  bool tpa_safeguard = true;
 };
 
 }  // namespace hetglm

@@ -69,6 +69,24 @@ class IoError : public Error {
   using Error::Error;
 };
 
+/// Reading stopped because the caller asked it to (LibsvmOptions::should_stop, ModelLoadOptions::should_stop;
+/// Ctrl-C in the CLI, exit code 130). what() is "interrupted while reading 'FILE'".
+class Interrupted : public Error {
+ public:
+  explicit Interrupted(std::string file) : Error("interrupted while reading '" + file + "'"), file_(std::move(file)) {}
+  const std::string& file() const noexcept { return file_; }
+
+ private:
+  std::string file_;
+};
+
+/// What a reader keeps would outgrow the memory limit (memory.hpp): "'FILE': stopped at line L (X read): the data
+/// kept would exceed the memory limit of Y (SOURCE)". CLI exit code 2.
+class MemoryLimitError : public Error {
+ public:
+  using Error::Error;
+};
+
 /// Training failed (numerical breakdown and the like; CLI exit code 1).
 class TrainingError : public Error {
  public:

@@ -6,27 +6,56 @@
 // LABEL and VALUE are decimal floating-point numbers (exponent notation allowed, NaN/Inf rejected);
 // INDEX is a decimal integer, 1-based by default (0-based with `zero_based`). Blank lines and comment-only
 // lines are skipped. `qid:` is accepted and ignored (ranking data trains as ordinary samples). Unsorted
-// indices are sorted; duplicates are an error. A `.gz` file is decompressed through zlib.
+// indices are sorted; duplicates are an error. gzip input is decompressed through zlib as it is read.
 #pragma once
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
 #include "hetglm/dataset.hpp"
+#include "hetglm/io.hpp"
+#include "hetglm/memory.hpp"
 
 namespace hetglm {
+
+/// The longest line the reader accepts (bytes before the '\n'); a longer one is the error
+/// "FILE:LINE:0: line longer than the limit of 67108864 bytes (64 MiB)" (after any error in its first 64 MiB).
+inline constexpr std::size_t kMaxLibsvmLineBytes = std::size_t{64} << 20;
 
 struct LibsvmOptions {
   bool zero_based = false;         ///< indices start at 0 (scikit-learn's dump_svmlight_file default)
   std::int64_t n_features = -1;    ///< >= 0: the number of features; a larger index is an error
   int n_threads = 0;               ///< parser threads; 0 = all cores
+  /// Budget in bytes for the data kept while reading (labels and CSR arrays: 16 bytes a row, 8 an entry), checked
+  /// after every block: reading stops with MemoryLimitError once it would be exceeded. 0 (the default): automatic,
+  /// 90% of what is kept already plus memory_limit() (cgroup limit less usage, or MemAvailable), looked up once
+  /// the data pass 32 MiB and again at every doubling; UINT64_MAX: no limit.
+  std::uint64_t memory_limit = 0;
+  /// How the message names an explicit memory_limit (the CLI: "--memory-limit").
+  const char* memory_limit_name = "memory_limit";
+  /// Polled before every block and every 100 ms while a pipe or FIFO has no data (also when it has no writer);
+  /// returning true stops the read with Interrupted(FILE). Called on the calling thread; empty = never stop.
+  StopCallback should_stop;
+  /// Bytes read and parsed per block; 0 = automatic (4 MiB, up to 32 MiB with many threads). A test knob: the
+  /// result never depends on it.
+  std::size_t block_bytes = 0;
 };
 
-/// Read a libsvm file (plain or .gz). Throws IoError if it cannot be read, ParseError
-/// ("FILE:LINE:COLUMN: message") on malformed content. n_cols = max(n_features, largest index + 1).
+/// Read a libsvm file (plain or gzip, detected by content; a regular file or a pipe such as /dev/stdin), parsing
+/// while reading: besides the data it keeps, the reader holds one block and one line. Throws IoError if it cannot
+/// be read, ParseError ("FILE:LINE:COLUMN: message") on malformed content, MemoryLimitError when the data would
+/// outgrow options.memory_limit, Interrupted when options.should_stop says so. n_cols = max(n_features, largest
+/// index + 1).
 Dataset read_libsvm(const std::string& path, const LibsvmOptions& options = {});
 
-/// Parse libsvm text held in memory; `name` is used in error messages.
+/// The same from a caller's read function: read(buf, n) returns up to n bytes (at least 1), 0 at the end; `name`
+/// is used in messages. gzip is detected by content, as for files.
+Dataset read_libsvm_stream(const std::function<std::size_t(char*, std::size_t)>& read, const std::string& name,
+                           const LibsvmOptions& options = {});
+
+/// Parse libsvm text held in memory; `name` is used in error messages. Same result and errors as read_libsvm.
 Dataset parse_libsvm(std::string_view text, const std::string& name, const LibsvmOptions& options = {});
 
 /// Write a data set in libsvm format (1-based unless zero_based), atomically: labels as %.17g, values as the

@@ -43,6 +43,10 @@ std::vector<double> row_sq_norms(const CsrMatrix& a);
 /// Copy of `a` with a constant column of value `bias` appended (LIBLINEAR's -B); bias < 0: plain copy.
 CsrMatrix with_bias_column(const CsrMatrix& a, double bias);
 
+/// The rows `rows` of `a`, in that order, as a new matrix with the same n_cols (cross-validation folds). Throws
+/// InvalidArgument for a row outside [0, n_rows).
+CsrMatrix select_rows(const CsrMatrix& a, std::span<const index_t> rows);
+
 /// x_r . w for every row (w.size() >= n_cols; entries beyond w.size() are ignored).
 void multiply(const CsrMatrix& a, std::span<const double> w, std::span<double> out);
 

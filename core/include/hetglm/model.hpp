@@ -21,10 +21,14 @@
 //   then nr_feature (+1 when bias >= 0) lines of n_columns values each, %.17g, the bias row last.
 // n_columns = nr_class for multiclass (> 2), 1 otherwise.
 #pragma once
+#include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "hetglm/io.hpp"
 #include "hetglm/matrix.hpp"
 
 namespace hetglm {
@@ -53,9 +57,26 @@ struct LinearModel {
 /// Throws IoError naming the path on failure; `path` is untouched then.
 void save_model(const std::string& path, const LinearModel& model);
 
-/// Load and validate a model file. Throws ParseError ("FILE:LINE:COLUMN: message") on a truncated,
-/// inconsistent or malformed file; IoError if it cannot be read.
-LinearModel load_model(const std::string& path);
+struct ModelLoadOptions {
+  /// Budget in bytes for the weights kept while loading (8 bytes each), as LibsvmOptions::memory_limit (0 =
+  /// automatic); checked every 65536 weight lines: MemoryLimitError once exceeded.
+  std::uint64_t memory_limit = 0;
+  const char* memory_limit_name = "memory_limit";  ///< how the message names an explicit limit
+  /// As LibsvmOptions::should_stop: polled every 65536 weight lines and while a pipe has no data; Interrupted.
+  StopCallback should_stop;
+  /// Bytes read at a time (0 = 1 MiB); a test knob.
+  std::size_t block_bytes = 0;
+};
+
+/// Load and validate a model file (a regular file or a pipe), reading it block by block with every line bounded
+/// (the first at 4 KiB). Throws ParseError ("FILE:LINE:COLUMN: message") on a truncated, inconsistent or
+/// malformed file; IoError if it cannot be read (also "cannot read 'FILE': out of memory at line L (X read)");
+/// MemoryLimitError, Interrupted as the options say.
+LinearModel load_model(const std::string& path, const ModelLoadOptions& options = {});
+
+/// The same from a caller's read function (read(buf, n): up to n bytes, at least 1; 0 at the end).
+LinearModel read_model_stream(const std::function<std::size_t(char*, std::size_t)>& read, const std::string& name,
+                              const ModelLoadOptions& options = {});
 
 /// Serialize / parse in memory (`name` appears in error messages).
 std::string format_model(const LinearModel& model);

@@ -45,8 +45,14 @@ class EpochDriver {
     check_finite_certificate(c, epoch, alpha, v, alpha_name_);
   }
   /// The state check alone: throws naming the first non-finite alpha_i / w_j or v_k (returns when all are finite).
+  /// Every coordinate-descent solver runs it after each epoch (O(n_coords + dim)), so a failure names its epoch even
+  /// between certificates.
   void check_state(int epoch, std::span<const double> alpha, std::span<const double> v) const {
     throw_if_nonfinite_state(epoch, alpha, v, alpha_name_);
+  }
+  /// The same for coordinate `index` (an original index, where the solver reorders coordinates) holding x.
+  void check_coordinate(int epoch, std::size_t index, double x) const {
+    if (!std::isfinite(x)) throw_nonfinite_coordinate(epoch, index, x, alpha_name_);
   }
 
   /// Steps 1-3 after epoch `epoch` (1-based) with certificate `c` of the state (alpha, v).

@@ -164,13 +164,16 @@ struct DualForm {
 
   /// Coordinate i's certificate terms: phi_i(u_i) to value, phi_i^*(-alpha_i) to conj (plus 0 * alpha_i, so that a
   /// non-finite alpha_i reaches the dual even where the conjugate clamps it), the unscaled gap term to gap.
-  /// The gap term is glm_math.h's hetglm_dual_gap (value + conjugate + a z) from the same two evaluations.
-  void add_coordinate_terms(index_t i, double a, double r, CertificateTerms& t) const {
+  /// The gap term is glm_math.h's hetglm_dual_gap (value + conjugate + a z) from the same two evaluations. Returns
+  /// the coordinate's share of P - D (the gap term times 1/n).
+  double add_coordinate_terms(index_t i, double a, double r, CertificateTerms& t) const {
     const double z = r * inv_lambda_n;
     const double value = LossP::value(y[i], z, c[i]), conj = LossP::conjugate(y[i], a, c[i]);
+    const double g = value + conj + a * z;
     t.value += value;
     t.conj += conj + 0.0 * a;
-    t.gap += value + conj + a * z;
+    t.gap += g;
+    return g * inv_n;
   }
   /// Entry k of v: v_k^2 to value (lambda/2 ||w||^2 follows in finish).
   void add_shared_terms(index_t /*k*/, double vk, CertificateTerms& t) const { t.value += vk * vk; }
@@ -369,19 +372,22 @@ struct PrimalForm {
   }
   /// Feature j's certificate terms from its gradient s_j: g(w_j) to value, the Lipschitzed g^*(s_j) to conj,
   /// gap_j = w_j s_j + g(w_j) + g^*(-s_j) to gap, w_j s_j to dot and |s_j| to the maximum smax.
-  void add_penalty_terms(double w, double s, CertificateTerms& t) const {
+  /// Returns gap_j (the Lipschitzed per-feature gap: the gap memory of shrinking).
+  double add_penalty_terms(double w, double s, CertificateTerms& t) const {
+    const double g = PenP::gap(w, s, lambda, eta, bound);
     t.value += PenP::value(w, lambda, eta);
     t.conj += PenP::conjugate(s, lambda, eta, bound);
-    t.gap += PenP::gap(w, s, lambda, eta, bound);
+    t.gap += g;
     if constexpr (has_l1_part(P)) {
       t.dot += w * s;
       const double a = std::fabs(s);
       t.smax = t.smax > a ? t.smax : a;  // a NaN s_j reaches the certificate through conj and gap
     }
+    return g;
   }
   /// The same from r_j (s_j = r_j / n).
-  void add_coordinate_terms(index_t /*j*/, double w, double r, CertificateTerms& t) const {
-    add_penalty_terms(w, r * inv_n, t);
+  double add_coordinate_terms(index_t /*j*/, double w, double r, CertificateTerms& t) const {
+    return add_penalty_terms(w, r * inv_n, t);
   }
   /// Sample k from its evaluated SampleTerms s at v_k: phi_k(v_k) to value, phi_k^*(phi_k'(v_k)) to conj and, with an
   /// L1 part, the coefficients of the rescaled conjugate phi_k^*(t phi_k'(v_k)) (glm_math.h hetglm_scaled_conjugate).
@@ -442,11 +448,16 @@ struct PrimalForm {
   }
 };
 
-/// Certificate terms of coordinates [lo, hi) at (alpha, v), in order.
+/// Certificate terms of coordinates [lo, hi) at (alpha, v), in order; with `gaps` (size n_coords), each coordinate's
+/// share of P - D is stored there too (the gap memory of shrinking and of DuHL's selection).
 template <class Form>
-CertificateTerms coordinate_terms(const Form& f, index_t lo, index_t hi, const double* alpha, const double* v) {
+CertificateTerms coordinate_terms(const Form& f, index_t lo, index_t hi, const double* alpha, const double* v,
+                                  double* gaps = nullptr) {
   CertificateTerms t;
-  for (index_t i = lo; i < hi; ++i) f.add_coordinate_terms(i, alpha[i], f.inner(i, v), t);
+  for (index_t i = lo; i < hi; ++i) {
+    const double g = f.add_coordinate_terms(i, alpha[i], f.inner(i, v), t);
+    if (gaps) gaps[i] = g;
+  }
   return t;
 }
 /// Certificate terms of entries [lo, hi) of v, in order.
@@ -462,6 +473,51 @@ Certificate certificate(const Form& f, std::span<const double> alpha, std::span<
   return f.finish(coordinate_terms(f, 0, f.n_coords(), alpha.data(), v.data()),
                   shared_terms(f, 0, f.dim(), v.data()));
 }
+
+/// A form whose coordinates are physically reordered: coordinate p of `form` is coordinate perm[p] of the original
+/// (its row of A copied to row p of `A`, and its per-coordinate data with it). The parallel CPU solver trains it, so
+/// that contiguous buckets and node blocks are random sets of coordinates while memory stays local.
+template <class Form>
+struct PermutedForm {
+  CsrMatrix A;
+  std::vector<double> y, c, sq_norm;  // dual: per coordinate (samples)
+  Form form;
+
+  PermutedForm(const Form& f, std::span<const index_t> perm) : form(f) {
+    const CsrMatrix& src = *f.A;
+    const auto m = static_cast<std::size_t>(src.n_rows);
+    A.n_rows = src.n_rows;
+    A.n_cols = src.n_cols;
+    A.offsets.assign(m + 1, 0);
+    for (std::size_t p = 0; p < m; ++p)
+      A.offsets[p + 1] = A.offsets[p] + (src.offsets[perm[p] + 1] - src.offsets[perm[p]]);
+    A.indices.resize(static_cast<std::size_t>(A.offsets[m]));
+    A.values.resize(static_cast<std::size_t>(A.offsets[m]));
+    for (std::size_t p = 0; p < m; ++p) {
+      const offset_t b = src.offsets[perm[p]], e = src.offsets[perm[p] + 1];
+      std::copy(src.indices.begin() + b, src.indices.begin() + e, A.indices.begin() + A.offsets[p]);
+      std::copy(src.values.begin() + b, src.values.begin() + e, A.values.begin() + A.offsets[p]);
+    }
+    form.A = &A;
+    if constexpr (Form::formulation == Formulation::dual) {
+      y.resize(m);
+      c.resize(m);
+      sq_norm.resize(m);
+      for (std::size_t p = 0; p < m; ++p) {
+        y[p] = f.y[perm[p]];
+        c[p] = f.c[perm[p]];
+        sq_norm[p] = f.sq_norm[perm[p]];
+      }
+      form.y = y.data();
+      form.c = c.data();
+      form.sq_norm = sq_norm.data();
+    } else {
+      for (std::size_t p = 0; p < m; ++p) form.h[p] = f.h[perm[p]];
+    }
+  }
+  PermutedForm(const PermutedForm&) = delete;
+  PermutedForm& operator=(const PermutedForm&) = delete;
+};
 
 /// The coordinate update of the host solvers (sequential, SySCD replicas, DuHL's CPU side, the test references):
 /// alpha_i <- Form::coordinate_step(i, alpha_i, v, sigma'), then v += sigma' (alpha_i' - alpha_i) a_i.

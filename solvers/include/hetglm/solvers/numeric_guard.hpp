@@ -29,12 +29,16 @@ inline std::string nonfinite_name(double x) {
 ///   "numerical failure at epoch E: alpha[i] = nan (coordinate i)"
 ///   "numerical failure at epoch E: v[k] = inf (entry k of the shared vector v = A alpha)"
 /// Returns normally when every entry is finite (the caller then reports the non-finite objective itself).
+/// "numerical failure at epoch E: alpha[i] = nan (coordinate i)" for coordinate i holding the non-finite x.
+[[noreturn]] inline void throw_nonfinite_coordinate(int epoch, std::size_t i, double x, std::string_view alpha_name) {
+  throw TrainingError(fmt::format("numerical failure at epoch {}: {}[{}] = {} (coordinate {})", epoch, alpha_name, i,
+                                  nonfinite_name(x), i));
+}
+
 inline void throw_if_nonfinite_state(int epoch, std::span<const double> alpha, std::span<const double> v,
                                      std::string_view alpha_name = "alpha") {
   for (std::size_t i = 0; i < alpha.size(); ++i)
-    if (!std::isfinite(alpha[i]))
-      throw TrainingError(fmt::format("numerical failure at epoch {}: {}[{}] = {} (coordinate {})", epoch, alpha_name,
-                                      i, nonfinite_name(alpha[i]), i));
+    if (!std::isfinite(alpha[i])) throw_nonfinite_coordinate(epoch, i, alpha[i], alpha_name);
   for (std::size_t k = 0; k < v.size(); ++k)
     if (!std::isfinite(v[k]))
       throw TrainingError(fmt::format("numerical failure at epoch {}: v[{}] = {} (entry {} of the shared vector v = A {})",

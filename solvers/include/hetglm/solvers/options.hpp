@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -52,8 +53,20 @@ struct SolverOptions {
   SolverKind solver = SolverKind::automatic;  ///< train() resolves automatic; solve_parallel_cpu() needs a concrete kind
   int n_threads = 0;                 ///< solver threads = replicas (0 = the concurrency of the current arena)
   int numa_nodes = 0;                ///< 0 = NUMA nodes from the hwloc topology; K > 0 = K (virtual) nodes
-  bool deterministic = false;        ///< same seed and n_threads give a bit-identical result
+  /// Same seed and n_threads give a bit-identical result. Unset (the default): deterministic wherever the solver can
+  /// be (syscd: a static partition of the buckets to threads), while PASSCoDe races by design; true: required
+  /// (InvalidArgument for PASSCoDe); false: SySCD's threads steal buckets from each other (racing).
+  std::optional<bool> deterministic;
   int bucket_size = 0;               ///< coordinates per SySCD bucket (0 = automatic)
+  /// Gap-driven shrinking of the coordinate-descent solvers (docs/parallel-cpu.md, "Shrinking"): between exact
+  /// certificates train only the coordinates that hold the gap.
+  bool shrinking = true;
+  /// SySCD with more than one replica: after the safe CoCoA+ merge, the step gamma along the merged direction by a
+  /// line search on the objective (never worse than gamma = 1). docs/parallel-cpu.md, "Adaptive aggregation".
+  bool adaptive_aggregation = true;
+  /// Exact certificates every this many epochs; 0 = the adaptive schedule (about 10% of the work, earlier when the
+  /// gap predicts convergence). The stop and the returned certificate are always exact.
+  int certificate_every = 0;
   /// Warm start: the coordinate variables to start from (dual: alpha per sample; primal: w per feature), e.g. a
   /// previous solve's SolveResult::alpha at another lambda (may be null: cold start from 0). Values outside the
   /// dual domain of the current labels are set to 0. Size n_coords(), else InvalidArgument.

@@ -16,7 +16,7 @@
 namespace hetglm::cuda {
 
 struct CudaOptions {
-  /// false (default): TPA-SCD, one block per coordinate of the epoch's permutation, asynchronous across blocks.
+  /// false (default): TPA-SCD, one block per coordinate in the waves of the wave schedule (tpa_schedule.hpp).
   /// true: the same block code run by one block over the permutation in order = the exact sequential epoch
   /// (conformance tests).
   bool sequential = false;
@@ -26,7 +26,19 @@ struct CudaOptions {
   double budget_fraction = 0.8;
   /// CUDA device ordinal.
   int device = 0;
+  /// The wave schedule (hetglm/tpa_schedule.hpp): coordinates in flight (0 = the resident blocks of the wave
+  /// kernel) and the safeguard (false: one wave of the whole concurrency at sigma' 1, the unsafe schedule).
+  long tpa_concurrency = 0;
+  bool tpa_safeguard = true;
+  /// How the waves run: auto (one persistent cooperative launch when the device supports it, else two launches per
+  /// wave), or either one forced (tests).
+  enum class WaveMode { automatic, cooperative, launches };
+  WaveMode wave_mode = WaveMode::automatic;
 };
+
+/// Seconds per device-to-device copy of `bytes` bytes on device `device` (median-free mean of `reps` event-timed
+/// copies after a warm-up): the bandwidth reference of the GPU benchmark. Throws DeviceError.
+double time_device_copy(std::size_t bytes, int reps, int device = 0);
 
 /// Whether a GPU can be used; never throws. count 0 with the reason when cudaGetDeviceCount fails (no driver,
 /// insufficient driver: error 35) or finds none.

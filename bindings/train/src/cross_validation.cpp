@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: Apache-2.0
+// Cross-validation and the warm-started search of C (cross_validation.hpp): folds are sub-datasets trained by
+// train() side by side in the caller's oneTBB arena.
+#include "hetglm/cross_validation.hpp"
+
+#include <fmt/format.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "hetglm/error.hpp"
+#include "hetglm/model.hpp"
+#include "hetglm/rng.hpp"
+
+namespace hetglm {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// The fold sub-datasets, built once (the C path reuses them at every C).
+struct Fold {
+  std::vector<index_t> train_rows, test_rows;
+  Dataset train;
+  std::vector<double> sample_weight;  ///< empty when the caller gave none
+  CsrMatrix test_X;
+};
+
+std::vector<Fold> build_folds(const Dataset& data, const std::vector<double>& sample_weight,
+                              const std::vector<int>& fold_of, int n_folds) {
+  std::vector<Fold> folds(static_cast<std::size_t>(n_folds));
+  for (index_t i = 0; i < data.X.n_rows; ++i)
+    for (int f = 0; f < n_folds; ++f)
+      (fold_of[i] == f ? folds[f].test_rows : folds[f].train_rows).push_back(i);
+  tbb::parallel_for(0, n_folds, [&](int f) {
+    Fold& fo = folds[f];
+    fo.train.X = select_rows(data.X, fo.train_rows);
+    fo.train.y.reserve(fo.train_rows.size());
+    for (index_t i : fo.train_rows) fo.train.y.push_back(data.y[i]);
+    if (!sample_weight.empty())
+      for (index_t i : fo.train_rows) fo.sample_weight.push_back(sample_weight[i]);
+    fo.train.source = data.source.empty() ? fmt::format("fold {} of {}", f + 1, n_folds)
+                                          : fmt::format("{} (fold {} of {})", data.source, f + 1, n_folds);
+    fo.test_X = select_rows(data.X, fo.test_rows);
+  });
+  return folds;
+}
+
+/// Accuracy, or MSE and squared correlation (LIBLINEAR's formulas), of `pred` against `y` over `rows` (all rows when
+/// empty).
+CvScore score_of(bool classifier, const std::vector<double>& y, const std::vector<double>& pred,
+                 const std::vector<index_t>* rows) {
+  CvScore s;
+  s.classifier = classifier;
+  const std::size_t n = rows ? rows->size() : y.size();
+  s.n = static_cast<std::int64_t>(n);
+  double sv = 0, sy = 0, svv = 0, syy = 0, svy = 0, se = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t i = rows ? static_cast<std::size_t>((*rows)[k]) : k;
+    const double v = rows ? pred[k] : pred[i], t = y[i];
+    if (classifier) {
+      s.correct += v == t;
+    } else {
+      se += (v - t) * (v - t);
+      sv += v, sy += t, svv += v * v, syy += t * t, svy += v * t;
+    }
+  }
+  if (n == 0) return s;
+  const double l = static_cast<double>(n);
+  if (classifier) {
+    s.accuracy = static_cast<double>(s.correct) / l;
+  } else {
+    s.mse = se / l;
+    const double den = (l * svv - sv * sv) * (l * syy - sy * sy);
+    s.squared_correlation = den > 0 ? (l * svy - sv * sy) * (l * svy - sv * sy) / den : 0.0;
+  }
+  return s;
+}
+
+/// Shared set-up of cross_validate and search_C.
+struct Plan {
+  std::vector<int> fold_of;
+  std::vector<Fold> folds;
+  int n_folds = 0;
+  int fold_threads = 1;
+  bool parallel = true;
+  bool stratified = false;
+};
+
+Plan make_plan(const Dataset& data, const TrainOptions& o, const CvOptions& cv) {
+  check_options(o);  // the option errors first, with train()'s messages
+  if (data.X.n_rows == 0)
+    throw InvalidArgument(fmt::format("{}: no samples to cross-validate on",
+                                      data.source.empty() ? std::string("training data") : "'" + data.source + "'"));
+  if (data.y.size() != static_cast<std::size_t>(data.X.n_rows))
+    throw InvalidArgument(fmt::format("cross-validation: {} labels for {} samples", data.y.size(), data.X.n_rows));
+  if (!o.problem.sample_weight.empty() && o.problem.sample_weight.size() != data.y.size())
+    throw InvalidArgument(fmt::format("sample weights: {} weights for {} samples", o.problem.sample_weight.size(),
+                                      data.y.size()));
+  if (!o.initial_alpha.empty())
+    throw InvalidArgument("cross-validation: TrainOptions::initial_alpha is per fold; leave it empty");
+  Plan p;
+  p.n_folds = cv.n_folds;
+  p.stratified = o.problem.model.classifier;
+  p.fold_of = make_folds(data.y, p.stratified, cv.n_folds, cv.seed);
+  p.folds = build_folds(data, o.problem.sample_weight, p.fold_of, cv.n_folds);
+  // One accelerator cannot train several folds at once: with DuHL the folds run one after another.
+  const bool accel = o.device.device && (*o.device.device != Device::cpu || !o.device.accel_memory.empty());
+  p.parallel = !accel;
+  const int T = o.solver.n_threads > 0 ? o.solver.n_threads : std::max(1, tbb::this_task_arena::max_concurrency());
+  p.fold_threads = cv.fold_threads > 0 ? cv.fold_threads : p.parallel ? std::max(1, T / cv.n_folds) : T;
+  return p;
+}
+
+/// Train fold f with `o` (C, warm start and formulation already set by the caller) and predict its held-out rows.
+struct FoldRun {
+  TrainResult result;
+  std::vector<double> pred;  ///< per test row of the fold
+  double seconds = 0;
+};
+
+FoldRun run_fold(const Fold& fold, TrainOptions o, int fold_threads) {
+  const auto t0 = std::chrono::steady_clock::now();
+  o.on_epoch = nullptr;
+  o.problem.sample_weight = fold.sample_weight;
+  o.solver.n_threads = fold_threads;
+  FoldRun r;
+  r.result = train(fold.train, o);
+  r.pred = predict(r.result.model, fold.test_X);
+  r.seconds = seconds_since(t0);
+  return r;
+}
+
+template <class F>
+void for_each_fold(const Plan& p, const F& f) {
+  if (p.parallel)
+    tbb::parallel_for(0, p.n_folds, [&](int k) { f(k); });
+  else
+    for (int k = 0; k < p.n_folds; ++k) f(k);
+}
+
+int max_epochs_of(const TrainResult& r) {
+  int e = 0;
+  for (const ColumnReport& c : r.columns) e = std::max(e, c.epochs);
+  return e;
+}
+
+}  // namespace
+
+std::vector<int> make_folds(const std::vector<double>& y, bool stratified, int n_folds, std::uint64_t seed) {
+  const std::size_t n = y.size();
+  if (n_folds < 2) throw InvalidArgument(fmt::format("-v: n-fold cross-validation needs n >= 2, got {}", n_folds));
+  if (static_cast<std::size_t>(n_folds) > n)
+    throw InvalidArgument(fmt::format("-v: {} folds for {} samples: at most one fold per sample", n_folds, n));
+  std::vector<int> fold(n, 0);
+  SplitMix64 rng(seed);
+  if (stratified) {
+    std::map<double, std::vector<index_t>> by_class;
+    for (std::size_t i = 0; i < n; ++i) by_class[y[i]].push_back(static_cast<index_t>(i));
+    std::size_t next = 0;  // dealing continues across classes, so fold sizes differ by at most one
+    for (auto& [label, rows] : by_class) {
+      shuffle(std::span<index_t>(rows), rng);
+      for (index_t i : rows) fold[i] = static_cast<int>(next++ % static_cast<std::size_t>(n_folds));
+    }
+  } else {
+    std::vector<index_t> perm(n);
+    for (std::size_t i = 0; i < n; ++i) perm[i] = static_cast<index_t>(i);
+    shuffle(std::span<index_t>(perm), rng);
+    for (std::size_t k = 0; k < n; ++k)
+      fold[perm[k]] = static_cast<int>(k * static_cast<std::size_t>(n_folds) / n);
+  }
+  return fold;
+}
+
+CvResult cross_validate(const Dataset& data, const TrainOptions& o, const CvOptions& cv) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const Plan p = make_plan(data, o, cv);
+  CvResult res;
+  res.n_folds = p.n_folds;
+  res.seed = cv.seed;
+  res.stratified = p.stratified;
+  res.fold = p.fold_of;
+  res.fold_threads = p.fold_threads;
+  res.parallel = p.parallel;
+  res.predictions.assign(data.y.size(), 0.0);
+  res.folds.resize(static_cast<std::size_t>(p.n_folds));
+  std::vector<int> interrupted(static_cast<std::size_t>(p.n_folds), 0);
+  for_each_fold(p, [&](int f) {
+    const Fold& fold = p.folds[f];
+    FoldRun r = run_fold(fold, o, p.fold_threads);
+    for (std::size_t k = 0; k < fold.test_rows.size(); ++k) res.predictions[fold.test_rows[k]] = r.pred[k];
+    FoldReport& fr = res.folds[f];
+    fr.n_train = static_cast<std::int64_t>(fold.train_rows.size());
+    fr.n_test = static_cast<std::int64_t>(fold.test_rows.size());
+    fr.score = score_of(o.problem.model.classifier, data.y, r.pred, &fold.test_rows);
+    fr.epochs = max_epochs_of(r.result);
+    fr.converged = r.result.converged;
+    fr.seconds = r.seconds;
+    fr.formulation = r.result.formulation;
+    interrupted[f] = r.result.interrupted;
+  });
+  for (int f = 0; f < p.n_folds; ++f) {
+    res.converged = res.converged && res.folds[f].converged;
+    res.interrupted = res.interrupted || interrupted[f];
+  }
+  res.score = score_of(o.problem.model.classifier, data.y, res.predictions, nullptr);
+  res.seconds = seconds_since(t0);
+  return res;
+}
+
+double default_start_C(const Dataset& data, const TrainOptions& o, double c_factor) {
+  const double bias = o.problem.bias;
+  double max_xtx = 0;
+  for (index_t i = 0; i < data.X.n_rows; ++i) {
+    double s = bias >= 0 ? bias * bias : 0.0;
+    for (offset_t k = data.X.offsets[i]; k < data.X.offsets[i + 1]; ++k) s += double(data.X.values[k]) * data.X.values[k];
+    max_xtx = std::max(max_xtx, s);
+  }
+  const double n = static_cast<double>(data.X.n_rows);
+  if (!(max_xtx > 0) || n == 0) return 1.0;
+  double c0 = 0;  // in hetglm's units (problem C)
+  const Loss loss = o.problem.model.loss;
+  if (o.problem.model.classifier) {
+    c0 = (loss == Loss::squared_hinge ? 0.5 : 1.0) / (n * max_xtx);
+  } else {
+    // LIBLINEAR's SVR rule at p = 0 (in its units: hetglm's C is twice LIBLINEAR's SVR C).
+    double sum_abs = 0, sum_sq = 0;
+    for (double t : data.y) sum_abs += std::fabs(t), sum_sq += t * t;
+    if (!(sum_sq > 0)) return 1.0;
+    c0 = 2 * 0.1 * 0.1 * sum_sq / (8 * sum_abs * sum_abs * max_xtx);
+  }
+  return std::pow(2.0, std::floor(std::log2(c0 / c_factor)));
+}
+
+CPathResult search_C(const Dataset& data, const TrainOptions& o, const CvOptions& cv, const CPathOptions& path) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (o.problem.lambda)
+    throw InvalidArgument("-C: the search sets C (lambda = 1/(C n)) along its path; drop --lambda");
+  if (!(path.ratio > 1 && std::isfinite(path.ratio)))
+    throw InvalidArgument(fmt::format("-C: the ratio between consecutive C must be above 1, got {}", path.ratio));
+  if (!(path.c_factor > 0 && std::isfinite(path.c_factor)))
+    throw InvalidArgument(fmt::format("-C: c_factor must be a positive number, got {}", path.c_factor));
+  const Plan p = make_plan(data, o, cv);
+  const bool classifier = o.problem.model.classifier;
+  double C = path.start_C ? *path.start_C : default_start_C(data, o, path.c_factor);
+  const double max_C = path.max_C ? *path.max_C : classifier ? 1024.0 : 1048576.0;
+  if (!(C > 0 && std::isfinite(C))) throw InvalidArgument(fmt::format("-C: the first C must be positive, got {}", C));
+  C = std::min(C, max_C);
+
+  CPathResult res;
+  res.n_folds = p.n_folds;
+  res.seed = cv.seed;
+  res.stratified = p.stratified;
+  res.fold_threads = p.fold_threads;
+  res.parallel = p.parallel;
+  const std::size_t F = static_cast<std::size_t>(p.n_folds);
+  std::vector<std::vector<std::vector<double>>> alpha(F);  // per fold, per weight column: the warm start
+  std::vector<std::vector<double>> prev_w(F);
+  std::vector<std::optional<Formulation>> formulation(F);
+  std::vector<double> predictions(data.y.size(), 0.0);
+  int unchanged = 0;  // LIBLINEAR's num_unchanged_w: -1 after a step in which some fold's w moved
+  bool first = true;
+  for (;;) {
+    const auto ts = std::chrono::steady_clock::now();
+    CPathStep step;
+    step.C = C;
+    step.warm = !first;
+    std::vector<int> moved(F, 0), epochs(F, 0), converged(F, 1), interrupted(F, 0);
+    for_each_fold(p, [&](int f) {
+      TrainOptions fo = o;
+      fo.problem.C = path.c_factor * C;
+      fo.problem.lambda.reset();
+      if (formulation[f])  // keep the formulation of the first C so that the warm start fits
+        fo.problem.formulation =
+            *formulation[f] == Formulation::primal ? FormulationRequest::primal : FormulationRequest::dual;
+      fo.initial_alpha = std::move(alpha[f]);
+      FoldRun r = run_fold(p.folds[f], std::move(fo), p.fold_threads);
+      const Fold& fold = p.folds[f];
+      for (std::size_t k = 0; k < fold.test_rows.size(); ++k) predictions[fold.test_rows[k]] = r.pred[k];
+      formulation[f] = r.result.formulation;
+      alpha[f].clear();
+      for (ColumnReport& c : r.result.columns) alpha[f].push_back(std::move(c.alpha));
+      const std::vector<double>& w = r.result.model.w;
+      if (!prev_w[f].empty() && prev_w[f].size() == w.size()) {
+        double d2 = 0;
+        for (std::size_t j = 0; j < w.size(); ++j) d2 += (w[j] - prev_w[f][j]) * (w[j] - prev_w[f][j]);
+        moved[f] = std::sqrt(d2) > 1e-15;
+      } else {
+        moved[f] = 1;
+      }
+      // An all-zero w (an L1 penalty below the C at which the first feature enters) is the start of the path, not
+      // its end: it never counts as unchanged.
+      if (std::all_of(w.begin(), w.end(), [](double x) { return x == 0.0; })) moved[f] = 1;
+      prev_w[f] = w;
+      epochs[f] = max_epochs_of(r.result);
+      converged[f] = r.result.converged;
+      interrupted[f] = r.result.interrupted;
+    });
+    for (std::size_t f = 0; f < F; ++f) {
+      step.epochs = std::max(step.epochs, epochs[f]);
+      step.converged = step.converged && converged[f];
+      res.interrupted = res.interrupted || interrupted[f];
+    }
+    if (res.interrupted) break;
+    step.score = score_of(classifier, data.y, predictions, nullptr);
+    step.seconds = seconds_since(ts);
+    if (first || step.score.better_than(res.best)) {
+      res.best = step.score;
+      res.best_C = C;
+    }
+    // LIBLINEAR (find_parameter_C): the first C only records w; afterwards a step in which some fold's w moved resets
+    // the count, and 5 steps in a row without any change end the search.
+    if (!first && std::count(moved.begin(), moved.end(), 1) > 0) unchanged = -1;
+    res.path.push_back(step);
+    if (path.on_step) path.on_step(step);
+    first = false;
+    ++unchanged;
+    if (unchanged == 5) {
+      res.stop_reason = "w unchanged for 5 values of C";
+      break;
+    }
+    const double next = C * path.ratio;
+    if (!(next <= max_C)) {
+      res.stop_reason = "maximum C reached";
+      break;
+    }
+    C = next;
+  }
+  res.seconds = seconds_since(t0);
+  return res;
+}
+
+}  // namespace hetglm

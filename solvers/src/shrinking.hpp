@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: Apache-2.0
+// Gap-driven shrinking and the certificate schedule of the coordinate-descent solvers (private to solvers/src:
+// sequential.cpp and parallel_cpu.cpp). docs/parallel-cpu.md, "Shrinking and the certificate schedule".
+//
+// Shrinking (DuHL's selection with the CPU's cache as the small memory; Duenner, Parnell, Jaggi, NeurIPS 2017): every
+// exact certificate also gives each coordinate's share gap_i of P - D (forms.hpp coordinate_terms). The coordinates
+// whose gap is 0 (they satisfy their optimality conditions for the current v: hinge samples with margin >= 1 and
+// alpha = 0, the ones LIBLINEAR's shrinking removes; L1 weights at 0 with |s_j| <= lambda) and those with the
+// smallest gaps up to a total of kTolShare tol |P| are left out of the following epochs; the others (the active set)
+// are trained until the next certificate, which refreshes every gap. When an interval with shrinking did not reduce
+// the gap enough (the left-out gaps grew as v moved), the next interval visits every coordinate (LIBLINEAR's
+// unshrinking). The stop is decided only by the full exact certificate.
+// The certificate schedule: the next certificate comes after k epochs, k chosen from a cost model in nonzeros (so
+// that it is the same on every run) to keep certificates at about 10% of the work, and earlier when the gaps seen so
+// far predict convergence sooner (geometric fit of the last two certificates).
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "hetglm/matrix.hpp"
+
+namespace hetglm {
+
+/// Which coordinates the next epochs visit.
+class ActiveSet {
+ public:
+  static constexpr double kTolShare = 0.1;  ///< of tol |P|: the gap the left-out coordinates may hold at selection
+  static constexpr double kStall = 0.7;     ///< an interval whose gap did not fall below this share of the last one
+                                            ///< is followed by one over every coordinate (unshrinking)
+
+  /// All of [lo, hi) active.
+  void reset(index_t lo, index_t hi) {
+    active_.resize(static_cast<std::size_t>(hi - lo));
+    for (index_t i = lo; i < hi; ++i) active_[static_cast<std::size_t>(i - lo)] = i;
+  }
+  /// The coordinates of [lo, hi) whose gap is above `threshold`, in index order.
+  void select(index_t lo, index_t hi, std::span<const double> gaps, double threshold) {
+    active_.clear();
+    for (index_t i = lo; i < hi; ++i)
+      if (gaps[static_cast<std::size_t>(i)] > threshold) active_.push_back(i);
+  }
+  const std::vector<index_t>& coords() const { return active_; }
+  std::size_t size() const { return active_.size(); }
+
+  /// The largest threshold t such that the positive gaps at or below t sum to at most `budget`; gaps <= 0 (a
+  /// coordinate that satisfies its optimality conditions for the current v: hinge samples with margin >= 1 and
+  /// alpha = 0, L1 weights at 0 with |s_j| <= lambda) are always below it. One pass: the gaps are binned by binary
+  /// exponent and t is the lower edge of the first bin whose cumulative sum would exceed the budget.
+  static double threshold(std::span<const double> gaps, double budget) {
+    constexpr int kBins = 2100;  // exponents -1074 .. 1024 of double
+    std::vector<double> sum(kBins, 0.0);
+    for (double g : gaps) {
+      if (!(g > 0)) continue;
+      int e = 0;
+      std::frexp(g, &e);
+      sum[static_cast<std::size_t>(std::clamp(e + 1074, 0, kBins - 1))] += g;
+    }
+    double acc = 0;
+    for (int b = 0; b < kBins; ++b) {
+      if (acc + sum[static_cast<std::size_t>(b)] > budget) return b == 0 ? 0.0 : std::ldexp(0.5, b - 1074);
+      acc += sum[static_cast<std::size_t>(b)];
+    }
+    return std::numeric_limits<double>::infinity();  // every gap fits the budget
+  }
+
+  /// After a certificate with total gap `gap` and per-coordinate `gaps` over [lo, hi): the next interval's
+  /// coordinates. Shrinks (gaps <= the threshold of kTolShare tol |P| left out) unless the last shrunk interval
+  /// stalled (gap above kStall times the previous certificate's), in which case every coordinate is active once.
+  void update(index_t lo, index_t hi, std::span<const double> gaps, double gap, double target, bool shrinking) {
+    const bool stalled = shrunk_ && last_gap_ > 0 && gap > kStall * last_gap_;
+    last_gap_ = gap;
+    shrunk_ = false;
+    if (!shrinking || stalled) {
+      reset(lo, hi);
+      return;
+    }
+    select(lo, hi, gaps, threshold(gaps, kTolShare * target));
+    shrunk_ = active_.size() < static_cast<std::size_t>(hi - lo);
+    if (active_.empty()) reset(lo, hi);  // every gap within the budget but not certified: train all
+  }
+
+ private:
+  std::vector<index_t> active_;
+  bool shrunk_ = false;
+  double last_gap_ = 0;
+};
+
+/// When the next exact certificate is due.
+class CertificateSchedule {
+ public:
+  static constexpr double kShare = 0.1;         ///< certificates at most this share of the work
+  static constexpr double kCertToEpoch = 0.4;   ///< a certificate costs about this share of a full epoch (measured)
+  static constexpr int kMaxInterval = 64;
+
+  /// `every` > 0: a certificate every `every` epochs, no adaptation.
+  explicit CertificateSchedule(int every = 0) : fixed_(every) {}
+
+  bool due(int epoch) const { return epoch >= next_; }
+
+  /// After the certificate of epoch `epoch` with gap `gap` (target `target` = tol |P|): the next one, from the share
+  /// of nonzeros the active set holds (active_nnz / total_nnz) and the convergence rate seen so far.
+  void after_certificate(int epoch, double gap, double target, double active_share) {
+    int k = 1;
+    if (fixed_ > 0) {
+      k = fixed_;
+    } else {
+      const double share = std::max(active_share, 1e-3);
+      k = static_cast<int>(std::ceil((1 - kShare) / kShare * kCertToEpoch / share));
+      if (last_epoch_ >= 0 && gap > 0 && last_gap_ > gap && gap > target) {
+        // Geometric fit of the last two certificates: epochs until the gap reaches the target.
+        const double rate = std::log(gap / last_gap_) / double(epoch - last_epoch_);
+        const double left = std::log(target / gap) / rate;
+        if (std::isfinite(left)) k = std::min(k, std::max(1, static_cast<int>(std::ceil(left))));
+      }
+      k = std::clamp(k, 1, kMaxInterval);
+    }
+    last_epoch_ = epoch;
+    last_gap_ = gap;
+    next_ = epoch + k;
+  }
+
+ private:
+  int fixed_ = 0;
+  int next_ = 1;
+  int last_epoch_ = -1;
+  double last_gap_ = 0;
+};
+
+}  // namespace hetglm
