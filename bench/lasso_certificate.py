@@ -70,9 +70,10 @@ def main():
             res[ratio] = (lam, pstar, rows)
             print(ratio, lam, pstar, json.dumps(rows), flush=True)
     lscpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
-    model = [ln.split(":", 1)[1].strip() for ln in lscpu.splitlines() if ln.startswith("Model name")]
+    keys = ("Model name", "CPU family", "Model", "Hypervisor vendor")
+    info = "; ".join(" ".join(ln.split()) for ln in lscpu.splitlines() if ln.split(":")[0] in keys)
     L = ["# Issue 21: the L1 certificate's stop on the Lasso (acceptance 1)", "",
-         f"Machine: {model[0] if model else 'unknown'}, {os.cpu_count()} cores (shared with other builds; times are "
+         f"Machine: {info} (lscpu), {os.cpu_count()} cores (shared with other builds; times are "
          "single runs and only indicative, the epochs are the measurement). 2 threads.", "",
          f"Command: `python3 bench/{os.path.basename(__file__)} " + " ".join(sys.argv[1:]) + "`", "",
          f"Data: `{os.path.relpath(a.data, ROOT)}` = `build/bin/hetglm-generate sparse FILE --rows 50000 --cols 200000 "

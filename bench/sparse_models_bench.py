@@ -98,7 +98,7 @@ def machine():
             v[p] = version(p)
         except Exception:  # noqa: BLE001
             v[p] = "not installed"
-    lscpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout.splitlines()[:20]
+    lscpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout.splitlines()
     return {"cpu": cpu, "cores": os.cpu_count(), "memory_gib": round(mem, 1), "os": platform.platform(),
             "python": platform.python_version(), "versions": v, "lscpu": lscpu,
             "load_before": os.getloadavg()}
@@ -341,6 +341,9 @@ def write(res, out, cmd, name="sparse_models"):
     m = res["machine"]
     L = ["# Issue 21: Lasso, elastic net, L1 and dense L2 logistic regression, side by side", "",
          f"Machine: {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB; {m['os']}; Python {m['python']}. "
+         "lscpu: " + "; ".join(ln.strip() for ln in m.get("lscpu", [])
+                               if ln.split(":")[0] in ("Model name", "CPU family", "Model", "Thread(s) per core",
+                                                       "Hypervisor vendor", "L2 cache", "L3 cache")) + ". "
          f"Load average before / after: {m['load_before']} / {res.get('load_after')}.",
          "Versions: " + ", ".join(f"{k} {v}" for k, v in m["versions"].items()) + ".",
          f"Command: `{cmd}` ({res['seconds']:.0f} s). Medians of {res['reps']} runs. Other engineers' jobs may "
