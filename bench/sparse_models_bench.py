@@ -341,7 +341,7 @@ def write(res, out, cmd, name="sparse_models"):
     m = res["machine"]
     L = ["# Issue 21: Lasso, elastic net, L1 and dense L2 logistic regression, side by side", "",
          f"Machine: {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB; {m['os']}; Python {m['python']}. "
-         "lscpu: " + "; ".join(ln.strip() for ln in m.get("lscpu", [])
+         "lscpu: " + "; ".join(" ".join(ln.split()) for ln in m.get("lscpu", [])
                                if ln.split(":")[0] in ("Model name", "CPU family", "Model", "Thread(s) per core",
                                                        "Hypervisor vendor", "L2 cache", "L3 cache")) + ". "
          f"Load average before / after: {m['load_before']} / {res.get('load_after')}.",
