@@ -36,7 +36,7 @@ int size_of_world() {
 }
 
 /// The global certificate for (alpha, v): this rank's coordinate terms and its share of the shared-vector terms, one
-/// MPI_Allreduce of the six sums plus `local_error`; `any_error` receives whether some rank raised its flag.
+/// MPI_Allreduce of the sums plus `local_error` and one of the maxima; `any_error` receives whether some rank raised its flag.
 template <class Form>
 Certificate global_certificate(const Form& form, const CocoaOptions& co, std::span<const double> alpha,
                                std::span<const double> v, int local_error, int& any_error) {
@@ -45,10 +45,17 @@ Certificate global_certificate(const Form& form, const CocoaOptions& co, std::sp
     coords = coordinate_terms(form, 0, form.n_coords(), alpha.data(), v.data());
     shared = shared_terms(form, co.shared_lo, co.shared_hi, v.data());
   }
-  double s[7] = {coords.value, coords.conj, coords.gap, shared.value, shared.conj, shared.gap, double(local_error)};
-  MPI_Allreduce(MPI_IN_PLACE, s, 7, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  any_error = s[6] > 0;
-  return form.finish({s[0], s[1], s[2]}, {s[3], s[4], s[5]});
+  // The sums of both term sets and the error flag in one MPI_SUM allreduce; the maxima (smax) in one MPI_MAX.
+  constexpr int K = CertificateTerms::kSums;
+  double s[2 * K + 1];
+  coords.sums(s);
+  shared.sums(s + K);
+  s[2 * K] = double(local_error);
+  MPI_Allreduce(MPI_IN_PLACE, s, 2 * K + 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  double mx[2] = {coords.smax, shared.smax};
+  MPI_Allreduce(MPI_IN_PLACE, mx, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  any_error = s[2 * K] > 0;
+  return form.finish(CertificateTerms::from_sums(s, mx[0]), CertificateTerms::from_sums(s + K, mx[1]));
 }
 }  // namespace
 

@@ -77,7 +77,8 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
   double* w = res.alpha.data();
   std::vector<double> v(N, 0.0), grad(N), curv(N), lossv(N), q(N);
   std::vector<double> s(Dn), H(Dn), dir(Dn);
-  std::vector<double> part_a(static_cast<std::size_t>(n_chunks)), part_b(static_cast<std::size_t>(n_chunks));
+  std::vector<double> part_a(static_cast<std::size_t>(n_chunks));
+  std::vector<CertificateTerms> part_terms(static_cast<std::size_t>(n_chunks));
   std::vector<index_t> active;
   active.reserve(Dn);
   std::vector<double> buf_a(rows_only ? static_cast<std::size_t>(n_chunks) * Dn : 0);
@@ -110,18 +111,16 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
   // Step 1: per-sample derivatives and the certificate's sums, then s_j and H_j over the columns.
   auto state = [&]() -> Certificate {
     for_chunks(n, [&](std::int64_t ch, std::int64_t lo, std::int64_t hi) {
-      double loss = 0, conj = 0;
+      CertificateTerms terms;
       for (std::int64_t k = lo; k < hi; ++k) {
         // The form's per-sample certificate terms (PrimalForm::sample), with the derivative the solver needs.
         const SampleTerms t = form.sample(static_cast<index_t>(k), v[k]);
+        form.add_sample_terms(static_cast<index_t>(k), v[k], t, terms);
         lossv[k] = t.value;
-        loss += t.value;
-        conj += t.conj;
         grad[k] = t.derivative * inv_n;
         curv[k] = LossP::curvature(y[k], v[k], c[k]) * inv_n;
       }
-      part_a[ch] = loss;
-      part_b[ch] = conj;
+      part_terms[ch] = terms;
       if (rows_only) {
         double* bs = buf_a.data() + std::size_t(ch) * Dn;
         double* bh = buf_b.data() + std::size_t(ch) * Dn;
@@ -152,19 +151,17 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
       H[j] = hj;
     });
     CertificateTerms samples, features;
-    for (std::int64_t ch = 0; ch < n_chunks; ++ch) {
-      samples.value += part_a[ch];
-      samples.conj += part_b[ch];
-    }
-    if (o.sum_over_ranks) {  // s, H and the two sample sums in one allreduce of 2 d + 2 values
-      red.resize(2 * Dn + 2);
+    for (std::int64_t ch = 0; ch < n_chunks; ++ch) samples += part_terms[ch];
+    if (o.sum_over_ranks) {  // s, H and the sample sums in one allreduce of 2 d + kSums values
+      constexpr int K = CertificateTerms::kSums;
+      red.resize(2 * Dn + K);
       std::copy(s.begin(), s.end(), red.begin());
       std::copy(H.begin(), H.end(), red.begin() + Dn);
-      red[2 * Dn] = samples.value, red[2 * Dn + 1] = samples.conj;
+      samples.sums(red.data() + 2 * Dn);
       sum_over_ranks(red);
       std::copy(red.begin(), red.begin() + Dn, s.begin());
       std::copy(red.begin() + Dn, red.begin() + 2 * Dn, H.begin());
-      samples.value = red[2 * Dn], samples.conj = red[2 * Dn + 1];
+      samples = CertificateTerms::from_sums(red.data() + 2 * Dn, samples.smax);
     }
     for (index_t j = 0; j < d; ++j) H[j] += kNu;
     for (index_t j = 0; j < d; ++j) form.add_penalty_terms(w[j], s[j], features);

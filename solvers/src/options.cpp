@@ -14,9 +14,11 @@ SolverKind parse_solver_kind(std::string_view name) {
   if (name == "passcode-atomic") return SolverKind::passcode_atomic;
   if (name == "passcode-wild") return SolverKind::passcode_wild;
   if (name == "newton") return SolverKind::newton;
+  if (name == "working-set") return SolverKind::working_set;
   if (name == "auto") return SolverKind::automatic;
   throw InvalidArgument(fmt::format(
-      "--solver: unknown solver '{}' (expected auto, newton, sequential, syscd, passcode-atomic or passcode-wild)",
+      "--solver: unknown solver '{}' (expected auto, newton, working-set, sequential, syscd, passcode-atomic or "
+      "passcode-wild)",
       name));
 }
 
@@ -28,6 +30,7 @@ std::string_view solver_kind_name(SolverKind kind) {
     case SolverKind::passcode_wild: return "passcode-wild";
     case SolverKind::newton: return "newton";
     case SolverKind::automatic: return "auto";
+    case SolverKind::working_set: return "working-set";
   }
   return "unknown";
 }

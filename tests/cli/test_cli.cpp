@@ -210,8 +210,8 @@ TEST_F(Cli, BadInputExitsTwoWithAClearMessageAndWritesNothing) {
       {"train --formulation both missing.svm m",
        "error: --formulation: unknown value 'both' (expected auto, dual or primal)\n"},
       {"train --solver hogwild missing.svm m",
-       "error: --solver: unknown solver 'hogwild' (expected auto, newton, sequential, syscd, passcode-atomic or "
-       "passcode-wild)\n"},
+       "error: --solver: unknown solver 'hogwild' (expected auto, newton, working-set, sequential, syscd, "
+       "passcode-atomic or passcode-wild)\n"},
       {"train --penalty l1 --formulation dual ok.svm m",
        "error: --formulation dual: penalty l1 of model 'logistic' has no dual (SDCA) form; use primal\n"},
       {"train --distributed --solver syscd ok.svm m",

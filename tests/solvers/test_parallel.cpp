@@ -315,8 +315,8 @@ TEST(ParallelSolver, ErrorsAndNames) {
     FAIL() << "no exception";
   } catch (const InvalidArgument& e) {
     EXPECT_STREQ(e.what(),
-                 "--solver: unknown solver 'hogwild' (expected auto, newton, sequential, syscd, passcode-atomic or "
-                 "passcode-wild)");
+                 "--solver: unknown solver 'hogwild' (expected auto, newton, working-set, sequential, syscd, "
+                 "passcode-atomic or passcode-wild)");
   }
   const Dataset& d = dataset("housing_scale");
   TrainOptions o;

@@ -55,9 +55,11 @@ _MAX_DENSE_ENTRIES = 1 << 27
 _UNPENALIZED_LAMBDA = 1e-12
 
 
-def _to_matrix(X):
-    """X (validated: ndarray C-contiguous float32/float64, or scipy CSR/CSC) -> the engine's Matrix
-    (CSR, float32 values), converted in C++ in one pass."""
+def _to_matrix(X, by_feature=False):
+    """X (validated: ndarray float32/float64, or scipy CSR/CSC) -> the engine's Matrix (CSR, float32 values),
+    converted in C++ in parallel. by_feature (the primal-only models, Lasso and ElasticNet): store X^T (features as
+    rows), the layout their coordinate descent works on, straight from a dense array (C or Fortran order) or a CSC
+    matrix, so the engine needs no transposed copy; CSR input is stored by sample (the engine transposes it)."""
     if sp.issparse(X):
         csc = X.format == "csc"
         if not X.has_canonical_format:
@@ -74,11 +76,14 @@ def _to_matrix(X):
         if data.dtype not in (np.float32, np.float64):
             data = data.astype(np.float64)
         return _hetglm.matrix_from_compressed(np.ascontiguousarray(indptr), np.ascontiguousarray(indices),
-                                              np.ascontiguousarray(data), X.shape[0], X.shape[1], csc)
-    X = np.ascontiguousarray(X)
+                                              np.ascontiguousarray(data), X.shape[0], X.shape[1], csc,
+                                              bool(by_feature))
+    X = np.asarray(X)
     if X.dtype not in (np.float32, np.float64):
         X = X.astype(np.float64)
-    return _hetglm.matrix_from_dense(X)
+    if not (X.flags.c_contiguous or X.flags.f_contiguous):
+        X = np.ascontiguousarray(X)
+    return _hetglm.matrix_from_dense(X, bool(by_feature))
 
 
 _FLOAT_MAX = float(np.finfo(np.float32).max)
@@ -176,11 +181,12 @@ class _HetGLMBase(BaseEstimator):
             return None
         return prev["alpha"]
 
-    def _train(self, X, y, c, options, M=None, key=None, slot=0):
+    def _train(self, X, y, c, options, M=None, key=None, slot=0, by_feature=False):
         """Run the engine on X (validated), y (float64 labels/targets), c (float64 weights > 0 or None). M: X
-        already converted (multi-target Ridge converts once); key: the problem's shape for warm starts."""
+        already converted (multi-target Ridge converts once); key: the problem's shape for warm starts; by_feature:
+        convert X to X^T (the primal-only models, _to_matrix)."""
         if M is None:
-            M = _to_matrix(X)
+            M = _to_matrix(X, by_feature)
         y = np.ascontiguousarray(y, dtype=np.float64)
         if c is not None:
             c = np.ascontiguousarray(c, dtype=np.float64)
@@ -458,6 +464,8 @@ class LinearSVC(_BaseClassifier):
 class _BaseRegressor(RegressorMixin, _HetGLMBase):
     _engine_model_name = "ridge"
     _rescale_weights = False
+    # Primal-only models hand the engine X^T (Matrix.by_feature): their solvers work on features.
+    _by_feature = False
 
     def _lambda(self, n):
         raise NotImplementedError
@@ -470,7 +478,8 @@ class _BaseRegressor(RegressorMixin, _HetGLMBase):
         Returns self. Raises ValueError for bad parameters or data, RuntimeError for a training failure."""
         self._check_common()
         X, y = validate_data(self, X, y, accept_sparse=["csr", "csc"], dtype=[np.float64, np.float32],
-                             order="C", y_numeric=True, accept_large_sparse=True, multi_output=self._multi_target)
+                             order=None if self._by_feature else "C", y_numeric=True, accept_large_sparse=True,
+                             multi_output=self._multi_target)
         y = np.asarray(y, dtype=np.float64)
         _check_float_range(X, "X")
         _check_float_range(y, "y")
@@ -493,7 +502,7 @@ class _BaseRegressor(RegressorMixin, _HetGLMBase):
             Yt = Y - y_offset
         else:
             X_offset, y_offset, Xt, Yt = np.zeros(nf), np.zeros(Y.shape[1]), X, Y
-        M = _to_matrix(Xt)
+        M = _to_matrix(Xt, self._by_feature)
         c = None if np.all(sw == 1) else sw
         coefs, intercepts, epochs, gaps, primals, history, models = [], [], [], [], [], [], []
         for t in range(Y.shape[1]):
@@ -610,6 +619,7 @@ class ElasticNet(_BaseRegressor):
 
     _engine_model_name = "elastic-net"
     _rescale_weights = True
+    _by_feature = True
 
     def __init__(self, alpha=1.0, l1_ratio=0.5, fit_intercept=True, tol=1e-4, max_iter=1000, random_state=None,
                  verbose=0, warm_start=False, n_jobs=None, device="cpu", accel_memory=None):

@@ -15,6 +15,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -49,38 +50,80 @@ index_t checked_dim(std::int64_t n, const char* what) {
   return static_cast<index_t>(n);
 }
 
-/// Dense C-contiguous (n, d) array -> CSR (zeros dropped), values rounded to float32. Two passes over the
-/// rows in parallel: count the nonzeros, then fill.
+/// Dense (n, d) array -> CSR (zeros dropped), values rounded to float32, in parallel over blocks of rows or
+/// columns. `row_stride` / `col_stride` are the element strides of the array (C order: d, 1; Fortran order: 1, n).
+/// by_feature = false: the CSR of X (samples as rows); true: the CSR of X^T (features as rows, Dataset::by_feature).
+/// One pass writes every entry as if the array had no zeros (the common dense case, and then the result is "full":
+/// the solvers' contiguous kernels apply); zeros found on the way trigger a second, compacting pass.
 template <class T>
-CsrMatrix csr_from_dense(const T* a, std::int64_t n, std::int64_t d) {
+CsrMatrix csr_from_dense(const T* a, std::int64_t n, std::int64_t d, std::int64_t row_stride, std::int64_t col_stride,
+                         bool by_feature) {
   CsrMatrix m;
-  m.n_rows = checked_dim(n, "the number of samples");
-  m.n_cols = checked_dim(d, "the number of features");
-  m.offsets.assign(static_cast<std::size_t>(n) + 1, 0);
-  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, n, 256), [&](const auto& r) {
+  const std::int64_t major = by_feature ? d : n, minor = by_feature ? n : d;
+  const std::int64_t s_major = by_feature ? col_stride : row_stride, s_minor = by_feature ? row_stride : col_stride;
+  m.n_rows = checked_dim(major, by_feature ? "the number of features" : "the number of samples");
+  m.n_cols = checked_dim(minor, by_feature ? "the number of samples" : "the number of features");
+  const std::size_t total = static_cast<std::size_t>(major) * static_cast<std::size_t>(minor);
+  m.offsets.resize(static_cast<std::size_t>(major) + 1);
+  m.indices.resize(total);
+  m.values.resize(total);
+  // Blocks of 16 output rows; within a block the input is read in tiles of 64 minor positions, so that both a C-order
+  // (strided) and a Fortran-order (contiguous) input are read a cache line at a time.
+  constexpr std::int64_t kRows = 16, kTile = 64;
+  std::atomic<std::int64_t> zeros{0};
+  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, (major + kRows - 1) / kRows, 1), [&](const auto& r) {
+    std::int64_t z = 0;
+    for (std::int64_t b = r.begin(); b < r.end(); ++b) {
+      const std::int64_t lo = b * kRows, hi = std::min(major, lo + kRows);
+      for (std::int64_t t0 = 0; t0 < minor; t0 += kTile) {
+        const std::int64_t t1 = std::min(minor, t0 + kTile);
+        for (std::int64_t i = lo; i < hi; ++i) {
+          const T* src = a + i * s_major;
+          float* vo = m.values.data() + i * minor;
+          index_t* io = m.indices.data() + i * minor;
+          for (std::int64_t j = t0; j < t1; ++j) {
+            const T x = src[j * s_minor];
+            z += x == T(0);
+            vo[j] = static_cast<float>(x);
+            io[j] = static_cast<index_t>(j);
+          }
+        }
+      }
+      for (std::int64_t i = lo; i < hi; ++i) m.offsets[static_cast<std::size_t>(i) + 1] = (i + 1) * minor;
+    }
+    zeros += z;
+  });
+  m.offsets[0] = 0;
+  if (zeros.load() == 0) return m;
+  // Zeros: count the nonzeros per row, then copy them in parallel (the test is on the input's own values).
+  CsrMatrix c;
+  c.n_rows = m.n_rows;
+  c.n_cols = m.n_cols;
+  c.offsets.assign(static_cast<std::size_t>(major) + 1, 0);
+  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, major, 64), [&](const auto& r) {
     for (std::int64_t i = r.begin(); i < r.end(); ++i) {
-      const T* row = a + i * d;
-      offset_t c = 0;
-      for (std::int64_t j = 0; j < d; ++j) c += row[j] != T(0);
-      m.offsets[static_cast<std::size_t>(i) + 1] = c;
+      const T* src = a + i * s_major;
+      offset_t k = 0;
+      for (std::int64_t j = 0; j < minor; ++j) k += src[j * s_minor] != T(0);
+      c.offsets[static_cast<std::size_t>(i) + 1] = k;
     }
   });
-  std::partial_sum(m.offsets.begin(), m.offsets.end(), m.offsets.begin());
-  m.indices.resize(static_cast<std::size_t>(m.nnz()));
-  m.values.resize(static_cast<std::size_t>(m.nnz()));
-  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, n, 256), [&](const auto& r) {
+  std::partial_sum(c.offsets.begin(), c.offsets.end(), c.offsets.begin());
+  c.indices.resize(static_cast<std::size_t>(c.nnz()));
+  c.values.resize(static_cast<std::size_t>(c.nnz()));
+  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, major, 64), [&](const auto& r) {
     for (std::int64_t i = r.begin(); i < r.end(); ++i) {
-      const T* row = a + i * d;
-      offset_t k = m.offsets[static_cast<std::size_t>(i)];
-      for (std::int64_t j = 0; j < d; ++j)
-        if (row[j] != T(0)) {
-          m.indices[static_cast<std::size_t>(k)] = static_cast<index_t>(j);
-          m.values[static_cast<std::size_t>(k)] = static_cast<float>(row[j]);
+      const T* src = a + i * s_major;
+      offset_t k = c.offsets[static_cast<std::size_t>(i)];
+      for (std::int64_t j = 0; j < minor; ++j)
+        if (src[j * s_minor] != T(0)) {
+          c.indices[static_cast<std::size_t>(k)] = static_cast<index_t>(j);
+          c.values[static_cast<std::size_t>(k)] = m.values[static_cast<std::size_t>(i * minor + j)];
           ++k;
         }
     }
   });
-  return m;
+  return c;
 }
 
 /// Compressed arrays (scipy CSR of X, or CSC of X = CSR of X^T when `csc`) -> CsrMatrix of X.
@@ -88,7 +131,7 @@ CsrMatrix csr_from_dense(const T* a, std::int64_t n, std::int64_t d) {
 /// side calls sort_indices / sum_duplicates first). Explicit zeros are kept (they change nothing).
 template <class I, class P, class T>
 CsrMatrix csr_from_compressed(const P* indptr, const I* idx, const T* val, std::int64_t n_major,
-                              std::int64_t n_minor, bool csc) {
+                              std::int64_t n_minor, bool csc, bool keep_transposed = false) {
   CsrMatrix m;
   m.n_rows = checked_dim(n_major, csc ? "the number of features" : "the number of samples");
   m.n_cols = checked_dim(n_minor, csc ? "the number of samples" : "the number of features");
@@ -107,23 +150,27 @@ CsrMatrix csr_from_compressed(const P* indptr, const I* idx, const T* val, std::
     }
   });
   validate(m, "sparse matrix");
-  if (csc) m = transpose(m);  // validate() above checked X^T; its transpose is X
+  if (csc && !keep_transposed) m = transpose(m);  // validate() above checked X^T; its transpose is X
   return m;
 }
 
-/// The matrix handed to train(): samples as rows, float32 values (as Snap ML stores its data).
+/// The matrix handed to train(): samples as rows, or X^T (by_feature: features as rows, Dataset::by_feature) for the
+/// primal-only models; float32 values (as Snap ML stores its data).
 struct Matrix {
   CsrMatrix X;
+  bool by_feature = false;
 };
 
 template <class T>
 using Dense = nb::ndarray<const T, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
 template <class T>
+using DenseF = nb::ndarray<const T, nb::ndim<2>, nb::f_contig, nb::device::cpu>;
+template <class T>
 using Vec = nb::ndarray<const T, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 
 template <class I, class P, class T>
 Matrix from_compressed_typed(const Vec<P>& indptr, const Vec<I>& indices, const Vec<T>& data, std::int64_t n_rows,
-                             std::int64_t n_cols, bool csc) {
+                             std::int64_t n_cols, bool csc, bool by_feature) {
   const std::int64_t n_major = csc ? n_cols : n_rows, n_minor = csc ? n_rows : n_cols;
   if (static_cast<std::int64_t>(indptr.shape(0)) != n_major + 1)
     throw InvalidArgument("sparse matrix: indptr has the wrong length");
@@ -132,9 +179,10 @@ Matrix from_compressed_typed(const Vec<P>& indptr, const Vec<I>& indices, const 
   if (static_cast<std::size_t>(ip[n_major]) > indices.shape(0))
     throw InvalidArgument("sparse matrix: indptr points past the end of indices");
   Matrix m;
+  m.by_feature = csc && by_feature;  // a CSC matrix is already X^T: kept as it is for the primal-only models
   {
     nb::gil_scoped_release nogil;
-    m.X = csr_from_compressed(ip, indices.data(), data.data(), n_major, n_minor, csc);
+    m.X = csr_from_compressed(ip, indices.data(), data.data(), n_major, n_minor, csc, m.by_feature);
   }
   return m;
 }
@@ -231,6 +279,7 @@ nb::dict train_py(Matrix& m, Vec<double> y, const PyTrainOptions& options_in,
     for (const Vec<double>& a : *initial_alpha) o.initial_alpha.emplace_back(a.data(), a.data() + a.shape(0));
   Dataset data;
   data.source = "training data";
+  data.by_feature = m.by_feature;
   data.y.assign(y.data(), y.data() + y.shape(0));
   if (sample_weight)
     o.problem.sample_weight.assign(sample_weight->data(), sample_weight->data() + sample_weight->shape(0));
@@ -323,25 +372,34 @@ NB_MODULE(_hetglm, m) {
 
   nb::class_<Matrix>(m, "Matrix",
                      "Samples x features in CSR form with float32 values (the engine's storage, as Snap ML).")
-      .def_prop_ro("shape", [](const Matrix& a) { return nb::make_tuple(a.X.n_rows, a.X.n_cols); })
-      .def_prop_ro("nnz", [](const Matrix& a) { return a.X.nnz(); });
+      .def_prop_ro("shape", [](const Matrix& a) {
+        return a.by_feature ? nb::make_tuple(a.X.n_cols, a.X.n_rows) : nb::make_tuple(a.X.n_rows, a.X.n_cols);
+      })
+      .def_prop_ro("nnz", [](const Matrix& a) { return a.X.nnz(); })
+      .def_prop_ro("by_feature", [](const Matrix& a) { return a.by_feature; });
 
-  m.def("matrix_from_dense", [](Dense<double> a) {
-    Matrix r;
-    nb::gil_scoped_release nogil;
-    r.X = csr_from_dense(a.data(), static_cast<std::int64_t>(a.shape(0)), static_cast<std::int64_t>(a.shape(1)));
-    return r;
-  }, "a"_a.noconvert(), "Dense C-contiguous float64 (n, d) array -> Matrix (zeros dropped, float32 values).");
-  m.def("matrix_from_dense", [](Dense<float> a) {
-    Matrix r;
-    nb::gil_scoped_release nogil;
-    r.X = csr_from_dense(a.data(), static_cast<std::int64_t>(a.shape(0)), static_cast<std::int64_t>(a.shape(1)));
-    return r;
-  }, "a"_a.noconvert());
+  // Dense arrays in C or Fortran order, float64 or float32 (nanobind tries the overloads in order; noconvert: an
+  // array that fits none raises TypeError instead of being copied silently).
+#define HETGLM_FROM_DENSE(ARRAY, T, C_ORDER)                                                                       \
+  m.def("matrix_from_dense", [](ARRAY<T> a, bool by_feature) {                                                     \
+    Matrix r;                                                                                                      \
+    r.by_feature = by_feature;                                                                                     \
+    const auto n = static_cast<std::int64_t>(a.shape(0)), d = static_cast<std::int64_t>(a.shape(1));               \
+    nb::gil_scoped_release nogil;                                                                                  \
+    r.X = C_ORDER ? csr_from_dense(a.data(), n, d, d, 1, by_feature) : csr_from_dense(a.data(), n, d, 1, n, by_feature); \
+    return r;                                                                                                      \
+  }, "a"_a.noconvert(), "by_feature"_a = false,                                                                    \
+  "Dense (n, d) array (C or Fortran order, float64 or float32) -> Matrix (zeros dropped, float32 values); "     \
+  "by_feature: store X^T (features as rows) for the primal-only models (Lasso, ElasticNet).")
+  HETGLM_FROM_DENSE(Dense, double, true);
+  HETGLM_FROM_DENSE(Dense, float, true);
+  HETGLM_FROM_DENSE(DenseF, double, false);
+  HETGLM_FROM_DENSE(DenseF, float, false);
+#undef HETGLM_FROM_DENSE
 
 #define HETGLM_FROM_COMPRESSED(I, P, T)                                                                    \
   m.def("matrix_from_compressed", &from_compressed_typed<I, P, T>, "indptr"_a.noconvert(),                  \
-        "indices"_a.noconvert(), "data"_a.noconvert(), "n_rows"_a, "n_cols"_a, "csc"_a)
+        "indices"_a.noconvert(), "data"_a.noconvert(), "n_rows"_a, "n_cols"_a, "csc"_a, "by_feature"_a = false)
   HETGLM_FROM_COMPRESSED(std::int32_t, std::int32_t, double);
   HETGLM_FROM_COMPRESSED(std::int32_t, std::int32_t, float);
   HETGLM_FROM_COMPRESSED(std::int64_t, std::int64_t, double);

@@ -21,6 +21,7 @@
 #include "hetglm/solvers/parallel_cpu.hpp"
 #include "hetglm/solvers/newton.hpp"
 #include "hetglm/solvers/sequential.hpp"
+#include "hetglm/solvers/working_set.hpp"
 
 namespace hetglm {
 
@@ -197,9 +198,10 @@ double available_memory_bytes() { return static_cast<double>(memory_limit_bytes(
 /// Estimate the memory training needs before allocating any of it, and refuse a problem that cannot fit
 /// (a libsvm index near 2^31 asks for dense vectors of 17 GB each). Counted: the matrix copy with the bias column,
 /// its transpose (both formulations may need it), alpha, v and one replica of v per thread, and the model.
-void check_memory(const CsrMatrix& X, const TrainOptions& o, const ModelSpec& spec, const std::vector<double>& y) {
+void check_memory(const Dataset& data, const TrainOptions& o, const ModelSpec& spec, const std::vector<double>& y) {
   const double bias = o.problem.bias;
-  const double n = X.n_rows, d = double(X.n_cols) + (bias >= 0 ? 1 : 0), nnz = double(X.nnz()) + (bias >= 0 ? n : 0);
+  const double n = data.n_samples(), d = double(data.n_features()) + (bias >= 0 ? 1 : 0),
+               nnz = double(data.X.nnz()) + (bias >= 0 ? n : 0);
   std::size_t classes = 1;
   if (spec.classifier) {
     std::set<double> u(y.begin(), y.end());
@@ -214,7 +216,7 @@ void check_memory(const CsrMatrix& X, const TrainOptions& o, const ModelSpec& sp
     throw InvalidArgument(fmt::format(
         "training needs about {:.1f} GB of memory ({} samples, {} features, {} nonzeros, {} weight columns), more "
         "than the {:.1f} GB available",
-        need / 1e9, X.n_rows, static_cast<std::int64_t>(d), static_cast<std::int64_t>(nnz), classes, avail / 1e9));
+        need / 1e9, data.n_samples(), static_cast<std::int64_t>(d), static_cast<std::int64_t>(nnz), classes, avail / 1e9));
 }
 }  // namespace
 
@@ -246,6 +248,14 @@ void check_options(const TrainOptions& o) {
   if (so.solver == SolverKind::newton && !is_smooth(p.model.loss))
     throw InvalidArgument("--solver newton: the hinge loss (svm) is not smooth, so it has no Newton step; use --solver "
                           "syscd or sequential (dual SDCA)");
+  if (so.solver == SolverKind::working_set && accel)
+    throw InvalidArgument(fmt::format("--solver working-set: runs on the CPU only; DuHL on --device {} trains by "
+                                      "coordinate descent (drop --solver working-set)",
+                                      device_name(*o.device.device)));
+  if (so.solver == SolverKind::working_set && !has_l1_part(p.model.penalty))
+    throw InvalidArgument(fmt::format("--solver working-set: needs a penalty with an L1 part (l1 or elastic-net), not "
+                                      "{}; use --solver auto",
+                                      penalty_name(p.model.penalty)));
   forced_formulation(p.model, p.formulation);  // a formulation the model does not have
   if (so.solver == SolverKind::newton && p.formulation == FormulationRequest::dual)
     throw InvalidArgument("--solver newton: runs the primal formulation only; drop --formulation dual or choose "
@@ -346,11 +356,12 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
   res.spec = o.problem.model;
   const ModelSpec& spec = res.spec;
   const ProblemOptions& po = o.problem;
-  const CsrMatrix& X0 = data.X;
+  const CsrMatrix& X0 = data.X;  // samples as rows, or X^T for by-feature data (dataset.hpp)
+  const index_t n_samples = data.n_samples();
   const std::string src = data.source.empty() ? std::string("training data") : "'" + data.source + "'";
-  if (X0.n_rows == 0) throw InvalidArgument(fmt::format("{}: no samples to train on", src));
-  if (data.y.size() != static_cast<std::size_t>(X0.n_rows))
-    throw InvalidArgument(fmt::format("{}: {} labels for {} samples", src, data.y.size(), X0.n_rows));
+  if (n_samples == 0) throw InvalidArgument(fmt::format("{}: no samples to train on", src));
+  if (data.y.size() != static_cast<std::size_t>(n_samples))
+    throw InvalidArgument(fmt::format("{}: {} labels for {} samples", src, data.y.size(), n_samples));
   // Data, targets and weights within float range keep every sum of the objective and its dual finite in double
   // (squares of 3.4e38 are 1.2e77); beyond it, a target of 1e300 or a weight of 1e300 overflowed to a "numerical
   // failure" after training had started.
@@ -374,14 +385,10 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
                                         i + 1, c[i], kFloatMax));
   }
 
-  const double lambda = resolve_lambda(spec, po.C, po.lambda, X0.n_rows);
+  const double lambda = resolve_lambda(spec, po.C, po.lambda, n_samples);
   res.lambda = lambda;
   const double eta = l1_share(spec.penalty, po.l1_ratio);
-  check_memory(X0, o, spec, data.y);
-  // The bias column needs a copy of the data; without it the caller's matrix is used as it is.
-  CsrMatrix X_bias;
-  if (po.bias >= 0) X_bias = with_bias_column(X0, po.bias);
-  const CsrMatrix& X = po.bias >= 0 ? X_bias : X0;
+  check_memory(data, o, spec, data.y);
   // `auto` that finds no accelerator means the CPU solver itself, exactly as --device cpu (docs/conventions.md, "Devices").
   Device device = Device::cpu;
   if (o.device.device) {
@@ -425,6 +432,18 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
   const bool newton_loss = is_smooth(spec.loss) && spec.loss != Loss::squared;
   const bool primal_newton =
       !use_accel && (o.solver.solver == SolverKind::newton || (o.solver.solver == SolverKind::automatic && newton_loss));
+  // Samples as rows: the caller's matrix; for by-feature data a transposed copy, made only when something needs rows
+  // (the bias column, a formulation that is not forced to the primal or its estimate, the Newton solver); the
+  // primal coordinate-descent solvers then use the caller's X^T as it is. The bias column needs a copy of the data;
+  // without it the caller's matrix is used as it is.
+  const std::optional<Formulation> forced = forced_formulation(spec, po.formulation);
+  const bool rows_needed =
+      !data.by_feature || po.bias >= 0 || !(forced && *forced == Formulation::primal) || primal_newton;
+  CsrMatrix X_rows, X_bias;
+  if (data.by_feature && rows_needed) X_rows = transpose(X0);
+  const CsrMatrix& Xs = data.by_feature ? X_rows : X0;  // empty when by-feature rows are not needed
+  if (po.bias >= 0) X_bias = with_bias_column(Xs, po.bias);
+  const CsrMatrix& X = po.bias >= 0 ? X_bias : Xs;
   const FormulationChoice choice = resolve_formulation(o, spec, X, data.y, positives[0], c, lambda, eta, primal_newton);
   const Formulation form_kind = choice.formulation;
   res.formulation = form_kind;
@@ -432,11 +451,15 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
 
   // The solver that runs: auto -> newton for the primal of logistic / squared hinge, else sequential on one thread
   // and syscd otherwise (options.hpp).
+  // The Lasso and elastic net (squared loss, L1 part) train with the working-set solver (working_set.hpp).
   SolverKind solver = o.solver.solver;
   if (solver == SolverKind::automatic)
     solver = form_kind == Formulation::primal && primal_newton ? SolverKind::newton
-             : o.solver.n_threads == 1                          ? SolverKind::sequential
-                                                                : SolverKind::syscd;
+             : form_kind == Formulation::primal && !use_accel && spec.loss == Loss::squared &&
+                     has_l1_part(spec.penalty) && eta > 0
+                 ? SolverKind::working_set
+             : o.solver.n_threads == 1 ? SolverKind::sequential
+                                       : SolverKind::syscd;
   res.solver = use_accel ? SolverKind::automatic : solver;
 
   ProblemData pd;
@@ -448,21 +471,25 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
   if (form_kind == Formulation::primal && rows_only) {
     // pd.Xt stays null: PrimalForm then describes the problem without its coordinate matrix.
   } else if (form_kind == Formulation::primal) {
-    Xt = transpose(X);
-    pd.Xt = &Xt;
+    if (data.by_feature && po.bias < 0) {
+      pd.Xt = &X0;  // the caller's X^T
+    } else {
+      Xt = transpose(X);
+      pd.Xt = &Xt;
+    }
   } else {
     pd.row_sq_norm = row_sq_norms(X);
   }
 
   const int ncol = static_cast<int>(positives.size());
-  const index_t nrows_w = X.n_cols;
+  const index_t nrows_w = pd.Xt ? pd.Xt->n_rows : X.n_cols;
   model.w.assign(static_cast<std::size_t>(nrows_w) * ncol, 0.0);
   // DuHL on an accelerator when a device or a budget is asked for (duhl.hpp); the budget's 100% is the bytes of
   // every coordinate of the chosen formulation in the device format.
   std::unique_ptr<Backend> accel;
   if (use_accel) {
     BackendOptions bo = o.device.backend;
-    const CsrMatrix& coords = form_kind == Formulation::primal ? Xt : X;
+    const CsrMatrix& coords = form_kind == Formulation::primal ? *pd.Xt : X;
     if (!o.device.accel_memory.empty()) bo.memory_budget = o.device.accel_memory.resolve(data_bytes(coords));
     accel = make_backend(device_name(device), bo);
     res.device = accel->description();
@@ -492,6 +519,7 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
         if (accel) return run_duhl(f);
         if constexpr (Form::formulation == Formulation::primal) {
           if (so.solver == SolverKind::newton) return solve_primal_newton(f, X, so);
+          if (so.solver == SolverKind::working_set) return solve_working_set(f, so);
         }
         return so.solver == SolverKind::sequential ? solve_sequential(f, so) : solve_parallel_cpu(f, so);
       };
@@ -520,7 +548,7 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
   }
 
   model.solver_type = solver_type_name(spec, form_kind);
-  model.nr_feature = X0.n_cols;
+  model.nr_feature = data.n_features();
   model.bias = po.bias;
   model.model = spec.name;
   model.penalty = penalty_name(spec.penalty);

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// A labelled data set: samples as rows of a CSR matrix plus one label (or target) per row.
+// A labelled data set: samples as rows of a CSR matrix plus one label (or target) per row; or, by feature, the
+// transposed matrix (features as rows: the CSC of the data, e.g. from a column-major array or a scipy CSC matrix),
+// which the primal coordinate-descent solvers use as it is (train.cpp builds the samples-as-rows copy only for what
+// needs rows).
 #pragma once
 #include <string>
 #include <vector>
@@ -9,9 +12,13 @@
 namespace hetglm {
 
 struct Dataset {
-  CsrMatrix X;                ///< n_samples x n_features
+  CsrMatrix X;                ///< n_samples x n_features (by_feature: n_features x n_samples, X^T)
   std::vector<double> y;      ///< labels or regression targets, size n_samples
   std::string source;         ///< file name (for messages); may be empty
+  bool by_feature = false;    ///< X holds X^T (features as rows)
+
+  index_t n_samples() const { return by_feature ? X.n_cols : X.n_rows; }
+  index_t n_features() const { return by_feature ? X.n_rows : X.n_cols; }
 };
 
 }  // namespace hetglm

@@ -297,6 +297,68 @@ HETGLM_FN R N(hetglm_loss_curvature_bound)(int loss) {
 #undef HETGLM_DUAL_STEP_CASE_
 #undef HETGLM_BOUND_CASE_
 
+/* The conjugate along the ray of a rescaled dual point (the tight L1 certificate, docs/math.md, "The rescaled dual
+ * point"): with a = phi'(z) (phi = c l(y, .) the sample's loss, d = phi'(z) and f = phi(z) already evaluated by the
+ * caller), coefficients k0..k3 of an upper bound
+ *     phi^*(t a) <= k0 + k1 t + k2 t^2 + k3 t log t        for every t in [0, 1], with equality at t = 1,
+ * so that sums of the coefficients over samples bound f^*(t u) for a scale t known only after the reduction.
+ *   squared, Huber (|a| <= c):  phi^*(a) = a^2/(2c) + a y                         -> exact: k1 = a y, k2 = a^2/(2c)
+ *   squared hinge, b = -y a >= 0: phi^*(a) = -b + b^2/(4c)                        -> exact: k1 = -b, k2 = b^2/(4c)
+ *   hinge, b = -y a in [0, c]:  phi^*(a) = -b                                     -> exact: k1 = -b
+ *   logistic, p = b/c = sigmoid(-y z): phi^*(t a)/c = t p log p + t p log t + h(t), h(t) = (1 - tp) log(1 - tp)
+ *     convex with h(0) = 0, h''(s) = p^2/(1 - sp) <= p^2/(1 - p) on [0, 1]; bounded by its Taylor expansion at
+ *     t = 1 with that remainder, h(t) <= h(1) + (1 - t)(p log(1-p) + p) + (1 - t)^2 p^2/(2(1-p)), when
+ *     1 - p >= 1e-4, else by its chord h(t) <= t h(1). log p = -(f/c + y z) and log(1 - p) = -f/c need no logarithm. */
+typedef struct N(hetglm_conj4_s) {
+  R k0, k1, k2, k3;
+} N(hetglm_conj4);
+
+HETGLM_FN N(hetglm_conj4) N(hetglm_scaled_conjugate)(int loss, R y, R z, R c, R f, R d) {
+  N(hetglm_conj4) k;
+  R b, p, q, lq, h1, g1, qq;
+  k.k0 = (R)0;
+  k.k1 = (R)0;
+  k.k2 = (R)0;
+  k.k3 = (R)0;
+  switch (loss) {
+    case HETGLM_LOSS_SQUARED:
+    case HETGLM_LOSS_HUBER:
+      k.k1 = d * y;
+      k.k2 = d * d / ((R)2 * c);
+      break;
+    case HETGLM_LOSS_SQUARED_HINGE:
+      b = -y * d;
+      k.k1 = -b;
+      k.k2 = b * b / ((R)4 * c);
+      break;
+    case HETGLM_LOSS_HINGE:
+      k.k1 = y * d;
+      break;
+    case HETGLM_LOSS_LOGISTIC:
+      p = -y * d / c;              /* sigmoid(-y z) in [0, 1] */
+      p = p < (R)0 ? (R)0 : (p > (R)1 ? (R)1 : p);
+      q = (R)1 - p;
+      lq = -f / c;                 /* log(1 - p) */
+      h1 = q * lq;                 /* h(1) */
+      k.k1 = c * (p > (R)0 ? -p * (f / c + y * z) : (R)0);  /* c p log p */
+      k.k3 = c * p;
+      if (q >= (R)1e-4) {
+        g1 = p * lq + p;           /* -h'(1) */
+        qq = p * p / ((R)2 * q);   /* max h'' / 2 */
+        k.k0 = c * (h1 + g1 + qq);
+        k.k1 += c * (-g1 - (R)2 * qq);
+        k.k2 = c * qq;
+      } else {
+        k.k1 += c * h1;
+      }
+      break;
+    default:
+      k.k0 = (R)NAN;
+      break;
+  }
+  return k;
+}
+
 /* Dual gap term of one sample (unscaled; the total gap is (1/n) times the sum):
  *   phi(z) + phi^*(-a) + a z >= 0, zero iff a is optimal for the margin z. */
 HETGLM_FN R N(hetglm_dual_gap)(int loss, R y, R a, R z, R c) {

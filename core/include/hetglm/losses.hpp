@@ -91,6 +91,9 @@ namespace math {
   /* the softmax (multinomial) loss over K classes: value (p = softmax(z) when p != nullptr), conjugate at -a */   \
   HETGLM_FN T softmax_value(const T* z, int K, int y, T c, T* p) { return hetglm_softmax_value##S(z, K, y, c, p); } \
   HETGLM_FN T softmax_conjugate(const T* a, int K, int y, T c) { return hetglm_softmax_conjugate##S(a, K, y, c); } \
+  HETGLM_FN hetglm_conj4##S scaled_conjugate(int l, T y, T z, T c, T f, T d) {                         \
+    return hetglm_scaled_conjugate##S(l, y, z, c, f, d);                                              \
+  }                                                                                                   \
   HETGLM_FN T shared_factor(hetglm_objective##S o, T v, T y, T c) { return hetglm_shared_factor##S(o, v, y, c); } \
   HETGLM_FN T coordinate_step(hetglm_objective##S o, T a, T r, T h, T y, T c, T sigma) {               \
     return hetglm_coordinate_step##S(o, a, r, h, y, c, sigma);                                        \
@@ -125,6 +128,10 @@ struct LossPolicy {
   template <class T> HETGLM_FN T conjugate(T y, T a, T c) { return math::loss_conjugate(kid, y, a, c); }
   template <class T> HETGLM_FN T dual_step(T y, T a, T z, T q, T c) { return math::dual_step(kid, y, a, z, q, c); }
   template <class T> HETGLM_FN T dual_gap(T y, T a, T z, T c) { return math::dual_gap(kid, y, a, z, c); }
+  /// Coefficients of phi^*(t phi'(z)) <= k0 + k1 t + k2 t^2 + k3 t log t on [0, 1] (f = phi(z), d = phi'(z)).
+  template <class T> HETGLM_FN auto scaled_conjugate(T y, T z, T c, T f, T d) {
+    return math::scaled_conjugate(kid, y, z, c, f, d);
+  }
 };
 
 /// Penalty policy: g(w) = lambda r(w), its Lipschitzed conjugate and the proximal coordinate step.

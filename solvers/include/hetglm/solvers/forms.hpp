@@ -28,6 +28,9 @@
 #include <span>
 #include <vector>
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
 #include "hetglm/losses.hpp"
 #include "hetglm/matrix.hpp"
 
@@ -40,7 +43,9 @@ struct Certificate {
   double primal = 0;    ///< P(w)
   double dual = 0;      ///< D(alpha)
   double gap = 0;       ///< P - D
-  double gap_sum = 0;   ///< sum of per-coordinate gaps (equals gap up to rounding when v = A alpha)
+  double gap_sum = 0;   ///< sum of per-coordinate gaps (equals gap up to rounding when v = A alpha); for the
+                        ///< rescaled L1 dual point it includes the samples' Fenchel-Young term (PrimalForm::finish)
+  double dual_scale = 1;  ///< primal with an L1 part: the dual point is dual_scale * grad f(v) (PrimalForm::finish)
 };
 
 /// (P - D) / |P|, the quantity compared with the tolerance (P - D itself when P = 0).
@@ -59,12 +64,30 @@ inline bool certified(const Certificate& c, double tol) {
 
 /// Partial sums of a certificate, over coordinates or over entries of the shared vector. What each field holds is
 /// the form's business (DualForm, PrimalForm below); sums of partial sums are partial sums.
+/// Every field is a sum except smax, a maximum: the combination of partial terms is still operator+.
 struct CertificateTerms {
   double value = 0;  ///< primal-objective part
   double conj = 0;   ///< conjugate (dual-objective) part
   double gap = 0;    ///< per-coordinate gaps
-  CertificateTerms operator+(const CertificateTerms& o) const { return {value + o.value, conj + o.conj, gap + o.gap}; }
+  double dot = 0;    ///< primal features: sum_j w_j s_j (= <grad f(v), v> when v = X w)
+  double smax = 0;   ///< primal features: max_j |s_j| (the dual point's constraint violation; a max-reduction)
+  /// primal samples with an L1 penalty: sums of the coefficients of n f^*(t grad f(v)) <= k0 + k1 t + k2 t^2 +
+  /// k3 t log t (glm_math.h hetglm_scaled_conjugate), for the rescaled dual point
+  double scaled[4] = {0, 0, 0, 0};
+  CertificateTerms operator+(const CertificateTerms& o) const {
+    return {value + o.value, conj + o.conj, gap + o.gap, dot + o.dot, smax > o.smax ? smax : o.smax,
+            {scaled[0] + o.scaled[0], scaled[1] + o.scaled[1], scaled[2] + o.scaled[2], scaled[3] + o.scaled[3]}};
+  }
   CertificateTerms& operator+=(const CertificateTerms& o) { return *this = *this + o; }
+  /// The fields as numbers for a sum-reduction (MPI); smax is reduced apart, with a maximum.
+  static constexpr int kSums = 8;
+  void sums(double* out) const {
+    const double s[kSums] = {value, conj, gap, dot, scaled[0], scaled[1], scaled[2], scaled[3]};
+    for (int i = 0; i < kSums; ++i) out[i] = s[i];
+  }
+  static CertificateTerms from_sums(const double* in, double max_abs) {
+    return {in[0], in[1], in[2], in[3], max_abs, {in[4], in[5], in[6], in[7]}};
+  }
 };
 
 /// Data shared by every class of a one-vs-rest problem.
@@ -195,6 +218,7 @@ struct PrimalForm {
   const double* y;         // size n (samples)
   const double* c;
   double lambda, eta, bound, inv_n;
+  double c_max = 0;        // max_k c_k (the dual's strong concavity, gap-safe screening)
   Objective obj;           // the coordinate kernel's scalars
   /// H_j^max = kCurvatureBound (1/n) sum_k c_k x_kj^2: the exact curvature for the squared loss and a
   /// coordinate-wise Lipschitz constant of the gradient for the other losses (used by step()).
@@ -211,17 +235,33 @@ struct PrimalForm {
     const index_t n_local = d.Xt ? d.Xt->n_cols : d.X->n_rows, n = n_total > 0 ? n_total : n_local;
     // The Lipschitzing bound B = f(0) / (lambda eta') (glm_math.h hetglm_lipschitz_bound).
     double f0 = 0;
-    for (index_t k = 0; k < n_local; ++k) f0 += LossP::value(y[k], 0.0, c[k]);
+    for (index_t k = 0; k < n_local; ++k) {
+      f0 += LossP::value(y[k], 0.0, c[k]);
+      c_max = std::max(c_max, c[k]);
+    }
     bound = math::lipschitz_bound(PenP::kid, f0 * inv_n, lambda, eta);
     obj = math::make_objective(HETGLM_FORM_PRIMAL, LossP::kid, PenP::kid, lambda, eta, bound, inv_n,
                                1.0 / (lambda * double(n)));
     if (!A) return;
     h.resize(static_cast<std::size_t>(A->n_rows));
-    for (index_t j = 0; j < A->n_rows; ++j) {
+    // Each H_j on its own (the same values for every thread count); features in parallel for large data.
+    auto column = [&](index_t j) {
       double s = 0;
       for (offset_t k = A->offsets[j]; k < A->offsets[j + 1]; ++k)
         s += c[A->indices[k]] * double(A->values[k]) * A->values[k];
       h[j] = kCurvatureBound * s * inv_n;
+    };
+#if defined(__SANITIZE_THREAD__)
+    constexpr bool kParallel = false;  // Debian's oneTBB is not instrumented for ThreadSanitizer
+#else
+    constexpr bool kParallel = true;
+#endif
+    if (kParallel && A->nnz() >= (offset_t{1} << 20)) {
+      tbb::parallel_for(tbb::blocked_range<index_t>(0, A->n_rows, 16), [&](const tbb::blocked_range<index_t>& r) {
+        for (index_t j = r.begin(); j < r.end(); ++j) column(j);
+      });
+    } else {
+      for (index_t j = 0; j < A->n_rows; ++j) column(j);
     }
   }
 
@@ -319,32 +359,90 @@ struct PrimalForm {
     const double g = LossP::derivative(y[k], vk, c[k]);
     return {l, g, g * vk - l};
   }
+  /// lambda eta': the bound |s_j| <= lambda eta' of a feature that is zero at the optimum (eta' = 1 for L1, the l1
+  /// ratio for the elastic net; 0 without an L1 part).
+  double l1_level() const {
+    if constexpr (P == Penalty::l1) return lambda;
+    else if constexpr (has_l1_part(P)) return lambda * eta;
+    else return 0.0;
+  }
+  /// The dual objective is gamma-strongly concave in the dual point u, gamma = n / (L c_max) (phi_k^* is
+  /// 1/(L c_k)-strongly convex for an L-smooth loss): ||u - u*||^2 <= 2 (P(w) - D(u)) / gamma for every dual point u
+  /// and every w (gap-safe screening: Fercoq, Gramfort, Salmon, ICML 2015; Ndiaye et al., JMLR 18, 2017).
+  double gap_safe_radius(double gap) const {
+    const double g = gap > 0 ? gap : 0.0;
+    return std::sqrt(2.0 * g * kCurvatureBound * c_max * inv_n);
+  }
   /// Feature j's certificate terms from its gradient s_j: g(w_j) to value, the Lipschitzed g^*(s_j) to conj,
-  /// gap_j = w_j s_j + g(w_j) + g^*(-s_j) to gap.
-  /// Returns gap_j.
+  /// gap_j = w_j s_j + g(w_j) + g^*(-s_j) to gap, w_j s_j to dot and |s_j| to the maximum smax.
+  /// Returns gap_j (the Lipschitzed per-feature gap: the gap memory of shrinking).
   double add_penalty_terms(double w, double s, CertificateTerms& t) const {
     const double g = PenP::gap(w, s, lambda, eta, bound);
     t.value += PenP::value(w, lambda, eta);
     t.conj += PenP::conjugate(s, lambda, eta, bound);
     t.gap += g;
+    if constexpr (has_l1_part(P)) {
+      t.dot += w * s;
+      const double a = std::fabs(s);
+      t.smax = t.smax > a ? t.smax : a;  // a NaN s_j reaches the certificate through conj and gap
+    }
     return g;
   }
   /// The same from r_j (s_j = r_j / n).
   double add_coordinate_terms(index_t /*j*/, double w, double r, CertificateTerms& t) const {
     return add_penalty_terms(w, r * inv_n, t);
   }
-  /// Sample k: phi_k(v_k) to value, phi_k^*(phi_k'(v_k)) to conj.
-  void add_shared_terms(index_t k, double vk, CertificateTerms& t) const {
-    const SampleTerms s = sample(k, vk);
+  /// Sample k from its evaluated SampleTerms s at v_k: phi_k(v_k) to value, phi_k^*(phi_k'(v_k)) to conj and, with an
+  /// L1 part, the coefficients of the rescaled conjugate phi_k^*(t phi_k'(v_k)) (glm_math.h hetglm_scaled_conjugate).
+  void add_sample_terms(index_t k, double vk, const SampleTerms& s, CertificateTerms& t) const {
     t.value += s.value;
     t.conj += s.conj;
+    if constexpr (has_l1_part(P)) {
+      const auto q = LossP::scaled_conjugate(y[k], vk, c[k], s.value, s.derivative);
+      t.scaled[0] += q.k0;
+      t.scaled[1] += q.k1;
+      t.scaled[2] += q.k2;
+      t.scaled[3] += q.k3;
+    }
   }
+  /// Sample k: phi_k(v_k) to value, phi_k^*(phi_k'(v_k)) to conj (and the rescaled conjugate's coefficients).
+  void add_shared_terms(index_t k, double vk, CertificateTerms& t) const { add_sample_terms(k, vk, sample(k, vk), t); }
+
+  /// The certificate from the reduced terms: P = f(v) + sum_j g(w_j) and the better of two dual values, both lower
+  /// bounds of P* (so P - D bounds the suboptimality whichever is taken):
+  ///   D1 = -f^*(u) - sum_j g^*(-s_j) at u = grad f(v), with the Lipschitzed conjugate for L1 (Duenner et al., ICML
+  ///        2016) and the exact one for the elastic net (eta < 1);
+  ///   D2 = -f^*(t u) at the rescaled point t u, t = min(1, lambda eta' / max_j |s_j|), which satisfies
+  ///        ||X^T (t u)||_inf <= lambda eta', so g^*(-t s_j) = 0 (scikit-learn's and celer's dual point for the Lasso;
+  ///        for the squared loss t is also optimized in [0, t_max]); f^*(t u) from the samples' coefficient sums,
+  ///        exact for the quadratic losses and an upper bound for logistic (hetglm_scaled_conjugate).
+  /// gap_sum: with D1 the per-feature gaps; with D2 the per-feature gaps at t u, g(w_j) + t w_j s_j, plus the
+  /// samples' Fenchel-Young term f(v) + f^*(t u) - t <u, v>; either equals gap when v = X w.
   Certificate finish(const CertificateTerms& coords, const CertificateTerms& shared) const {
     Certificate cert;
     cert.primal = shared.value * inv_n + coords.value;
     cert.dual = -shared.conj * inv_n - coords.conj;
     cert.gap = cert.primal - cert.dual;
     cert.gap_sum = coords.gap;
+    if constexpr (has_l1_part(P)) {
+      const double le = l1_level();
+      if (le > 0 && std::isfinite(coords.smax)) {
+        const double* k = shared.scaled;
+        const double tmax = coords.smax > le ? le / coords.smax : 1.0;
+        double t = tmax;
+        if (k[3] == 0 && k[2] > 0) t = std::clamp(-k[1] / (2 * k[2]), 0.0, tmax);
+        const double tlogt = t > 0 ? t * std::log(t) : 0.0;
+        const double fstar = (k[0] + t * k[1] + t * t * k[2] + tlogt * k[3]) * inv_n;
+        const double dual = -fstar;
+        if (dual > cert.dual) {
+          cert.dual = dual;
+          cert.gap = cert.primal - cert.dual;
+          cert.dual_scale = t;
+          cert.gap_sum = shared.value * inv_n + fstar - t * (shared.conj + shared.value) * inv_n + coords.value +
+                         t * coords.dot;
+        }
+      }
+    }
     return cert;
   }
 

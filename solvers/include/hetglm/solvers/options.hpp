@@ -24,20 +24,23 @@ struct EpochRecord {
 };
 
 /// Which CPU solver runs (parallel_cpu.hpp, newton.hpp; docs/parallel-cpu.md, docs/formulation.md).
-/// CLI: --solver auto|newton|sequential|syscd|passcode-atomic|passcode-wild.
+/// CLI: --solver auto|newton|working-set|sequential|syscd|passcode-atomic|passcode-wild.
 enum class SolverKind {
   sequential,       ///< the reference (sequential.hpp)
   syscd,            ///< SySCD: buckets, per-thread replicas of v with sigma' = #replicas, NUMA-aware
   passcode_atomic,  ///< PASSCoDe baseline: one shared v, atomic fetch_add updates
   passcode_wild,    ///< PASSCoDe baseline: one shared v, relaxed atomic load + store (updates may be lost)
   newton,           ///< primal Newton with inner coordinate descent (newGLMNET; newton.hpp), primal formulation only
-  automatic         ///< train() picks: newton for the primal formulation of logistic / squared hinge, otherwise
-                    ///< sequential when n_threads == 1 and syscd else (the default)
+  automatic,        ///< train() picks: newton for the primal formulation of logistic / squared hinge, working_set
+                    ///< for the Lasso and elastic net, otherwise sequential when n_threads == 1 and syscd else (the
+                    ///< default)
+  working_set       ///< primal coordinate descent on working sets with gap-safe screening and extrapolation
+                    ///< (working_set.hpp), penalties with an L1 part only
 };
 
-/// "auto" | "newton" | "sequential" | "syscd" | "passcode-atomic" | "passcode-wild" -> SolverKind; throws
-/// InvalidArgument "--solver: unknown solver 'x' (expected auto, newton, sequential, syscd, passcode-atomic or
-/// passcode-wild)".
+/// "auto" | "newton" | "working-set" | "sequential" | "syscd" | "passcode-atomic" | "passcode-wild" -> SolverKind;
+/// throws InvalidArgument "--solver: unknown solver 'x' (expected auto, newton, working-set, sequential, syscd,
+/// passcode-atomic or passcode-wild)".
 SolverKind parse_solver_kind(std::string_view name);
 /// The CLI spelling of a solver kind (inverse of parse_solver_kind).
 std::string_view solver_kind_name(SolverKind kind);

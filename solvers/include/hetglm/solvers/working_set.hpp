@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: Apache-2.0
+// The primal working-set solver (`--solver working-set`): coordinate descent over features on a small working set,
+// for every primal form with an L1 part (Lasso, elastic net, L1 / elastic-net logistic and squared hinge).
+// celer (Massias, Gramfort, Salmon, "Celer: a Fast Solver for the Lasso with Dual Extrapolation", ICML 2018) and
+// skglm (Bertrand, Klopfenstein, Massias et al., "Beyond L1: Faster and Better Sparse Models with skglm",
+// NeurIPS 2022) with gap-safe screening (Fercoq, Gramfort, Salmon, ICML 2015; Ndiaye, Fercoq, Gramfort, Salmon,
+// "Gap Safe Screening Rules for Sparsity Enforcing Penalties", JMLR 18, 2017). Per outer iteration, at w with
+// v = X w (re-synchronized exactly):
+//   1. certificate: u = grad f(v) and s_j = <x^(j), u> for every feature not screened (features in parallel), the
+//      form's certificate (forms.hpp PrimalForm::finish: the better of the Lipschitzed dual and the rescaled dual
+//      point t u with ||X^T (t u)||_inf <= lambda eta'), and the same for the inner loop's best extrapolated dual
+//      point; the better dual value is the certificate's. It is recorded as this iteration's epoch and the solve
+//      stops when P - D <= tol |P|;
+//   2. gap-safe screening: with the dual point theta of the better certificate and its gap G, every feature with
+//      |<x^(j), theta>| + sqrt(2 G / gamma) ||x^(j)|| < lambda eta' is zero at the optimum (gamma = n / (L c_max),
+//      the dual's strong concavity; PrimalForm::gap_safe_radius) and is removed for the rest of the solve (its
+//      weight set to 0): the remaining problem has the same optimum, and its dual certifies it;
+//   3. the working set: the support (w_j != 0) first, then the features closest to their dual constraint,
+//      (lambda eta' - |<x^(j), theta>|) / ||x^(j)|| ascending (celer's ranking; violators first); its size is
+//      max(100, 2 |support|, |support| + #violators), never smaller than the previous one (geometric growth);
+//   4. the inner loop: cyclic coordinate descent epochs over the working set (Form::coordinate_step: the exact step
+//      for the squared loss, the proximal Newton step with line search for logistic / squared hinge), every 5 epochs
+//      Anderson extrapolation of the last 5 differences of v (coefficients c = z / sum z, (U^T U) z = 1): the
+//      extrapolated w_acc = sum c_i w_i (v_acc = X w_acc) replaces w when its objective is lower (skglm), and
+//      grad f(v_acc) is the extrapolated dual point (celer); the inner loop stops when its gap (the working set's
+//      dual constraints only) is at most 0.3 x the outer gap.
+// One epoch of the history is one outer iteration; SolveResult::epochs counts them. The inner loop is sequential
+// (deterministic); the full passes run in parallel over fixed chunks summed in order, so the result is the same for
+// every thread count. Dense data (every column full): the column operations run on contiguous values.
+#pragma once
+#include "hetglm/solvers/options.hpp"
+
+namespace hetglm {
+
+/// Run the working-set solver on a PrimalForm whose penalty has an L1 part (form.A = X^T must be present).
+/// options: tol, max_epochs (outer iterations), n_threads (full passes; 0 = the current arena's), initial_alpha,
+/// on_epoch, should_stop, after_epoch. Throws InvalidArgument for an L2 penalty or negative n_threads,
+/// TrainingError if the objective becomes NaN or infinite.
+template <class Form>
+SolveResult solve_working_set(const Form& form, const SolverOptions& options);
+
+}  // namespace hetglm

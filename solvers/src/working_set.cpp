@@ -1,0 +1,741 @@
+// SPDX-License-Identifier: Apache-2.0
+// The primal working-set solver (algorithm and sources in working_set.hpp).
+#include "hetglm/solvers/working_set.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <numeric>
+#include <optional>
+
+#include "hetglm/error.hpp"
+#include "hetglm/solvers/epoch_driver.hpp"
+#include "dense_kernels.hpp"
+#include "executor.hpp"
+
+namespace hetglm {
+
+namespace {
+
+constexpr int kDepth = 5;                    // Anderson / dual-extrapolation depth K (celer, skglm)
+constexpr index_t kMinWorkingSet = 100;      // the smallest working set
+constexpr double kInnerShare = 0.3;          // inner problems are solved to this share of the outer gap (celer)
+constexpr int kMaxInnerEpochs = 20000;       // inner epochs per outer iteration, at most
+constexpr std::int64_t kSampleChunk = 4096;  // samples per partial sum (fixed: sums never depend on the thread count)
+constexpr index_t kFeatureChunk = 64;        // features per partial sum
+constexpr double kGramEpochs = 30;           // Gram mode when building the Gram costs less than this many epochs
+constexpr double kGramMaxEntries = 1 << 23;  // and it has at most this many entries (64 MiB)
+
+/// Solves (G + eps I) z = 1 for the kDepth x kDepth Gram matrix G of the Anderson differences (eps = 1e-10 of its
+/// mean diagonal) by Cholesky; false when G is not positive definite (stalled iterates).
+bool solve_spd(const double (&G)[kDepth][kDepth], double (&z)[kDepth]) {
+  double L[kDepth][kDepth] = {};
+  double tr = 0;
+  for (int i = 0; i < kDepth; ++i) tr += G[i][i];
+  if (!(tr > 0) || !std::isfinite(tr)) return false;
+  const double eps = 1e-10 * tr / kDepth;
+  for (int i = 0; i < kDepth; ++i) {
+    for (int j = 0; j <= i; ++j) {
+      double s = G[i][j] + (i == j ? eps : 0.0);
+      for (int k = 0; k < j; ++k) s -= L[i][k] * L[j][k];
+      if (i == j) {
+        if (!(s > 0)) return false;
+        L[i][i] = std::sqrt(s);
+      } else {
+        L[i][j] = s / L[j][j];
+      }
+    }
+  }
+  double t[kDepth];
+  for (int i = 0; i < kDepth; ++i) {
+    double s = 1;
+    for (int k = 0; k < i; ++k) s -= L[i][k] * t[k];
+    t[i] = s / L[i][i];
+  }
+  for (int i = kDepth; i-- > 0;) {
+    double s = t[i];
+    for (int k = i + 1; k < kDepth; ++k) s -= L[k][i] * z[k];
+    z[i] = s / L[i][i];
+  }
+  return true;
+}
+
+/// Anderson coefficients c (sum 1) from the Gram matrix of the kDepth differences of the last kDepth + 1 iterates;
+/// false when they do not exist.
+bool anderson_coefficients(const double (&G)[kDepth][kDepth], double (&c)[kDepth]) {
+  double z[kDepth];
+  if (!solve_spd(G, z)) return false;
+  double zs = 0;
+  for (double x : z) zs += x;
+  if (!std::isfinite(zs) || zs == 0) return false;
+  for (int i = 0; i < kDepth; ++i) c[i] = z[i] / zs;
+  return true;
+}
+
+/// f(j) for every j in [0, m), in parallel over ranges of kFeatureChunk.
+template <class F>
+void for_features(index_t m, const F& f) {
+  parallel_chunks((std::int64_t(m) + kFeatureChunk - 1) / kFeatureChunk, [&](std::int64_t c) {
+    const index_t hi = static_cast<index_t>(std::min<std::int64_t>(m, (c + 1) * std::int64_t(kFeatureChunk)));
+    for (index_t j = static_cast<index_t>(c * kFeatureChunk); j < hi; ++j) f(j);
+  });
+}
+
+/// Ring of the last kDepth + 1 iterates (vectors of `size` doubles), oldest first by slot().
+struct History {
+  std::vector<std::vector<double>> x;
+  int filled = 0;
+  explicit History(std::size_t size) : x(kDepth + 1, std::vector<double>(size)) {}
+  void reset() { filled = 0; }
+  template <class F>
+  void push(const F& fill) {
+    fill(x[static_cast<std::size_t>(filled % (kDepth + 1))].data());
+    ++filled;
+  }
+  bool full() const { return filled >= kDepth + 1; }
+  /// The i-th of the last kDepth + 1 iterates, i = 0 oldest.
+  const double* at(int i) const { return x[static_cast<std::size_t>((filled - 1 - kDepth + i) % (kDepth + 1))].data(); }
+  /// Gram matrix of the differences d_i = at(i + 1) - at(i) in the inner product dot(a0, a1, b0, b1).
+  template <class Dot>
+  void gram(double (&G)[kDepth][kDepth], const Dot& dot) const {
+    for (int a = 0; a < kDepth; ++a)
+      for (int b = a; b < kDepth; ++b) G[a][b] = G[b][a] = dot(at(a), at(a + 1), at(b), at(b + 1));
+  }
+  /// out = sum_i c_i at(i + 1).
+  void combine(const double (&c)[kDepth], double* out, std::size_t size) const {
+    std::fill(out, out + size, 0.0);
+    for (int i = 0; i < kDepth; ++i) {
+      const double* xi = at(i + 1);
+      for (std::size_t k = 0; k < size; ++k) out[k] += c[i] * xi[k];
+    }
+  }
+};
+
+template <class Form>
+class WorkingSet {
+ public:
+  WorkingSet(const Form& form, const SolverOptions& o)
+      : f_(form), o_(o), A_(*form.A), m_(form.n_coords()), n_(form.dim()), le_(form.l1_level()),
+        trace_(std::getenv("HETGLM_WS_TRACE") != nullptr) {}
+
+  SolveResult run();
+
+ private:
+  using LossP = typename Form::LossP;
+  using PenP = typename Form::PenP;
+  static constexpr bool kSquared = LossP::id == Loss::squared;
+
+  bool full(index_t j) const { return A_.offsets[j + 1] - A_.offsets[j] == offset_t(n_); }
+
+  /// u_k = phi_k'(vv_k) for every sample and the samples' certificate terms at vv (chunks in parallel, summed in
+  /// chunk order).
+  CertificateTerms sample_pass(const double* vv, double* u) const {
+    const std::int64_t chunks = (std::int64_t(n_) + kSampleChunk - 1) / kSampleChunk;
+    std::vector<CertificateTerms> part(static_cast<std::size_t>(chunks));
+    parallel_chunks(chunks, [&](std::int64_t ch) {
+      CertificateTerms t;
+      const std::int64_t hi = std::min<std::int64_t>(n_, (ch + 1) * kSampleChunk);
+      for (std::int64_t k = ch * kSampleChunk; k < hi; ++k) {
+        const SampleTerms st = f_.sample(static_cast<index_t>(k), vv[k]);
+        f_.add_sample_terms(static_cast<index_t>(k), vv[k], st, t);
+        u[k] = st.derivative;
+      }
+      part[ch] = t;
+    });
+    CertificateTerms total;
+    for (const CertificateTerms& p : part) total += p;
+    return total;
+  }
+
+  double column_dot(index_t j, const double* u) const {
+    const offset_t b = A_.offsets[j], e = A_.offsets[j + 1];
+    const float* val = A_.values.data();
+    if (e - b == offset_t(n_)) return dense::dot(val + b, u, n_);  // a full column: contiguous values
+    const index_t* idx = A_.indices.data();
+    double s = 0;
+    for (offset_t p = b; p < e; ++p) s += double(val[p]) * u[idx[p]];
+    return s;
+  }
+  void column_axpy(index_t j, double a, double* out) const {
+    const offset_t b = A_.offsets[j], e = A_.offsets[j + 1];
+    const float* val = A_.values.data();
+    if (e - b == offset_t(n_)) return dense::axpy(a, val + b, out, n_);
+    const index_t* idx = A_.indices.data();
+    for (offset_t p = b; p < e; ++p) out[idx[p]] += a * double(val[p]);
+  }
+
+  /// s_j = <x^(j), u> / n for the features of `list` and their certificate terms at the weights ww.
+  CertificateTerms feature_pass(const std::vector<index_t>& list, const double* u, double* s, const double* ww) const {
+    const std::int64_t L = static_cast<std::int64_t>(list.size());
+    const std::int64_t chunks = (L + kFeatureChunk - 1) / kFeatureChunk;
+    std::vector<CertificateTerms> part(static_cast<std::size_t>(chunks));
+    const double inv_n = f_.inv_n;
+    parallel_chunks(chunks, [&](std::int64_t ch) {
+      CertificateTerms t;
+      const std::int64_t hi = std::min<std::int64_t>(L, (ch + 1) * kFeatureChunk);
+      for (std::int64_t p = ch * kFeatureChunk; p < hi; ++p) {
+        const index_t j = list[p];
+        const double sj = column_dot(j, u) * inv_n;
+        s[j] = sj;
+        f_.add_penalty_terms(ww[j], sj, t);
+      }
+      part[ch] = t;
+    });
+    CertificateTerms total;
+    for (const CertificateTerms& p : part) total += p;
+    return total;
+  }
+
+  /// out = X ww over the features of `list` (exactly, in double): full columns in parallel blocks of rows (the
+  /// same order of features for every entry), the others after them in order.
+  void multiply(const std::vector<index_t>& list, const double* ww, std::vector<double>& out) const {
+    std::fill(out.begin(), out.end(), 0.0);
+    std::vector<index_t> dense_cols, sparse_cols;
+    for (index_t j : list)
+      if (ww[j] != 0) (full(j) ? dense_cols : sparse_cols).push_back(j);
+    if (!dense_cols.empty()) {
+      parallel_chunks((std::int64_t(n_) + kSampleChunk - 1) / kSampleChunk, [&](std::int64_t ch) {
+        const std::int64_t lo = ch * kSampleChunk, hi = std::min<std::int64_t>(n_, lo + kSampleChunk);
+        for (index_t j : dense_cols) dense::axpy(ww[j], A_.values.data() + A_.offsets[j] + lo, out.data() + lo, hi - lo);
+      });
+    }
+    for (index_t j : sparse_cols) column_axpy(j, ww[j], out.data());
+  }
+  void resync() { multiply(support_candidates(), w_, v_); }
+  /// The features that may be nonzero: the alive ones (screened features have w_j = 0).
+  const std::vector<index_t>& support_candidates() const { return alive_; }
+
+  /// The certificate of (w, v) (v exact) with the better of the residual's and the inner loop's best dual point;
+  /// leaves that point's scale, s and gap (for screening and the ranking) in center_*.
+  Certificate certify() {
+    const CertificateTerms sh = sample_pass(v_.data(), u_.data());
+    const CertificateTerms co = feature_pass(alive_, u_.data(), s_.data(), w_);
+    Certificate cert = f_.finish(co, sh);
+    center_s_ = &s_;
+    center_scale_ = cert.dual_scale;
+    center_gap_ = cert.gap;
+    if (have_dual_point_) {
+      multiply(ws_, dual_w_.data(), vd_);
+      const CertificateTerms sh2 = sample_pass(vd_.data(), ud_.data());
+      const CertificateTerms co2 = feature_pass(alive_, ud_.data(), sd_.data(), w_);
+      const Certificate c2 = f_.finish(co2, sh2);
+      merge_dual(cert, c2, &sd_);
+    }
+    return cert;
+  }
+  /// Takes the dual value of `other` (a certificate of another point) when it is better: the primal stays cert's.
+  /// There is no per-feature split of such a gap at w: gap_sum = gap.
+  void merge_dual(Certificate& cert, const Certificate& other, const std::vector<double>* s) {
+    if (!(other.dual > cert.dual) || !std::isfinite(other.dual)) return;
+    cert.dual = other.dual;
+    cert.gap = cert.primal - cert.dual;
+    cert.gap_sum = cert.gap;
+    cert.dual_scale = other.dual_scale;
+    if (s) {
+      center_s_ = s;
+      center_scale_ = other.dual_scale;
+      center_gap_ = cert.gap;
+    }
+  }
+
+  /// Gap-safe screening with the certificate's dual point (center_*): removes provably-zero features from alive_.
+  /// Returns whether features were removed. incremental: v follows the zeroed weights by column updates (the inner
+  /// loop), else by a re-synchronization.
+  bool screen(bool incremental = false) {
+    if (!(le_ > 0)) return false;
+    const double R = f_.gap_safe_radius(center_gap_);
+    const std::vector<double>& s = *center_s_;
+    std::vector<index_t> keep;
+    keep.reserve(alive_.size());
+    bool changed = false;
+    for (index_t j : alive_) {
+      if (center_scale_ * std::fabs(s[j]) + R * col_norm_[j] < le_) {
+        if (w_[j] != 0) {  // zero at the optimum: drop it from the model (v follows)
+          if (incremental) column_axpy(j, -w_[j], v_.data());
+          w_[j] = 0;
+          changed = true;
+        }
+        continue;
+      }
+      keep.push_back(j);
+    }
+    const bool removed = keep.size() != alive_.size();
+    alive_.swap(keep);
+    if (changed && !incremental) resync();
+    return removed;
+  }
+
+  /// The next working set (working_set.hpp, step 3).
+  void choose_working_set() {
+    const std::vector<double>& s = *center_s_;
+    index_t support = 0, violators = 0;
+    for (index_t j : alive_) {
+      if (w_[j] != 0) ++support;
+      else if (std::fabs(s_[j]) > le_) ++violators;
+    }
+    const index_t alive = static_cast<index_t>(alive_.size());
+    index_t size = std::max({kMinWorkingSet, 2 * support, support + violators, index_t(ws_.size())});
+    if (2 * size >= alive) size = alive;  // most of the problem: all of it (one outer certificate fewer)
+    score_.resize(alive_.size());
+    std::vector<index_t> order(alive_.size());
+    std::iota(order.begin(), order.end(), index_t{0});
+    for (std::size_t p = 0; p < alive_.size(); ++p) {
+      const index_t j = alive_[p];
+      score_[p] = w_[j] != 0 ? -std::numeric_limits<double>::infinity()
+                  : col_norm_[j] > 0 ? (le_ - center_scale_ * std::fabs(s[j])) / col_norm_[j]
+                                     : std::numeric_limits<double>::infinity();
+    }
+    auto by_score = [&](index_t a, index_t b) { return score_[a] < score_[b] || (score_[a] == score_[b] && a < b); };
+    if (size < alive) std::nth_element(order.begin(), order.begin() + size, order.end(), by_score);
+    ws_.clear();
+    for (index_t p = 0; p < size; ++p) ws_.push_back(alive_[order[p]]);
+    std::sort(ws_.begin(), ws_.end());
+  }
+
+  /// The inner loop on the working set until its gap is at most tol_in (or kMaxInnerEpochs). Returns a certificate
+  /// valid for the whole problem when it computed one (the working set is every alive feature and v was exact).
+  std::optional<Certificate> inner(double tol_in, double tol_whole);
+  std::optional<Certificate> inner_residual(double tol_in, double tol_whole);
+  std::optional<Certificate> inner_gram(double tol_in);
+  bool use_gram() const;
+
+  /// One coordinate step of feature j against v (squared loss with unit weights: r_j = <x^(j), v> - <x^(j), y>;
+  /// otherwise Form::coordinate_step). Returns the exact objective change for the squared loss (0 otherwise).
+  double step(index_t j) {
+    const double wj = w_[j];
+    if constexpr (kSquared) {
+      if (unit_weights_) {
+        const double r = column_dot(j, v_.data()) - xy_[j];
+        const double w_new = f_.step(j, wj, r, 1.0);
+        const double d = w_new - wj;
+        if (d == 0) return 0;
+        w_[j] = w_new;
+        column_axpy(j, d, v_.data());
+        const double s = r * f_.inv_n;
+        return s * d + 0.5 * f_.h[j] * d * d + PenP::value(w_new, f_.lambda, f_.eta) - PenP::value(wj, f_.lambda, f_.eta);
+      }
+    }
+    update_coordinate(f_, j, w_, v_.data(), 1.0);
+    return 0;
+  }
+
+  const Form& f_;
+  const SolverOptions& o_;
+  const CsrMatrix& A_;
+  const index_t m_, n_;
+  const double le_;
+  const bool trace_;
+  double* w_ = nullptr;                   // res.alpha
+  bool unit_weights_ = false;
+  std::vector<double> xy_;                // <x^(j), y> (squared loss, unit weights)
+  std::vector<double> v_, u_, s_;         // shared vector, derivatives, feature gradients at (w, v)
+  std::vector<double> dual_w_;            // the inner loop's best dual point is grad f(X dual_w_)
+  std::vector<double> vd_, ud_, sd_;      // its shared vector, derivatives, gradients
+  bool have_dual_point_ = false;
+  const std::vector<double>* center_s_ = nullptr;
+  double center_scale_ = 1, center_gap_ = 0;
+  std::vector<double> col_norm_;          // ||x^(j)||
+  std::vector<index_t> alive_, ws_;       // features not screened; the working set
+  std::vector<double> score_;
+  int inner_epochs_ = 0;
+  bool last_gram_ = false;
+  std::vector<index_t> gram_feats_;       // the features of the cached Gram matrix (sorted)
+  std::vector<double> gram_Q_, gram_b_;   // X_G^T C X_G / n and X_G^T C y / n
+};
+
+template <class Form>
+bool WorkingSet<Form>::use_gram() const {
+  if constexpr (!kSquared) {
+    return false;
+  } else {
+    // An epoch on the Gram matrix costs |W|^2 instead of nnz(W) (glmnet's covariance updates, Friedman, Hastie,
+    // Tibshirani 2010); building its rows for the features not cached from the previous working set costs
+    // sum over samples of (the sample's working-set entries) x (its new ones).
+    const double W = double(ws_.size());
+    if (W * W > kGramMaxEntries) return false;
+    double nnz = 0;
+    std::vector<std::int32_t> per_row(static_cast<std::size_t>(n_), 0), per_row_new(per_row.size(), 0);
+    for (index_t j : ws_) {
+      const bool fresh = !std::binary_search(gram_feats_.begin(), gram_feats_.end(), j);
+      nnz += double(A_.offsets[j + 1] - A_.offsets[j]);
+      for (offset_t p = A_.offsets[j]; p < A_.offsets[j + 1]; ++p) {
+        ++per_row[A_.indices[p]];
+        if (fresh) ++per_row_new[A_.indices[p]];
+      }
+    }
+    if (W * W > 0.25 * nnz) return false;
+    double build = 0;
+    for (std::size_t k = 0; k < per_row.size(); ++k) build += double(per_row[k]) * double(per_row_new[k]);
+    return build <= kGramEpochs * nnz;
+  }
+}
+
+template <class Form>
+std::optional<Certificate> WorkingSet<Form>::inner(double tol_in, double tol_whole) {
+  have_dual_point_ = false;
+  last_gram_ = use_gram();
+  // On the Gram matrix an epoch costs |W|^2: solve the inner problem much further (fewer outer iterations, each a
+  // pass over the data).
+  return last_gram_ ? inner_gram(std::max(0.3 * tol_whole, tol_in / 300)) : inner_residual(tol_in, tol_whole);
+}
+
+template <class Form>
+std::optional<Certificate> WorkingSet<Form>::inner_residual(double tol_in, double tol_whole) {
+  std::size_t W = ws_.size();
+  const std::size_t N = static_cast<std::size_t>(n_), M = static_cast<std::size_t>(m_);
+  // The working set is the whole (screened) problem: solve it to the final tolerance, screening as it goes.
+  const bool whole = ws_.size() == alive_.size();
+  if (whole) tol_in = tol_whole;
+  History hv(N), hw(W);
+  std::vector<double> v_acc(N), w_acc(M, 0.0), wa(W), w_ws(W);
+  double best_dual = -std::numeric_limits<double>::infinity();
+  auto push = [&] {
+    hv.push([&](double* x) { std::copy(v_.begin(), v_.end(), x); });
+    hw.push([&](double* x) {
+      for (std::size_t p = 0; p < W; ++p) x[p] = w_[ws_[p]];
+    });
+  };
+  auto keep_dual = [&](const double* ww_ws, double dual) {  // ww_ws: the weights of the working set
+    if (!(dual > best_dual)) return;
+    best_dual = dual;
+    std::fill(dual_w_.begin(), dual_w_.end(), 0.0);
+    for (std::size_t p = 0; p < W; ++p) dual_w_[ws_[p]] = ww_ws[p];
+    have_dual_point_ = true;
+  };
+  push();
+  // Checks triggered by a small epoch decrease back off geometrically when they fail.
+  double trigger = tol_in;
+  for (int e = 1; e <= kMaxInnerEpochs; ++e) {
+    double decrease = 0;
+    for (index_t j : ws_) decrease -= step(j);
+    ++inner_epochs_;
+    push();
+    const bool extrapolate = hv.full() && (hv.filled - 1) % kDepth == 0;
+    // A check costs about one pass over the working set: at the extrapolation cadence, and when the epoch's decrease
+    // (exact for the squared loss) says the gap may be within reach.
+    const bool by_decrease = kSquared && unit_weights_ && decrease <= trigger;
+    if (!extrapolate && !by_decrease) continue;
+    if (by_decrease) trigger = 0.3 * std::min(trigger, decrease);
+    // The current point: gradients in s_, derivatives in u_ (the outer loop's arrays).
+    auto current = [&] {
+      const CertificateTerms sh = sample_pass(v_.data(), u_.data());
+      const CertificateTerms co = feature_pass(ws_, u_.data(), s_.data(), w_);
+      return f_.finish(co, sh);
+    };
+    Certificate cur = current();
+    center_s_ = &s_;
+    center_scale_ = cur.dual_scale;
+    center_gap_ = cur.gap;
+    for (std::size_t p = 0; p < W; ++p) w_ws[p] = w_[ws_[p]];
+    keep_dual(w_ws.data(), cur.dual);
+    if (extrapolate) {
+      double G[kDepth][kDepth], c[kDepth];
+      hv.gram(G, [&](const double* a0, const double* a1, const double* b0, const double* b1) {
+        double g = 0;
+        for (std::size_t k = 0; k < N; ++k) g += (a1[k] - a0[k]) * (b1[k] - b0[k]);
+        return g;
+      });
+      if (anderson_coefficients(G, c)) {
+        hv.combine(c, v_acc.data(), N);
+        hw.combine(c, wa.data(), W);
+        for (std::size_t p = 0; p < W; ++p) w_acc[ws_[p]] = wa[p] = f_.feasible(ws_[p], wa[p]);
+        // The extrapolated point: gradients in sd_, derivatives in ud_.
+        const CertificateTerms sh2 = sample_pass(v_acc.data(), ud_.data());
+        const CertificateTerms co2 = feature_pass(ws_, ud_.data(), sd_.data(), w_acc.data());
+        const Certificate acc = f_.finish(co2, sh2);
+        keep_dual(wa.data(), acc.dual);
+        if (std::isfinite(acc.primal) && acc.primal < cur.primal) {  // skglm: take the extrapolated point when better
+          for (index_t j : ws_) w_[j] = w_acc[j];
+          v_.swap(v_acc);
+          s_.swap(sd_);  // s_ and u_ stay the current point's
+          u_.swap(ud_);
+          Certificate moved = acc;
+          center_s_ = &s_;
+          center_scale_ = acc.dual_scale;
+          center_gap_ = acc.gap;
+          merge_dual(moved, cur, &sd_);
+          cur = moved;
+          hv.reset();
+          hw.reset();
+          push();
+        } else {
+          merge_dual(cur, acc, &sd_);
+        }
+        for (index_t j : ws_) w_acc[j] = 0;
+      }
+    }
+    if (trace_)
+      std::fprintf(stderr, "    inner epoch %d P %.12g D %.12g gap %.3e (tol_in %.3e)%s\n", e, cur.primal, cur.dual,
+                   cur.gap, tol_in, extrapolate ? " extrapolated" : "");
+    if (cur.gap <= tol_in) {
+      if (!whole) break;
+      // The whole problem's certificate: the primal at v = X w recomputed exactly (a dual value is valid at any
+      // dual point, so the extrapolated one still counts).
+      const Certificate checked = cur;
+      multiply(ws_, w_, v_);
+      cur = current();
+      center_s_ = &s_;  // screening uses a dual point with its own gap
+      center_scale_ = cur.dual_scale;
+      center_gap_ = cur.gap;
+      merge_dual(cur, checked, nullptr);
+      if (cur.gap <= tol_in) return cur;
+    }
+    if (whole && screen(true)) {  // features provably zero leave the problem (the history restarts)
+      ws_ = alive_;
+      W = ws_.size();
+      hv.reset();
+      hw = History(W);
+      wa.resize(W);
+      w_ws.resize(W);
+      push();
+    }
+  }
+  return std::nullopt;
+}
+
+template <class Form>
+std::optional<Certificate> WorkingSet<Form>::inner_gram(double tol_in) {
+  if constexpr (!kSquared) {
+    return inner_residual(tol_in, tol_in);
+  } else {
+    // Q = X_W^T C X_W / n and b = X_W^T C y / n: the entries of features of the previous working set are kept, the
+    // rows of new features come from the working set's rows (a transposed copy of its columns).
+    const std::size_t W = ws_.size();
+    const index_t Wi = static_cast<index_t>(W);
+    std::vector<index_t> old_pos(W, -1);
+    for (index_t p = 0; p < Wi; ++p) {
+      const auto it = std::lower_bound(gram_feats_.begin(), gram_feats_.end(), ws_[p]);
+      if (it != gram_feats_.end() && *it == ws_[p]) old_pos[p] = static_cast<index_t>(it - gram_feats_.begin());
+    }
+    std::vector<offset_t> row_off(static_cast<std::size_t>(n_) + 1, 0);
+    for (index_t p = 0; p < Wi; ++p) {
+      const index_t j = ws_[p];
+      for (offset_t q = A_.offsets[j]; q < A_.offsets[j + 1]; ++q) ++row_off[A_.indices[q] + 1];
+    }
+    for (index_t k = 0; k < n_; ++k) row_off[k + 1] += row_off[k];
+    std::vector<index_t> row_col(static_cast<std::size_t>(row_off[n_]));
+    std::vector<double> row_val(row_col.size());
+    {
+      std::vector<offset_t> next(row_off.begin(), row_off.end() - 1);
+      for (index_t p = 0; p < Wi; ++p) {
+        const index_t j = ws_[p];
+        for (offset_t q = A_.offsets[j]; q < A_.offsets[j + 1]; ++q) {
+          const offset_t at = next[A_.indices[q]]++;
+          row_col[at] = p;
+          row_val[at] = A_.values[q];
+        }
+      }
+    }
+    std::vector<double> Q(W * W, 0.0), b(W, 0.0);
+    const double inv_n = f_.inv_n;
+    const std::size_t G = gram_feats_.size();
+    for (std::size_t p = 0; p < W; ++p) {
+      if (old_pos[p] < 0) continue;
+      b[p] = gram_b_[old_pos[p]];
+      for (std::size_t q = 0; q < W; ++q)
+        if (old_pos[q] >= 0) Q[p * W + q] = gram_Q_[std::size_t(old_pos[p]) * G + old_pos[q]];
+    }
+    double yy = 0;  // (1/2n) sum_k c_k y_k^2
+    for (index_t k = 0; k < n_; ++k) {
+      const double ck = f_.c[k], yk = f_.y[k];
+      yy += ck * yk * yk;
+      for (offset_t p = row_off[k]; p < row_off[k + 1]; ++p) {
+        const index_t pp = row_col[p];
+        if (old_pos[pp] >= 0) continue;
+        const double xp = ck * row_val[p] * inv_n;
+        b[pp] += xp * yk;
+        double* Qp = Q.data() + std::size_t(pp) * W;
+        for (offset_t q = row_off[k]; q < row_off[k + 1]; ++q) Qp[row_col[q]] += xp * row_val[q];
+      }
+    }
+    yy *= 0.5 * inv_n;
+    for (std::size_t p = 0; p < W; ++p)  // rows of new features are complete: mirror them into the kept rows
+      if (old_pos[p] < 0)
+        for (std::size_t q = 0; q < W; ++q)
+          if (old_pos[q] >= 0) Q[q * W + p] = Q[p * W + q];
+    gram_feats_ = ws_;
+    gram_Q_ = Q;
+    gram_b_ = b;
+    // q = Q w - b, the working set's gradients s_j.
+    std::vector<double> wv(W), g(W);
+    for (std::size_t p = 0; p < W; ++p) wv[p] = w_[ws_[p]];
+    auto gradient = [&](const std::vector<double>& x, std::vector<double>& out) {
+      for (std::size_t p = 0; p < W; ++p) {
+        const double* Qp = Q.data() + p * W;
+        double t = 0;
+        for (std::size_t q = 0; q < W; ++q) t += Qp[q] * x[q];
+        out[p] = t - b[p];
+      }
+    };
+    gradient(wv, g);
+    // The certificate of x (the working set's weights) with gradients gx, through the form's terms: the samples'
+    // sums are those of the squared loss at v = X x: n f(v) = n (x.(gx - b)/2 + yy), sum_k a_k y_k = n (b.x - 2 yy),
+    // sum_k a_k^2 / (2 c_k) = n f(v), with a = C (v - y).
+    const double n = double(n_);
+    auto certificate_of = [&](const std::vector<double>& x, const std::vector<double>& gx) {
+      CertificateTerms co, sh;
+      double xg = 0, xb = 0;
+      for (std::size_t p = 0; p < W; ++p) {
+        f_.add_penalty_terms(x[p], gx[p], co);
+        xg += x[p] * gx[p];
+        xb += x[p] * b[p];
+      }
+      const double fv = 0.5 * (xg - xb) + yy;
+      sh.value = n * fv;
+      sh.conj = n * (fv + xb - 2 * yy);
+      sh.scaled[1] = n * (xb - 2 * yy);
+      sh.scaled[2] = n * fv;
+      return f_.finish(co, sh);
+    };
+    std::vector<double> hist_buf;
+    History hw(W);
+    hw.push([&](double* x) { std::copy(wv.begin(), wv.end(), x); });
+    double best_dual = -std::numeric_limits<double>::infinity();
+    std::vector<double> wa(W), ga(W);
+    auto keep_dual = [&](const std::vector<double>& x, double dual) {
+      if (!(dual > best_dual)) return;
+      best_dual = dual;
+      std::fill(dual_w_.begin(), dual_w_.end(), 0.0);
+      for (std::size_t p = 0; p < W; ++p) dual_w_[ws_[p]] = x[p];
+      have_dual_point_ = true;
+    };
+    for (int e = 1; e <= kMaxInnerEpochs; ++e) {
+      for (std::size_t p = 0; p < W; ++p) {
+        const index_t j = ws_[p];
+        const double w_new = PenP::step(wv[p], g[p], Q[p * W + p], f_.lambda, f_.eta, f_.bound);
+        const double d = w_new - wv[p];
+        if (d == 0) continue;
+        wv[p] = w_new;
+        const double* Qp = Q.data() + p * W;  // symmetric: row p is column p
+        for (std::size_t q = 0; q < W; ++q) g[q] += d * Qp[q];
+        (void)j;
+      }
+      ++inner_epochs_;
+      hw.push([&](double* x) { std::copy(wv.begin(), wv.end(), x); });
+      Certificate cur = certificate_of(wv, g);
+      keep_dual(wv, cur.dual);
+      if (hw.full() && (hw.filled - 1) % kDepth == 0) {
+        double G[kDepth][kDepth], c[kDepth];
+        hw.gram(G, [&](const double* a0, const double* a1, const double* b0, const double* b1) {
+          double t = 0;
+          for (std::size_t p = 0; p < W; ++p) t += (a1[p] - a0[p]) * (b1[p] - b0[p]);
+          return t;
+        });
+        if (anderson_coefficients(G, c)) {
+          hw.combine(c, wa.data(), W);
+          for (std::size_t p = 0; p < W; ++p) wa[p] = f_.feasible(ws_[p], wa[p]);
+          gradient(wa, ga);
+          const Certificate acc = certificate_of(wa, ga);
+          keep_dual(wa, acc.dual);
+          if (std::isfinite(acc.primal) && acc.primal < cur.primal) {
+            wv = wa;
+            g = ga;
+            Certificate moved = acc;
+            merge_dual(moved, cur, nullptr);
+            cur = moved;
+            hw.reset();
+            hw.push([&](double* x) { std::copy(wv.begin(), wv.end(), x); });
+          } else {
+            merge_dual(cur, acc, nullptr);
+          }
+        }
+      }
+      if (trace_ && (e % 10 == 0 || cur.gap <= tol_in))
+        std::fprintf(stderr, "    gram epoch %d P %.12g D %.12g gap %.3e (tol_in %.3e)\n", e, cur.primal, cur.dual,
+                     cur.gap, tol_in);
+      if (cur.gap <= tol_in) break;
+    }
+    for (std::size_t p = 0; p < W; ++p) w_[ws_[p]] = wv[p];
+    resync();
+    return std::nullopt;
+  }
+}
+
+template <class Form>
+SolveResult WorkingSet<Form>::run() {
+  SolveResult res;
+  EpochDriver driver(o_, res, Formulation::primal);
+  driver.initial_alpha(f_, res.alpha);
+  w_ = res.alpha.data();
+  const std::size_t N = static_cast<std::size_t>(n_), M = static_cast<std::size_t>(m_);
+  v_.assign(N, 0.0);
+  u_.assign(N, 0.0);
+  s_.assign(M, 0.0);
+  vd_.assign(N, 0.0);
+  ud_.assign(N, 0.0);
+  sd_.assign(M, 0.0);
+  dual_w_.assign(M, 0.0);
+  col_norm_.assign(M, 0.0);
+  unit_weights_ = std::all_of(f_.c, f_.c + n_, [](double c) { return c == 1.0; });
+  if (kSquared && unit_weights_) xy_.assign(M, 0.0);
+  for_features(m_, [&](index_t j) {
+    const offset_t b = A_.offsets[j], e = A_.offsets[j + 1];
+    double q = 0;
+    for (offset_t p = b; p < e; ++p) q += double(A_.values[p]) * A_.values[p];
+    col_norm_[j] = std::sqrt(q);
+    if (!xy_.empty()) xy_[j] = column_dot(j, f_.y);
+  });
+  alive_.resize(M);
+  std::iota(alive_.begin(), alive_.end(), index_t{0});
+  resync();
+  Certificate cert = certify();
+  driver.check_finite(cert, 0, res.alpha, v_);
+  int it = 0;
+  using clk = std::chrono::steady_clock;
+  if (relative_gap(cert) > o_.tol) {
+    for (;;) {
+      const auto t0 = clk::now();
+      screen();
+      choose_working_set();
+      const auto t1 = clk::now();
+      const int e0 = inner_epochs_;
+      const double tol_in = kInnerShare * std::max(0.0, cert.gap);
+      std::optional<Certificate> whole = inner(tol_in, 0.9 * o_.tol * std::fabs(cert.primal));
+      const auto t2 = clk::now();
+      ++it;
+      if (o_.after_epoch) o_.after_epoch(it, std::span<double>(res.alpha), std::span<double>(v_));
+      if (whole && !o_.after_epoch) {
+        // The inner loop's last check was on the whole problem with v = X w recomputed: that is the certificate
+        // (and its dual point is center_*, for the screening of the next iteration).
+        cert = *whole;
+      } else {
+        resync();  // v = X w exactly before the certificate (incremental updates drift)
+        cert = certify();
+      }
+      if (trace_)
+        std::fprintf(stderr, "ws it %d alive %zu ws %zu %s inner epochs %d screen+ws %.4f inner %.4f certify %.4f\n", it,
+                     alive_.size(), ws_.size(), last_gram_ ? "gram" : "residual", inner_epochs_ - e0,
+                     std::chrono::duration<double>(t1 - t0).count(), std::chrono::duration<double>(t2 - t1).count(),
+                     std::chrono::duration<double>(clk::now() - t2).count());
+      if (driver.record(it, cert, res.alpha, v_) != EpochDriver::Stop::none) break;
+    }
+  }
+  driver.finish(f_, cert, v_, it);
+  return res;
+}
+
+}  // namespace
+
+template <class Form>
+SolveResult solve_working_set(const Form& form, const SolverOptions& o) {
+  if constexpr (!has_l1_part(Form::PenP::id)) {
+    throw InvalidArgument("--solver working-set: needs a penalty with an L1 part (l1 or elastic-net); the l2 models "
+                          "train with newton, sequential or syscd");
+  } else {
+    if (!form.A) throw InvalidArgument("solve_working_set: the formulation has no X^T");
+    if (o.n_threads < 0) throw InvalidArgument(fmt::format("--threads: must be at least 0, got {}", o.n_threads));
+    return in_solver_arena(o.n_threads, [&](int) { return WorkingSet<Form>(form, o).run(); });
+  }
+}
+
+#define HETGLM_INSTANTIATE_WORKING_SET(...) \
+  template SolveResult solve_working_set(const __VA_ARGS__&, const SolverOptions&);
+HETGLM_FOR_EACH_PRIMAL_FORM(HETGLM_INSTANTIATE_WORKING_SET)
+#undef HETGLM_INSTANTIATE_WORKING_SET
+
+}  // namespace hetglm
