@@ -669,7 +669,10 @@ class Lasso(ElasticNet):
 
 def load_model(path):
     """Read a model file written by ``hetglm train`` or ``est.save_model`` and return a fitted estimator
-    (LogisticRegression, LinearSVC, Ridge, Lasso or ElasticNet) that predicts as the CLI does.
+    (LogisticRegression, LinearSVC, Ridge, Lasso or ElasticNet) that predicts as the CLI does. The trained lambda is
+    ``lambda_``; Lasso and ElasticNet get ``alpha = lambda_`` back, but ``C`` and Ridge's ``alpha`` (lambda = 1/(C n),
+    alpha/n) need the number of training samples, which the file does not hold, so they keep their defaults: refit
+    a loaded classifier or Ridge only after setting them.
     Raises ValueError for a malformed file (``FILE:LINE:COLUMN: ...``), OSError / FileNotFoundError."""
     d = _hetglm.load_model(str(path))
     w = np.asarray(d["w"])
@@ -703,6 +706,8 @@ def load_model(path):
         est.intercept_ = float(d["bias"] * w[nf, 0]) if d["bias"] >= 0 else 0.0
         if model == "elastic-net":
             est.l1_ratio = float(d["l1_ratio"])
+        if model in ("lasso", "elastic-net"):
+            est.alpha = lam  # lambda = alpha for these two (no sample count involved)
         est.n_iter_ = 0
     est.duality_gap_ = float(np.sum(d["gap"]))
     est.primal_objective_ = float(np.sum(d["primal"]))

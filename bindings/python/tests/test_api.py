@@ -143,6 +143,9 @@ def test_save_and_load_model(cancer, housing, tmp_path, data_dir):
         assert type(back) is type(est)
         np.testing.assert_array_equal(back.predict(Xi), est.predict(Xi))
         np.testing.assert_allclose(back.coef_, est.coef_, rtol=0, atol=0)
+        assert back.lambda_ == est.lambda_
+        if isinstance(est, (hetglm.Lasso, hetglm.ElasticNet)):  # lambda = alpha: the hyperparameter comes back
+            assert back.alpha == est.alpha == 0.05
         if hasattr(est, "predict_proba"):
             np.testing.assert_allclose(back.predict_proba(Xi), est.predict_proba(Xi), rtol=1e-15)
 

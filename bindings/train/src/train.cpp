@@ -401,7 +401,12 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
     res.device_reason = why;
   }
   const bool use_accel = device != Device::cpu || !o.device.accel_memory.empty();
-  if (spec.multinomial) return train_multinomial(data, X, c, lambda, o, std::move(res), t0);
+  if (spec.multinomial) {  // samples as rows with the bias column (by-feature data transposed back)
+    const CsrMatrix rows = data.by_feature ? transpose(X0) : CsrMatrix();
+    const CsrMatrix& Xr = data.by_feature ? rows : X0;
+    if (po.bias < 0) return train_multinomial(data, Xr, c, lambda, o, std::move(res), t0);
+    return train_multinomial(data, with_bias_column(Xr, po.bias), c, lambda, o, std::move(res), t0);
+  }
   if (o.solver.solver == SolverKind::newton && use_accel)
     throw InvalidArgument(fmt::format("--solver newton: runs on the CPU only; DuHL on --device {} trains by coordinate "
                                       "descent (drop --solver newton)", device_name(device)));
