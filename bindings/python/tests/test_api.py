@@ -7,6 +7,7 @@ import pickle
 import shutil
 import subprocess
 import threading
+import warnings
 
 import numpy as np
 import pytest
@@ -162,7 +163,7 @@ def test_models_move_between_python_and_cli(tmp_path, data_dir):
     cli = _cli()
     X, y = hetglm.load_svmlight_file(data_dir / "dna.scale")
     Xt, yt = hetglm.load_svmlight_file(data_dir / "dna.scale.t", n_features=X.shape[1])
-    est = hetglm.LogisticRegression(tol=1e-6).fit(X, y)
+    est = hetglm.LogisticRegression(tol=1e-6, multi_class="ovr").fit(X, y)  # the CLI trains one-vs-rest
     est.save_model(tmp_path / "py.model")
     out = tmp_path / "pred.txt"
     subprocess.run([cli, "predict", "-q", str(tmp_path / "py.model"), str(data_dir / "dna.scale.t"), str(out)],
@@ -242,9 +243,10 @@ def test_convergence_warning_says_why_with_the_relative_gap(data_dir):
                                                 r"reached tol=1e-08; the model and its certificate are kept \(relative "
                                                 r"gap [0-9.e+-]+\)\. Increase max_iter\.$"):
         hetglm.LogisticRegression(tol=1e-8, max_iter=2).fit(X, y)
-    with pytest.warns(ConvergenceWarning, match=r"^hetglm: stopped after [0-9]+ iterations before the relative duality "
-                                                r"gap reached tol=1e-08: no further decrease of the objective is "
-                                                r"measurable in double precision"):
+    # L1 logistic on a9a used to bottom out near a relative gap of 3e-6 (the Lipschitzed dual point); with the
+    # rescaled dual point (docs/algorithms.md, "The rescaled dual point") it certifies tol=1e-8 with no warning.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
         est = hetglm.LogisticRegression(penalty="l1", tol=1e-8, fit_intercept=False).fit(X, y)
     assert est.n_iter_[0] < est.max_iter
-    assert est.duality_gap_ / est.primal_objective_ < 1e-4
+    assert est.duality_gap_ <= 1e-8 * est.primal_objective_
