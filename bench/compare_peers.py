@@ -35,6 +35,8 @@ import sys
 import tempfile
 import time
 
+from machine_info import cpu_model, memory_gib  # bench/machine_info.py
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 PIP_PINS = ["scikit-learn==1.9.1", "snapml==1.17.2", "matplotlib==3.11.2", "numpy==2.4.6", "scipy==1.17.1",
             "liblinear-official==2.50.0"]
@@ -88,12 +90,8 @@ def generated(build, name, args):
 
 
 def machine(hetglm):
-    cpu = "unknown"
-    for line in open("/proc/cpuinfo"):
-        if line.startswith("model name"):
-            cpu = line.split(":", 1)[1].strip()
-            break
-    mem = int(open("/proc/meminfo").readline().split()[1]) / 1024 / 1024
+    cpu = cpu_model()
+    mem = memory_gib()
     ll = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "liblinear-tools"], capture_output=True, text=True)
     hv = subprocess.run([hetglm, "--version"], capture_output=True, text=True).stdout.strip()
     import numpy, scipy, sklearn, snapml, matplotlib  # noqa: E401

@@ -36,6 +36,8 @@ import time
 import numpy as np
 from sklearn.datasets import load_svmlight_file
 
+from machine_info import cpu_model, memory_gib  # bench/machine_info.py
+
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 HETGLM = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "bin", "hetglm")
 GENERATE = os.path.join(os.path.dirname(HETGLM), "hetglm-generate")
@@ -44,12 +46,8 @@ QUICK = os.environ.get("QUICK") == "1"
 
 
 def machine():
-    cpu = "unknown"
-    for line in open("/proc/cpuinfo"):
-        if line.startswith("model name"):
-            cpu = line.split(":", 1)[1].strip()
-            break
-    mem = int(open("/proc/meminfo").readline().split()[1]) // 1024 // 1024
+    cpu = cpu_model()
+    mem = int(memory_gib())
     ver = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "liblinear-tools"], capture_output=True, text=True)
     hv = subprocess.run([HETGLM, "--version"], capture_output=True, text=True).stdout.strip()
     return {"cpu": cpu, "cores": os.cpu_count(), "memory_gib": mem, "os": platform.platform(),

@@ -39,6 +39,8 @@ os.environ.setdefault("NUMBA_NUM_THREADS", "2")
 import numpy as np  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
 
+from machine_info import cpu_model, memory_gib  # bench/machine_info.py
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 THRESHOLDS = [1e-3, 1e-6]
 LADDER = [1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-10]
@@ -84,12 +86,8 @@ def libsvm_real(name):
 
 
 def machine():
-    cpu = "unknown"
-    for line in open("/proc/cpuinfo"):
-        if line.startswith("model name"):
-            cpu = line.split(":", 1)[1].strip()
-            break
-    mem = int(open("/proc/meminfo").readline().split()[1]) / 1024 / 1024
+    cpu = cpu_model()
+    mem = memory_gib()
     from importlib.metadata import version
     v = {}
     for p in ["hetglm", "scikit-learn", "celer", "skglm", "snapml", "scikit-learn-intelex", "liblinear-official",

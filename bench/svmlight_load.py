@@ -24,17 +24,15 @@ from sklearn.datasets import load_svmlight_file as sk_load
 
 import hetglm
 
+from machine_info import cpu_model, memory_gib  # bench/machine_info.py
+
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 REPS = 11
 
 
 def machine():
-    cpu = "unknown"
-    for line in open("/proc/cpuinfo"):
-        if line.startswith("model name"):
-            cpu = line.split(":", 1)[1].strip()
-            break
-    mem = int(open("/proc/meminfo").readline().split()[1]) // 1024 // 1024
+    cpu = cpu_model()
+    mem = int(memory_gib())
     load = os.getloadavg()
     return {"cpu": cpu, "cores": os.cpu_count(), "memory_gib": mem, "os": platform.platform(),
             "python": platform.python_version(), "numpy": np.__version__, "scipy": scipy.__version__,
