@@ -318,6 +318,7 @@ void parse_options(TrainArgs& a) {
   else if (a.c_factor != 1 && !a.lambda) o.problem.C = a.c_factor;
   o.problem.lambda = a.lambda;
   o.problem.formulation = hetglm::parse_formulation(a.formulation);
+  if (a.liblinear) o.problem.formulation_requested_by = "-s " + a.s_type;  // -s N chose the formulation
   o.solver.solver = hetglm::parse_solver_kind(a.solver);
   o.solver.seed = parse_seed(a.seed);
   o.solver.n_threads = a.threads;
@@ -835,12 +836,8 @@ int run_train(TrainArgs& a) {
                "train {:.3f}s\n",
                res.spec.name, report["formulation"].get<std::string>(), res.model.penalty, res.lambda, P, D, G,
                report["rel_gap"].get<double>(), max_epochs_used, train_seconds);
-    // -s N chose the formulation: say so (train() names --formulation, the library's spelling).
-    const std::string reason = a.liblinear && res.formulation_reason.starts_with("requested with --formulation")
-                                   ? fmt::format("requested with -s {}", a.s_type)
-                                   : res.formulation_reason;
     fmt::print(info, "formulation {} (solver {}): {}\n", report["formulation"].get<std::string>(),
-               report["solver"].get<std::string>(), reason);
+               report["solver"].get<std::string>(), res.formulation_reason);
     fmt::print(info, "train {}", metric_text(report["train"]));
     if (test) fmt::print(info, "  test {} on '{}'", metric_text(report["test"]), a.test_file);
     fmt::print(info, "\nwrote {} in {:.3f}s total\n",

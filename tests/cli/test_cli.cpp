@@ -734,6 +734,15 @@ TEST_F(Cli, PredictMinusBOneWritesProbabilities) {
       << order.err;
 }
 
+// A formulation chosen by LIBLINEAR's -s is reported as such, in the summary and in the report.
+TEST_F(Cli, LiblinearTypeIsNamedAsTheFormulationsReason) {
+  const CliRun r = run("train -s 3 --report-json r.json " + data("heart_scale") + " m");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("formulation dual (solver "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("): requested with -s 3\n"), std::string::npos) << r.out;
+  EXPECT_EQ(nlohmann::json::parse(slurp(dir / "r.json"))["formulation_reason"], "requested with -s 3");
+}
+
 // MODEL "-" writes the model to standard output (and nothing else there); no file named "-".
 TEST_F(Cli, ModelDashWritesToStandardOutput) {
   const CliRun r = run("train -s 0 " + data("heart_scale") + " -");

@@ -143,7 +143,9 @@ FormulationChoice resolve_formulation(const TrainOptions& o, const ModelSpec& sp
       throw InvalidArgument("--solver newton: runs the primal formulation only; drop --formulation dual or choose "
                             "--solver sequential or syscd");
     if (req != FormulationRequest::automatic)
-      return {*f, fmt::format("requested with --formulation {}", formulation_name(*f))};
+      return {*f, o.problem.formulation_requested_by.empty()
+                      ? fmt::format("requested with --formulation {}", formulation_name(*f))
+                      : "requested with " + o.problem.formulation_requested_by};
     if (*f == Formulation::primal)
       return {*f, fmt::format("penalty {} has no dual (SDCA) form", penalty_name(spec.penalty))};
     return {*f, "the hinge loss is not smooth: no primal coordinate descent"};

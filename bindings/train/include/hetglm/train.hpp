@@ -31,6 +31,9 @@ struct ProblemOptions {
   double l1_ratio = 0.5;                     ///< elastic-net mixing eta in [0, 1]
   double bias = -1;                          ///< LIBLINEAR -B: >= 0 appends a constant feature of this value
   FormulationRequest formulation = FormulationRequest::automatic;
+  /// What asked for a forced formulation, as the reason string names it ("" = "--formulation NAME"; the CLI gives
+  /// "-s N" when LIBLINEAR's -s chose it).
+  std::string formulation_requested_by;
   std::vector<double> sample_weight;         ///< c_i, empty = all ones
 };
 
