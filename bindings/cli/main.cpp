@@ -172,6 +172,7 @@ struct TrainArgs {
   /// Options given that apply to some runs only (set from CLI11's counts): DuHL's, and --local-epochs (MPI).
   std::vector<std::string> duhl_options_given;
   bool local_epochs_given = false;
+  bool partition_given = false;
   std::string partition = "random";  ///< --partition random|file-order (--distributed)
   std::string memory_limit;  ///< --memory-limit: the readers' budget ("" = automatic)
   // LIBLINEAR's flags (README, "The command line"), as written; empty = not given.
@@ -346,6 +347,11 @@ void parse_options(TrainArgs& a) {
     throw hetglm::InvalidArgument(fmt::format("--local-epochs: must be at least 1, got {}", a.local_epochs));
   if (a.local_epochs_given && !a.distributed)
     warnings.push_back("warning: --local-epochs applies to --distributed (MPI) only; ignored\n");
+  if (a.partition != "random" && a.partition != "file-order")
+    throw hetglm::InvalidArgument(
+        fmt::format("--partition: unknown value '{}' (expected random or file-order)", a.partition));
+  if (a.partition_given && !a.distributed)
+    warnings.push_back("warning: --partition applies to --distributed (MPI) only; ignored\n");
   const std::string& xclbin = o.device.backend.xclbin;
   if (!xclbin.empty()) {  // the FPGA binary: a file that exists, whichever device runs
     std::error_code ec;
@@ -611,9 +617,6 @@ int run_train(TrainArgs& a) {
   if (a.distributed) {  // `mpirun -np K hetglm train --distributed ...` (solvers/src/distributed.cpp, docs/mpi.md)
 #ifdef HETGLM_ENABLE_MPI
     if (!a.test_file.empty()) throw hetglm::InvalidArgument("--test is not supported with --distributed");
-    if (a.partition != "random" && a.partition != "file-order")
-      throw hetglm::InvalidArgument(
-          fmt::format("--partition: unknown value '{}' (expected random or file-order)", a.partition));
     hetglm::DistributedArgs d{a.train_file, a.model_file, a.report_file, a.opt, a.zero_based, a.n_features,
                               a.threads, a.local_epochs, a.quiet, a.partition == "random"};
     return hetglm::train_distributed_main(d);
@@ -1119,6 +1122,7 @@ int hetglm_cli_main(int argc, char** argv) {
                              "--tpa-concurrency", "--xclbin"})
       if (train->count(name) > 0) ta.duhl_options_given.push_back(name);
     ta.local_epochs_given = train->count("--local-epochs") > 0;
+    ta.partition_given = train->count("--partition") > 0;
     // An option given an empty value ("-c ''", "--lambda=") would parse as its default or 0: an error instead.
     for (CLI::App* sub : {train, pred}) {
       if (!app.got_subcommand(sub)) continue;

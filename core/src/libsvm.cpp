@@ -318,7 +318,9 @@ class ChunkParser {
           return fail(is.data(), fmt::format("feature index {} out of range (max {})", quote_token(is), kMaxIndex));
       }
       if (raw == 0 && !options_.zero_based)
-        return fail(is.data(), "feature index " + quote_token(is) + " in 1-based mode");
+        return fail(is.data(), "feature index " + quote_token(is) +
+                                    " in 1-based mode (libsvm indices start at 1; a file indexed from 0 is read with "
+                                    "--zero-based, or zero_based=True in Python)");
       const auto j = static_cast<std::int64_t>(options_.zero_based ? raw : raw - 1);
       if (options_.n_features >= 0 && j >= options_.n_features)
         return fail(is.data(),

@@ -145,11 +145,11 @@ std::optional<std::int64_t> to_int(std::string_view s) {
 
 enum Key : int {
   kFormat, kSolverType, kNrClass, kLabel, kNrFeature, kBias, kModel, kPenalty, kLambda, kL1Ratio,
-  kFormulation, kPrimal, kDual, kGap, kNumKeys
+  kFormulation, kPrimal, kDual, kGap, kNSamples, kNumKeys
 };
 constexpr std::array<std::string_view, kNumKeys> kKeyNames = {
     "format", "solver_type", "nr_class", "label", "nr_feature", "bias", "model", "penalty", "lambda",
-    "l1_ratio", "formulation", "primal", "dual", "gap"};
+    "l1_ratio", "formulation", "primal", "dual", "gap", "n_samples"};
 
 bool is_list_key(int k) { return k == kLabel || k == kPrimal || k == kDual || k == kGap; }
 
@@ -305,6 +305,12 @@ class Parser {
         m_.lambda = *x;
         break;
       }
+      case kNSamples: {
+        const auto n = to_int(v.text);
+        if (!n || *n < 1) bad("an integer >= 1");
+        m_.n_samples = *n;
+        break;
+      }
       case kL1Ratio: {
         const auto x = to_double(v.text);
         if (!x || *x < 0 || *x > 1) bad("a number in [0, 1]");
@@ -351,7 +357,7 @@ class Parser {
   // Cross-field checks once the whole header is known (keys may come in any order).
   void check_header() {
     for (int k = 0; k < kNumKeys; ++k)
-      if (k != kLabel && seen_[k] == 0) fail(w_line_, 0, fmt::format("missing required key '{}'", kKeyNames[k]));
+      if (k != kLabel && k != kNSamples && seen_[k] == 0) fail(w_line_, 0, fmt::format("missing required key '{}'", kKeyNames[k]));
     const bool regression = is_regression_model(m_.model);
     if (regression && m_.nr_class != 2)
       fail(seen_[kNrClass], value_column_[kNrClass],
@@ -475,6 +481,7 @@ std::string format_model(const LinearModel& m) {
   put_line(out, "penalty", m.penalty);
   fmt::format_to(std::back_inserter(out), "lambda {:.17g}\n", m.lambda);
   fmt::format_to(std::back_inserter(out), "l1_ratio {:.17g}\n", m.l1_ratio);
+  if (m.n_samples > 0) fmt::format_to(std::back_inserter(out), "n_samples {}\n", m.n_samples);
   put_line(out, "formulation", m.formulation);
   put_list(out, "primal", m.primal);
   put_list(out, "dual", m.dual);

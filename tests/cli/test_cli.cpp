@@ -900,6 +900,8 @@ TEST_F(Cli, EmptyValuesAndOptionsThatDoNotApplyAreChecked) {
        "as 64M or a percentage such as 25%, or leave --accel-memory out for the device's own memory)\n"},
       {"train --memory-limit 0 missing.svm m",
        "error: --memory-limit: must be at least 1 byte, got '0' (a limit of no bytes keeps no data)\n"},
+      {"train --partition bogus missing.svm m",
+       "error: --partition: unknown value 'bogus' (expected random or file-order)\n"},
   };
   for (const auto& [args, err] : cases) {
     SCOPED_TRACE(args);
@@ -913,6 +915,9 @@ TEST_F(Cli, EmptyValuesAndOptionsThatDoNotApplyAreChecked) {
   CliRun r = run("train -q --local-epochs 2 ok.svm m");
   EXPECT_EQ(r.code, 0);
   EXPECT_EQ(r.err, "warning: --local-epochs applies to --distributed (MPI) only; ignored\n");
+  r = run("train -q --partition file-order ok.svm m");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.err, "warning: --partition applies to --distributed (MPI) only; ignored\n");
   r = run("train -q --cpu-role solve --duhl-epochs 2 ok.svm m");
   EXPECT_EQ(r.code, 0);
   EXPECT_EQ(r.err,

@@ -261,12 +261,14 @@ struct Malformed {
 };
 
 const std::string kLong = std::string(100, 'x');
+const std::string kZeroHint =
+    " (libsvm indices start at 1; a file indexed from 0 is read with --zero-based, or zero_based=True in Python)";
 
 const std::vector<Malformed>& malformed_cases() {
   static const std::vector<Malformed> cases = {
       // feature indices
-      {"0 0:1\n", {}, "t.svm:1:3: feature index '0' in 1-based mode"},
-      {"1 2:1 00:1\n", {}, "t.svm:1:7: feature index '00' in 1-based mode"},
+      {"0 0:1\n", {}, "t.svm:1:3: feature index '0' in 1-based mode" + kZeroHint},
+      {"1 2:1 00:1\n", {}, "t.svm:1:7: feature index '00' in 1-based mode" + kZeroHint},
       {"1 -1:1\n", {}, "t.svm:1:3: negative feature index '-1'"},
       {"1 -0:1\n", opts(-1, true), "t.svm:1:3: negative feature index '-0'"},
       {"1 a:1\n", {}, "t.svm:1:3: invalid feature index 'a'"},
@@ -345,7 +347,7 @@ const std::vector<Malformed>& malformed_cases() {
       {"1 1:1 \x7f\n", {}, "t.svm:1:7: control character '\\x7f'"},
       {"1\x1b 1:1\n", {}, "t.svm:1:2: control character '\\x1b'"},
       // line numbers: blank, comment, CRLF and unterminated lines all count
-      {"# c\n\n1 1:1\n\n-1 0:1\n", {}, "t.svm:5:4: feature index '0' in 1-based mode"},
+      {"# c\n\n1 1:1\n\n-1 0:1\n", {}, "t.svm:5:4: feature index '0' in 1-based mode" + kZeroHint},
       {"1 1:1\r\n1 1:1\r\n1 q\r\n", {}, "t.svm:3:3: missing ':' in feature 'q'"},
       {"1 1:1\n1 1:", {}, "t.svm:2:3: missing feature value in '1:'"},
       {"1 1:1 2:2\n1 1:1 x\n1 y\n", {}, "t.svm:2:7: missing ':' in feature 'x'"},
@@ -414,7 +416,7 @@ TEST(LibsvmChunks, GlobalLineNumbersAndEarliestError) {
   bad.insert(mid, "1 0:1\n");
   for (int threads : {1, 2, 3, 8})
     EXPECT_EQ(parse_error(bad, opts(-1, false, threads)),
-              "t.svm:" + std::to_string(mid_line) + ":3: feature index '0' in 1-based mode");
+              "t.svm:" + std::to_string(mid_line) + ":3: feature index '0' in 1-based mode" + kZeroHint);
   const std::size_t early = bad.find('\n', 1000) + 1;
   const std::int64_t early_line = std::count(bad.begin(), bad.begin() + static_cast<std::ptrdiff_t>(early), '\n') + 1;
   bad.insert(early, "abc\n");

@@ -157,6 +157,7 @@ void expect_same_model(const LinearModel& a, const LinearModel& b) {
   EXPECT_EQ(a.penalty, b.penalty);
   EXPECT_TRUE(same_bits(a.lambda, b.lambda));
   EXPECT_TRUE(same_bits(a.l1_ratio, b.l1_ratio));
+  EXPECT_EQ(a.n_samples, b.n_samples);
   EXPECT_EQ(a.formulation, b.formulation);
   EXPECT_TRUE(same_bits(a.primal, b.primal));
   EXPECT_TRUE(same_bits(a.dual, b.dual));
@@ -337,6 +338,22 @@ void expect_round_trip(const LinearModel& m) {
   const LinearModel back = parse_model(text, "round-trip");
   expect_same_model(m, back);
   EXPECT_EQ(format_model(back), text);
+}
+
+// n_samples (so that C and Ridge's alpha can be restored) is written when known and optional on reading: a file
+// without it, as written before the key existed, loads with n_samples 0.
+TEST(ModelFormat, TheSampleCountIsWrittenWhenKnownAndOptional) {
+  LinearModel m = binary_model();
+  m.n_samples = 32561;
+  const std::string text = format_model(m);
+  EXPECT_NE(text.find("\nl1_ratio 0\nn_samples 32561\nformulation dual\n"), std::string::npos) << text;
+  expect_round_trip(m);
+  EXPECT_EQ(parse_model(format_model(binary_model()), "m").n_samples, 0);
+  std::vector<std::string> lines = binary_lines();
+  lines.insert(lines.begin() + 10, "n_samples 0");
+  EXPECT_EQ(parse_error(join(lines)), "m:11:11: n_samples: expected an integer >= 1, found '0'");
+  lines[10] = "n_samples 12.5";
+  EXPECT_EQ(parse_error(join(lines)), "m:11:11: n_samples: expected an integer >= 1, found '12.5'");
 }
 
 TEST(ModelFormat, RoundTripBinary) {

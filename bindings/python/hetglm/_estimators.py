@@ -316,7 +316,7 @@ class _BaseClassifier(LinearClassifierMixin, _HetGLMBase):
             epochs = np.full(w.shape[1], epochs[0], dtype=np.int32)
         self.n_iter_ = epochs if isinstance(self, LogisticRegression) else int(epochs.max())
         d = {k: res[k] for k in ("solver_type", "nr_class", "nr_feature", "bias", "model", "penalty", "lambda",
-                                 "l1_ratio", "formulation", "primal", "dual", "gap", "w")}
+                                 "l1_ratio", "n_samples", "formulation", "primal", "dual", "gap", "w")}
         # The engine saw the encoded labels 0..k-1: the model file lists the real ones (numeric labels only).
         enc = np.asarray(res["labels"]).astype(int)
         d["labels"] = self.classes_[enc]
@@ -458,6 +458,9 @@ class LinearSVC(_BaseClassifier):
     def _penalty(self):
         if self.penalty not in ("l2", "l1"):
             raise ValueError(f"penalty must be 'l2' or 'l1', got {self.penalty!r}")
+        if self.penalty == "l1" and self.loss == "hinge":  # as scikit-learn's LinearSVC, in this API's terms
+            raise ValueError("The combination of penalty='l1' and loss='hinge' is not supported "
+                             "(use loss='squared_hinge' for an L1-penalized SVM)")
         return self.penalty
 
 
@@ -516,7 +519,7 @@ class _BaseRegressor(RegressorMixin, _HetGLMBase):
             primals.append(self.primal_objective_)
             history += [dict(h, target=t) for h in self.training_history_] if Y.shape[1] > 1 else self.training_history_
             d = {k: res[k] for k in ("solver_type", "nr_class", "labels", "nr_feature", "bias", "model", "penalty",
-                                     "lambda", "l1_ratio", "formulation", "primal", "dual", "gap")}
+                                     "lambda", "l1_ratio", "n_samples", "formulation", "primal", "dual", "gap")}
             if self.fit_intercept:  # the intercept as a bias row of value 1, so the CLI predicts the same
                 d["bias"] = 1.0
                 d["w"] = np.append(coefs[-1], intercepts[-1]).reshape(-1, 1)
@@ -670,15 +673,17 @@ class Lasso(ElasticNet):
 def load_model(path):
     """Read a model file written by ``hetglm train`` or ``est.save_model`` and return a fitted estimator
     (LogisticRegression, LinearSVC, Ridge, Lasso or ElasticNet) that predicts as the CLI does. The trained lambda is
-    ``lambda_``; Lasso and ElasticNet get ``alpha = lambda_`` back, but ``C`` and Ridge's ``alpha`` (lambda = 1/(C n),
-    alpha/n) need the number of training samples, which the file does not hold, so they keep their defaults: refit
-    a loaded classifier or Ridge only after setting them.
+    ``lambda_``; Lasso and ElasticNet get ``alpha = lambda_`` back, classifiers ``C = 1 / (lambda_ n)`` and Ridge
+    ``alpha = lambda_ n`` (docs/conventions.md, "Objective and scaling"), n being the ``n_samples`` the file records.
+    A file without that line (written before it existed) gives the classifiers and Ridge their default C / alpha:
+    set them before refitting such a model.
     Raises ValueError for a malformed file (``FILE:LINE:COLUMN: ...``), OSError / FileNotFoundError."""
     d = _hetglm.load_model(str(path))
     w = np.asarray(d["w"])
     nf = int(d["nr_feature"])
     model = d["model"]
     lam = float(d["lambda"])
+    n_samples = int(d.get("n_samples", 0))
     if model in ("logistic", "svm", "squared-hinge", "multinomial"):
         if model in ("logistic", "multinomial"):
             est = LogisticRegression(penalty={"elastic-net": "elasticnet"}.get(d["penalty"], d["penalty"]))
@@ -699,6 +704,8 @@ def load_model(path):
         if d["bias"] >= 0:
             est.intercept_scaling = float(d["bias"])
         est.n_iter_ = np.zeros(w.shape[1], dtype=np.int32) if model in ("logistic", "multinomial") else 0
+        if n_samples > 0:
+            est.C = 1.0 / (lam * n_samples)
     else:
         est = {"ridge": Ridge, "lasso": Lasso, "elastic-net": ElasticNet}[model]()
         est.coef_ = w[:nf, 0].copy()
@@ -708,6 +715,8 @@ def load_model(path):
             est.l1_ratio = float(d["l1_ratio"])
         if model in ("lasso", "elastic-net"):
             est.alpha = lam  # lambda = alpha for these two (no sample count involved)
+        elif n_samples > 0:
+            est.alpha = lam * n_samples  # Ridge: lambda = alpha / n
         est.n_iter_ = 0
     est.duality_gap_ = float(np.sum(d["gap"]))
     est.primal_objective_ = float(np.sum(d["primal"]))

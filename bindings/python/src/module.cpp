@@ -213,6 +213,7 @@ nb::dict model_to_dict(const LinearModel& m) {
   d["penalty"] = m.penalty;
   d["lambda"] = m.lambda;
   d["l1_ratio"] = m.l1_ratio;
+  d["n_samples"] = m.n_samples;
   d["formulation"] = m.formulation;
   d["primal"] = to_numpy(std::vector<double>(m.primal));
   d["dual"] = to_numpy(std::vector<double>(m.dual));
@@ -240,6 +241,7 @@ LinearModel model_from_dict(const nb::dict& d) {
   m.penalty = nb::cast<std::string>(d["penalty"]);
   m.lambda = nb::cast<double>(d["lambda"]);
   m.l1_ratio = nb::cast<double>(d["l1_ratio"]);
+  if (d.contains("n_samples")) m.n_samples = nb::cast<std::int64_t>(d["n_samples"]);
   m.formulation = nb::cast<std::string>(d["formulation"]);
   m.primal = seq<double>(d["primal"]);
   m.dual = seq<double>(d["dual"]);

@@ -87,12 +87,11 @@ def test_input_errors(cancer):
 
 def test_engine_errors_keep_the_engine_message(cancer, tmp_path):
     X, y = cancer
-    # Unknown combinations are rejected by the engine (InvalidArgument -> ValueError) with its own message,
-    # unless this engine version trains them.
-    try:
+    # A combination with no model is refused in the estimator's own terms (not the CLI's flags).
+    with pytest.raises(ValueError) as e:
         hetglm.LinearSVC(loss="hinge", penalty="l1").fit(X, y)
-    except ValueError as e:
-        assert "l1" in str(e)
+    assert str(e.value) == ("The combination of penalty='l1' and loss='hinge' is not supported "
+                            "(use loss='squared_hinge' for an L1-penalized SVM)")
     bad = tmp_path / "bad.model"
     bad.write_text("format hetglm-1\nsolver_type L2R_LR\nnr_class x\n")
     with pytest.raises(ValueError, match=r"bad.model:3:"):
@@ -133,8 +132,8 @@ def test_pickle_and_params_round_trip(cancer):
 def test_save_and_load_model(cancer, housing, tmp_path, data_dir):
     X, y = cancer
     Xh, yh = housing
-    for est, (Xi, yi) in [(hetglm.LogisticRegression(), cancer), (hetglm.LinearSVC(), cancer),
-                          (hetglm.Ridge(), housing), (hetglm.Lasso(alpha=0.05), housing),
+    for est, (Xi, yi) in [(hetglm.LogisticRegression(C=0.3), cancer), (hetglm.LinearSVC(C=2.5), cancer),
+                          (hetglm.Ridge(alpha=3.0), housing), (hetglm.Lasso(alpha=0.05), housing),
                           (hetglm.ElasticNet(alpha=0.05), housing)]:
         est.fit(Xi, yi)
         path = tmp_path / f"{type(est).__name__}.model"
@@ -145,8 +144,13 @@ def test_save_and_load_model(cancer, housing, tmp_path, data_dir):
         np.testing.assert_array_equal(back.predict(Xi), est.predict(Xi))
         np.testing.assert_allclose(back.coef_, est.coef_, rtol=0, atol=0)
         assert back.lambda_ == est.lambda_
+        assert f"\nn_samples {Xi.shape[0]}\n" in path.read_text()
         if isinstance(est, (hetglm.Lasso, hetglm.ElasticNet)):  # lambda = alpha: the hyperparameter comes back
             assert back.alpha == est.alpha == 0.05
+        elif isinstance(est, hetglm.Ridge):  # lambda = alpha / n, n from the file's n_samples
+            assert back.alpha == pytest.approx(3.0, rel=1e-14)
+        else:  # lambda = 1 / (C n)
+            assert back.C == pytest.approx(est.C, rel=1e-14)
         if hasattr(est, "predict_proba"):
             np.testing.assert_allclose(back.predict_proba(Xi), est.predict_proba(Xi), rtol=1e-15)
 

@@ -628,6 +628,7 @@ int run(const Comm& c, const DistributedArgs& a) {
     model.penalty = penalty_name(spec.penalty);
     model.lambda = lambda;
     model.l1_ratio = eta;
+    model.n_samples = N64;
     model.formulation = formulation_name(fk);
     double P = 0, Dv = 0, G = 0;
     int rounds = 0;

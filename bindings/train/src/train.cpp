@@ -345,6 +345,7 @@ TrainResult train_multinomial(const Dataset& data, const CsrMatrix& X, const std
   model.penalty = penalty_name(res.spec.penalty);
   model.lambda = lambda;
   model.l1_ratio = 0;
+  model.n_samples = data.n_samples();
   model.formulation = formulation_name(Formulation::primal);
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;
@@ -561,6 +562,7 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
   model.penalty = penalty_name(spec.penalty);
   model.lambda = lambda;
   model.l1_ratio = eta;
+  model.n_samples = n_samples;
   model.formulation = formulation_name(form_kind);
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;

@@ -13,6 +13,7 @@
 //   penalty l2                    l2 | l1 | elastic-net
 //   lambda 3.07e-05
 //   l1_ratio 0
+//   n_samples 32561               training samples n (lambda = 1/(C n)); optional on reading (0 = not recorded)
 //   formulation dual              dual | primal
 //   primal P1 [P2 ...]            certificate, one value per weight column
 //   dual D1 [D2 ...]
@@ -43,6 +44,9 @@ struct LinearModel {
   std::string penalty = "l2";     ///< l2 | l1 | elastic-net
   double lambda = 0;              ///< regularization strength of P(w) (docs/conventions.md, "Objective and scaling")
   double l1_ratio = 0;            ///< elastic-net mixing, 0 for pure L2, 1 for pure L1
+  /// Training samples n, so that C = 1/(lambda n) and Ridge's alpha = lambda n can be restored from the file; 0 when
+  /// not recorded (files written before the field existed, where the key is absent).
+  std::int64_t n_samples = 0;
   std::string formulation;        ///< dual | primal
   std::vector<double> primal, dual, gap;  ///< certificate per weight column
   /// Weights, row-major: w[j * n_columns() + k] for feature j (the bias feature is j = nr_feature).
