@@ -6,7 +6,7 @@
 
 Usage: python3 bench/mpi_rounds.py [--cli build-mpi/bin/hetglm] [--data data] [--cases w7a-logistic,...]
        [--variants file-order:fixed,random:fixed,random:adaptive] [--ks 1,2,4] [--seeds 1,2,3] [--tol 1e-4]
-       [--out bench/results/mpi-rounds]   (cases: DATA-MODEL or DATA-sorted-MODEL; models: logistic, svm,
+       [--threads 1,2] [--out bench/results/mpi-rounds]   (cases: DATA-MODEL or DATA-sorted-MODEL; models: logistic, svm,
        squared-hinge, lasso, logistic-newton, squared-hinge-newton)
 Writes OUT.json and prints one JSON line per run and a markdown table.
 """
@@ -16,6 +16,8 @@ import os
 import platform
 import subprocess
 import tempfile
+
+from machine_info import cpu_model, memory_gib  # bench/machine_info.py
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--cli", default="build-mpi/bin/hetglm")
@@ -27,6 +29,7 @@ ap.add_argument("--cases", default="w7a-logistic,w7a-sorted-logistic")
 ap.add_argument("--variants", default="file-order:fixed,random:fixed,random:adaptive")
 ap.add_argument("--max-rounds", default="100000")
 ap.add_argument("--seeds", default="1", help="comma-separated --seed values (partition and coordinate order)")
+ap.add_argument("--threads", default="1", help="comma-separated --threads values per rank (T > 1: SySCD local solver)")
 args = ap.parse_args()
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
 MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none"]
@@ -46,11 +49,11 @@ def label_sorted(name):
 
 
 MODELS = {
-    "logistic": ["--model", "logistic", "-B", "1"],
+    "logistic": ["--model", "logistic", "-B", "1", "--formulation", "dual"],  # auto picks Newton (newton_or_dual)
     "svm": ["--model", "svm", "-B", "1"],
-    "squared-hinge": ["--model", "squared-hinge", "-B", "1"],
+    "squared-hinge": ["--model", "squared-hinge", "-B", "1", "--formulation", "dual"],
     "lasso": ["--model", "lasso", "--lambda", "0.01", "-B", "1"],
-    "logistic-newton": ["--model", "logistic", "-B", "1", "--formulation", "primal"],  # auto picks Newton
+    "logistic-newton": ["--model", "logistic", "-B", "1", "--formulation", "primal"],  # auto: Newton
     "squared-hinge-newton": ["--model", "squared-hinge", "-B", "1", "--solver", "newton"],
 }
 rows = []
@@ -62,17 +65,19 @@ for case in args.cases.split(","):
         src = os.path.join(args.data, data)
     for variant in args.variants.split(","):
         partition, aggregation = variant.split(":")
-        for k, seed in [(k, sd) for k in map(int, args.ks.split(",")) for sd in args.seeds.split(",")]:
+        for k, t, seed in [(k, t, sd) for k in map(int, args.ks.split(",")) for t in args.threads.split(",")
+                           for sd in args.seeds.split(",")]:
             rep = os.path.join(tmp, "r.json")
             cmd = [*MPIRUN, "-np", str(k), args.cli, "train", "--distributed", "-q", "--tol", args.tol,
-                   "--max-epochs", args.max_rounds, "--seed", seed, "--partition", partition, "--aggregation", aggregation,
+                   "--max-epochs", args.max_rounds, "--seed", seed, "--threads", t, "--partition", partition, "--aggregation", aggregation,
                    "--report-json", rep, *MODELS[model], src, os.path.join(tmp, "d.model")]
             subprocess.run(cmd, check=True, env=ENV)
             with open(rep) as f:
                 d = json.load(f)
             gammas = [h["gamma"] for h in d["columns"][0]["history"]]
             betas = [h.get("beta", 0) for h in d["columns"][0]["history"]]
-            row = {"data": data, "model": model, "K": k, "seed": int(seed), "partition": partition, "aggregation": aggregation,
+            row = {"data": data, "model": model, "K": k, "T": int(t), "sigma": d["sigma"],
+                   "local_solver": d.get("local_solver", "sequential"), "seed": int(seed), "partition": partition, "aggregation": aggregation,
                    "rounds": d["rounds"], "converged": d["converged"], "primal": d["primal"], "rel_gap": d["rel_gap"],
                    "train_seconds": d["train_seconds"], "mean_gamma": sum(gammas) / max(1, len(gammas)),
                    "mean_beta": sum(betas) / max(1, len(betas)), "solver": d.get("solver", "cocoa+"),
@@ -80,14 +85,16 @@ for case in args.cases.split(","):
             rows.append(row)
             print(json.dumps(row), flush=True)
 
-machine = {"platform": platform.platform(), "cpus": os.cpu_count(),
+machine = {"platform": platform.platform(), "cpus": os.cpu_count(), "cpu_model": cpu_model(),
+           "memory_gib": round(memory_gib(), 1), "loadavg_at_end": os.getloadavg(),
            "mpirun": subprocess.run(["mpirun", "--version"], stdout=subprocess.PIPE, text=True).stdout.splitlines()[0]}
 with open(args.out + ".json", "w") as f:
-    json.dump({"machine": machine, "tol": float(args.tol), "local_epochs": 1, "rows": rows}, f, indent=2)
-print("| data | model | solver | partition | aggregation | K | seed | rounds | mean gamma | mean beta | primal | rel gap | "
-      "B/rank/round | train s |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    json.dump({"machine": machine, "tol": float(args.tol), "local_epochs": 1, "threads": args.threads, "rows": rows}, f, indent=2)
+print("| data | model | solver | partition | aggregation | K | T | local solver | sigma' | seed | rounds | mean gamma | "
+      "mean beta | primal | rel gap | B/rank/round | train s |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for r in rows:
-    print(f"| {r['data']} | {r['model']} | {r['solver']} | {r['partition']} | {r['aggregation']} | {r['K']} | {r['seed']} | "
+    print(f"| {r['data']} | {r['model']} | {r['solver']} | {r['partition']} | {r['aggregation']} | {r['K']} | {r['T']} | "
+          f"{r['local_solver']} | {r['sigma']} | {r['seed']} | "
           f"{r['rounds']} | {r['mean_gamma']:.2f} | {r['mean_beta']:.2f} | {r['primal']:.10g} | {r['rel_gap']:.2e} | "
           f"{r['allreduce_bytes_per_rank_per_round']:.0f} | {r['train_seconds']:.2f} |")

@@ -609,10 +609,11 @@ int run_train(TrainArgs& a) {
   // MODEL "-" writes the model to standard output: every other line goes to standard error then.
   std::FILE* info = !cross_validation && a.model_file == "-" ? stderr : stdout;
   if (a.distributed && a.opt.solver.solver != hetglm::SolverKind::automatic &&
-      a.opt.solver.solver != hetglm::SolverKind::sequential && a.opt.solver.solver != hetglm::SolverKind::newton)
+      a.opt.solver.solver != hetglm::SolverKind::sequential && a.opt.solver.solver != hetglm::SolverKind::syscd &&
+      a.opt.solver.solver != hetglm::SolverKind::newton)
     throw hetglm::InvalidArgument(fmt::format(
-        "--solver {}: --distributed trains with CoCoA+ (the sequential local solver on every rank) or newton; "
-        "drop --solver or choose sequential or newton",
+        "--solver {}: --distributed trains with CoCoA+ (its local solver sequential or syscd on every rank) or "
+        "newton; drop --solver or choose sequential, syscd or newton",
         hetglm::solver_kind_name(a.opt.solver.solver)));
   if (a.distributed) {  // `mpirun -np K hetglm train --distributed ...` (solvers/src/distributed.cpp, docs/mpi.md)
 #ifdef HETGLM_ENABLE_MPI
@@ -988,7 +989,8 @@ int hetglm_cli_main(int argc, char** argv) {
   train->add_flag("--zero-based", ta.zero_based, "feature indices start at 0 (scikit-learn's dump_svmlight_file)");
   train->add_option("--test", ta.test_file, "evaluate on this libsvm file after training");
   train->add_option("--report-json", ta.report_file, "write a JSON report (certificate, metrics, history)");
-  train->add_option("--threads", ta.threads, "threads for reading and for the solver (DuHL: its CPU unit) (0 = all cores)")
+  train->add_option("--threads", ta.threads, "threads for reading and for the solver (DuHL: its CPU unit) (0 = all cores; --distributed: per "
+                    "rank, 0 = the node's cores shared among its ranks)")
       ->capture_default_str();
   train->add_option("--device", ta.device,
                     "cpu | opencl | cuda | fpga | fpga-sim | auto: accelerator for DuHL (cpu = the CPU solver, or the "

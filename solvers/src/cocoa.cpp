@@ -9,12 +9,14 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <numeric>
 
 #include "hetglm/error.hpp"
 #include "hetglm/rng.hpp"
 #include "hetglm/solvers/aggregation.hpp"
 #include "hetglm/solvers/epoch_driver.hpp"
+#include "hetglm/solvers/parallel_cpu.hpp"
 
 namespace hetglm {
 
@@ -87,6 +89,16 @@ template <class Form>
 CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOptions& co) {
   const int rank = rank_of_world(), K = size_of_world();
   const double sigma = K;  // CoCoA+: sigma' = gamma K, gamma = 1
+  // The rank's local solver: the sequential loop, or SySCD on local_threads threads, whose steps take sigma' = K x T
+  // (SyscdLocalSolver, parallel_cpu.hpp; docs/mpi.md, "The hierarchy").
+  std::unique_ptr<SyscdLocalSolver<Form>> local;
+  if (co.local_threads > 1) {
+    SolverOptions lo = o;
+    lo.n_threads = co.local_threads;
+    lo.seed = o.seed + 0x9E3779B97F4A7C15ULL * static_cast<std::uint64_t>(rank);
+    local = std::make_unique<SyscdLocalSolver<Form>>(form, lo, sigma);
+  }
+  const double sigma_all = local ? local->step_sigma() : sigma;  // the blocks' damping: K ranks x T replicas
   const index_t m = form.n_coords();
   const std::size_t dim = static_cast<std::size_t>(form.dim());
   CocoaResult out;
@@ -100,8 +112,8 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
   // Adaptive aggregation (aggregation.hpp): the new point alpha_old + gamma (alpha - alpha_old) + beta step, step =
   // the previous round's step, over a fixed grid of (gamma, beta); their partial objectives are summed over the
   // ranks by one allreduce, and every rank then picks the same pair.
-  const bool adaptive = o.adaptive_aggregation && K > 1;
-  const std::vector<double> trials = adaptive ? aggregation_grid(sigma, kGridPoints) : std::vector<double>{1.0};
+  const bool adaptive = o.adaptive_aggregation && sigma_all > 1;
+  const std::vector<double> trials = adaptive ? aggregation_grid(sigma_all, kGridPoints) : std::vector<double>{1.0};
   const std::size_t n_beta = adaptive ? kAggregationMomenta.size() : 1;
   std::vector<double> alpha_old, fvals(trials.size() * n_beta), ids(fvals.size());
   std::iota(ids.begin(), ids.end(), 0.0);  // candidate q: gamma = trials[q % n_gamma], beta = momenta[q / n_gamma]
@@ -120,10 +132,14 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
         throw TrainingError("injected failure in round 2 (HETGLM_TEST_FAIL_RANK)");
       v_loc = v;
       if (adaptive) alpha_old = alpha;
-      for (int h = 0; h < co.local_epochs; ++h) {
-        shuffle(std::span<index_t>(order), rng);
-        // The local copy sees its own updates sigma'-scaled (CoCoA+ subproblem).
-        for (index_t i : order) update_coordinate(form, i, alpha.data(), v_loc.data(), sigma);
+      if (local) {
+        local->run(alpha, v_loc, co.local_epochs);
+      } else {
+        for (int h = 0; h < co.local_epochs; ++h) {
+          shuffle(std::span<index_t>(order), rng);
+          // The local copy sees its own updates sigma'-scaled (CoCoA+ subproblem).
+          for (index_t i : order) update_coordinate(form, i, alpha.data(), v_loc.data(), sigma);
+        }
       }
       // The change of v, exact in double: (A_r alpha_r)_new - (A_r alpha_r)_old, recomputed from scratch.
       p_new = shared_vector(form, alpha);

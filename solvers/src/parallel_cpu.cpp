@@ -95,82 +95,114 @@ inline void prefetch_bucket(const CsrMatrix& A, const double* alpha, index_t lo,
   __builtin_prefetch(alpha + lo, 1, 1);
 }
 
-/// The solver on `form`, whose coordinates are already in a random physical order (solve_parallel_cpu makes it):
-/// contiguous node blocks and buckets of it are random sets of the original coordinates. `to_original[p]` is the
-/// original index of coordinate p (for the test hook and the messages). alpha: the starting point, permuted.
+/// SySCD's (and PASSCoDe's) epochs over `form`, whose coordinates are already in a random physical order
+/// (solve_parallel_cpu and SyscdLocalSolver make it): contiguous node blocks and buckets of it are random sets of the
+/// original coordinates. One object serves the single-process solver (run_parallel: certificates, shrinking and
+/// adaptive aggregation around it) and the local solver of a CoCoA+ rank (SyscdLocalSolver, cocoa.hpp).
+///   epoch(alpha, v): one pass of coordinate steps; SySCD: thread t on its replica v_t (a copy of v) with the step's
+///     sigma' = step_sigma, v_t += step_sigma (a_new - alpha_i) a_i; PASSCoDe: on v itself.
+///   merge(v): SySCD, dv = sum_t (v_t - v) / merge_div (two levels when K > 1); the caller adds it to v.
 template <class Form>
-SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, std::span<const index_t> to_original,
-                         std::vector<double> alpha_start) {
-  const CsrMatrix& A = *form.A;
-  const index_t m = form.n_coords();
-  const std::size_t d = static_cast<std::size_t>(form.dim());
-  const bool det = o.deterministic.value_or(true);
-  const bool syscd = o.solver == SolverKind::syscd;
-  const bool wild = o.solver == SolverKind::passcode_wild;
-  const index_t* idx = A.indices.data();
-  const float* val = A.values.data();
-
-  // Buckets of B coordinates of a node's active list. Automatic: 2. Larger buckets keep more rows together but cost
-  // epochs, as their membership is fixed by the physical order (measured without shrinking, epochs to 1e-4 relative
-  // to the sequential solver, 1 thread: B = 8 needs 1.3x on a9a hinge, 1.7x logistic, 2.3x squared hinge; B = 2
-  // needs 1.0-1.2x everywhere, docs/parallel-cpu.md).
-  const index_t B = o.bucket_size > 0 ? static_cast<index_t>(o.bucket_size)
-                                      : std::clamp<index_t>(m / (4 * static_cast<index_t>(T)), 1, 2);
-
-  // NUMA: K (real or virtual) nodes; node k owns the coordinates [c_lo[k], c_lo[k+1]) (a random block: the order is
-  // random) and the threads [t_lo[k], t_lo[k+1]).
-  const int phys = numa::node_count();
-  int K = syscd ? (o.numa_nodes > 0 ? o.numa_nodes : phys) : 1;
-  K = std::max(1, static_cast<int>(std::min<std::int64_t>({K, T, std::max<index_t>(m, 1)})));
-  const bool pin = syscd && phys > 1;  // real nodes: node k runs on physical node k % phys
-  const std::vector<index_t> c_lo = balanced_rows(A, K);
-  std::vector<index_t> t_lo(static_cast<std::size_t>(K) + 1);
-  for (int k = 0; k <= K; ++k) t_lo[k] = static_cast<index_t>(std::int64_t(T) * k / K);
-  std::vector<int> node_of(static_cast<std::size_t>(T));
-  for (int k = 0; k < K; ++k)
-    for (int t = t_lo[k]; t < t_lo[k + 1]; ++t) node_of[t] = k;
-  const double sigma = syscd ? static_cast<double>(T) : 1.0;  // CoCoA+ sigma' = number of replicas
-
-  SolveResult res;
-  EpochDriver driver(o, res, Form::formulation);
-  res.alpha = std::move(alpha_start);
-  double* alpha = res.alpha.data();
-  std::vector<double> v = parallel_shared_vector(form, res.alpha, T);
-
-  if (pin) {  // node-local data: move each node's rows and alpha slice to its memory (best effort)
-    for (int k = 0; k < K; ++k) {
-      const index_t r0 = c_lo[k], r1 = c_lo[k + 1];
-      const offset_t k0 = A.offsets[r0], k1 = A.offsets[r1];
-      numa::migrate_to_node(val + k0, static_cast<std::size_t>(k1 - k0) * sizeof(float), k % phys);
-      numa::migrate_to_node(idx + k0, static_cast<std::size_t>(k1 - k0) * sizeof(index_t), k % phys);
-      numa::migrate_to_node(alpha + r0, static_cast<std::size_t>(r1 - r0) * sizeof(double), k % phys);
-    }
-  }
-  // One buffer of dim() doubles per logical thread: its replica of v (syscd) or its gather scratch (PASSCoDe);
-  // node-level replicas for the two-level reduction. Placed on the node (first touch by the node's threads
-  // when the nodes are virtual).
-  std::vector<numa::NodeBuffer> rep(static_cast<std::size_t>(T));
-  for (int t = 0; t < T; ++t) rep[t] = numa::NodeBuffer(d, pin ? node_of[t] % phys : -1);
-  std::vector<numa::NodeBuffer> node_rep(K > 1 ? static_cast<std::size_t>(K) : 0);
-  for (std::size_t k = 0; k < node_rep.size(); ++k) node_rep[k] = numa::NodeBuffer(d, pin ? int(k) % phys : -1);
-
-  // The active coordinates (shrinking.hpp), dealt to the nodes; per node a permutation of its buckets, redrawn every
-  // epoch (dynamic re-partitioning inside the node); thread t's list is a contiguous cut [list_lo[t], list_hi[t]) of
-  // its node's permutation. Real NUMA nodes own the fixed blocks [c_lo[k], c_lo[k+1]) (their memory is local);
-  // virtual nodes (one physical node) are dealt a fresh random set of blocks of the physical order every epoch,
-  // which costs no locality and keeps the static split from slowing convergence (measured on label-sorted a9a,
-  // logistic, 2 threads and 2 virtual nodes: 398 epochs with fixed blocks, docs/parallel-cpu.md).
+struct ReplicaEpochs {
+  const Form& form;
+  const CsrMatrix& A;
+  const index_t m;
+  const std::size_t d;
+  const int T;
+  const bool det, syscd, wild;
+  const index_t* idx;
+  const float* val;
+  index_t B = 1;
+  int phys = 1, K = 1;
+  bool pin = false;
+  std::vector<index_t> c_lo, t_lo;
+  std::vector<int> node_of;
+  double sigma = 1;      ///< sigma' of the coordinate step
+  double merge_div = 1;  ///< the replicas' changes are divided by this in merge()
+  std::vector<numa::NodeBuffer> rep, node_rep;
   ActiveSet active;
-  active.reset(0, m);
-  const bool redeal = !pin && K > 1;
-  const index_t node_block = std::max<index_t>(1, static_cast<index_t>((std::int64_t(m) + 64 * K - 1) / (64 * K)));
-  const index_t n_blocks = m > 0 ? (m + node_block - 1) / node_block : 0;
-  std::vector<int> block_node(static_cast<std::size_t>(n_blocks), 0);
-  std::vector<index_t> block_order(static_cast<std::size_t>(n_blocks));
-  std::iota(block_order.begin(), block_order.end(), index_t{0});
-  SplitMix64 deal_rng(o.seed ^ 0xD1B54A32D192ED03ull);
-  std::vector<std::vector<index_t>> node_act(static_cast<std::size_t>(K));
-  auto split_active = [&] {
+  bool redeal = false;
+  index_t node_block = 1, n_blocks = 0;
+  std::vector<int> block_node;
+  std::vector<index_t> block_order;
+  SplitMix64 deal_rng;
+  std::vector<std::vector<index_t>> node_act, perm;
+  std::vector<std::int64_t> list_lo, list_hi;
+  std::vector<std::atomic<std::int64_t>> cursor;
+  SplitMix64 rng;
+  std::uint64_t epoch_seed = 0;
+  int epochs_run = 0;
+  std::vector<double> dv;
+  double* alpha = nullptr;  // the arguments of the current epoch()
+  double* v = nullptr;
+
+  /// alpha: where the coordinate variables live (NUMA placement of their node slices). step_sigma, merge_div: SySCD's
+  /// sigma' and the divisor of its merge (both T in one process; CoCoA+ rank: outer sigma' x T and T).
+  ReplicaEpochs(const Form& f, const SolverOptions& o, int T_, double* alpha_home, double step_sigma, double merge_by)
+      : form(f), A(*f.A), m(f.n_coords()), d(static_cast<std::size_t>(f.dim())), T(T_),
+        det(o.deterministic.value_or(true)), syscd(o.solver == SolverKind::syscd),
+        wild(o.solver == SolverKind::passcode_wild), idx(A.indices.data()), val(A.values.data()),
+        deal_rng(o.seed ^ 0xD1B54A32D192ED03ull), rng(o.seed) {
+    // Buckets of B coordinates of a node's active list. Automatic: 2. Larger buckets keep more rows together but
+    // cost epochs, as their membership is fixed by the physical order (measured without shrinking, epochs to 1e-4
+    // relative to the sequential solver, 1 thread: B = 8 needs 1.3x on a9a hinge, 1.7x logistic, 2.3x squared
+    // hinge; B = 2 needs 1.0-1.2x everywhere, docs/parallel-cpu.md).
+    B = o.bucket_size > 0 ? static_cast<index_t>(o.bucket_size)
+                          : std::clamp<index_t>(m / (4 * static_cast<index_t>(T)), 1, 2);
+    // NUMA: K (real or virtual) nodes; node k owns the coordinates [c_lo[k], c_lo[k+1]) (a random block: the order
+    // is random) and the threads [t_lo[k], t_lo[k+1]).
+    phys = numa::node_count();
+    K = syscd ? (o.numa_nodes > 0 ? o.numa_nodes : phys) : 1;
+    K = std::max(1, static_cast<int>(std::min<std::int64_t>({K, T, std::max<index_t>(m, 1)})));
+    pin = syscd && phys > 1;  // real nodes: node k runs on physical node k % phys
+    c_lo = balanced_rows(A, K);
+    t_lo.resize(static_cast<std::size_t>(K) + 1);
+    for (int k = 0; k <= K; ++k) t_lo[k] = static_cast<index_t>(std::int64_t(T) * k / K);
+    node_of.resize(static_cast<std::size_t>(T));
+    for (int k = 0; k < K; ++k)
+      for (int t = t_lo[k]; t < t_lo[k + 1]; ++t) node_of[t] = k;
+    sigma = syscd ? step_sigma : 1.0;
+    merge_div = merge_by;
+    if (pin) {  // node-local data: move each node's rows and alpha slice to its memory (best effort)
+      for (int k = 0; k < K; ++k) {
+        const index_t r0 = c_lo[k], r1 = c_lo[k + 1];
+        const offset_t k0 = A.offsets[r0], k1 = A.offsets[r1];
+        numa::migrate_to_node(val + k0, static_cast<std::size_t>(k1 - k0) * sizeof(float), k % phys);
+        numa::migrate_to_node(idx + k0, static_cast<std::size_t>(k1 - k0) * sizeof(index_t), k % phys);
+        numa::migrate_to_node(alpha_home + r0, static_cast<std::size_t>(r1 - r0) * sizeof(double), k % phys);
+      }
+    }
+    // One buffer of dim() doubles per logical thread: its replica of v (syscd) or its gather scratch (PASSCoDe);
+    // node-level replicas for the two-level reduction. Placed on the node (first touch by the node's threads
+    // when the nodes are virtual).
+    rep.resize(static_cast<std::size_t>(T));
+    for (int t = 0; t < T; ++t) rep[t] = numa::NodeBuffer(d, pin ? node_of[t] % phys : -1);
+    node_rep.resize(K > 1 ? static_cast<std::size_t>(K) : 0);
+    for (std::size_t k = 0; k < node_rep.size(); ++k) node_rep[k] = numa::NodeBuffer(d, pin ? int(k) % phys : -1);
+    // The active coordinates (shrinking.hpp), dealt to the nodes; per node a permutation of its buckets, redrawn
+    // every epoch (dynamic re-partitioning inside the node); thread t's list is a contiguous cut [list_lo[t],
+    // list_hi[t]) of its node's permutation. Real NUMA nodes own the fixed blocks [c_lo[k], c_lo[k+1]) (their memory
+    // is local); virtual nodes (one physical node) are dealt a fresh random set of blocks of the physical order
+    // every epoch, which costs no locality and keeps the static split from slowing convergence (measured on
+    // label-sorted a9a, logistic, 2 threads and 2 virtual nodes: 398 epochs with fixed blocks,
+    // docs/parallel-cpu.md).
+    active.reset(0, m);
+    redeal = !pin && K > 1;
+    node_block = std::max<index_t>(1, static_cast<index_t>((std::int64_t(m) + 64 * K - 1) / (64 * K)));
+    n_blocks = m > 0 ? (m + node_block - 1) / node_block : 0;
+    block_node.assign(static_cast<std::size_t>(n_blocks), 0);
+    block_order.resize(static_cast<std::size_t>(n_blocks));
+    std::iota(block_order.begin(), block_order.end(), index_t{0});
+    node_act.resize(static_cast<std::size_t>(K));
+    perm.resize(static_cast<std::size_t>(K));
+    list_lo.resize(static_cast<std::size_t>(T));
+    list_hi.resize(static_cast<std::size_t>(T));
+    deal();
+    cursor = std::vector<std::atomic<std::int64_t>>(static_cast<std::size_t>(T));  // work stealing
+    dv.resize(syscd ? d : 0);
+  }
+
+  void split_active() {
     if (redeal) {
       shuffle(std::span<index_t>(block_order), deal_rng);
       for (index_t q = 0; q < n_blocks; ++q) block_node[block_order[q]] = static_cast<int>(std::int64_t(q) * K / n_blocks);
@@ -185,10 +217,9 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
       }
       node_act[k].push_back(i);
     }
-  };
-  std::vector<std::vector<index_t>> perm(static_cast<std::size_t>(K));
-  std::vector<std::int64_t> list_lo(static_cast<std::size_t>(T)), list_hi(static_cast<std::size_t>(T));
-  auto deal = [&] {
+  }
+  /// The active set dealt to the nodes, each node's buckets cut into its threads' lists.
+  void deal() {
     split_active();
     for (int k = 0; k < K; ++k) {
       const std::int64_t nbk = (static_cast<std::int64_t>(node_act[k].size()) + B - 1) / B;
@@ -200,17 +231,14 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
         list_hi[t_lo[k] + j] = nbk * (j + 1) / Tk;
       }
     }
-  };
-  deal();
-  std::vector<std::atomic<std::int64_t>> cursor(static_cast<std::size_t>(T));  // work stealing (non-deterministic)
-  SplitMix64 rng(o.seed);
+  }
 
   // One coordinate step of SySCD on replica vt (sigma'-scaled local update, CoCoA+).
-  auto step_syscd = [&](index_t i, double* vt) { update_coordinate(form, i, alpha, vt, sigma); };
+  void step_syscd(index_t i, double* vt) const { update_coordinate(form, i, alpha, vt, sigma); }
   // One coordinate step of PASSCoDe on the shared v: gather v's entries of row i with relaxed atomic loads into
   // the thread's scratch (the form's inner product reads v only at row i's indices), step, then add atomically
   // (fetch_add) or wildly (load + store, an update may be lost).
-  auto step_passcode = [&](index_t i, double* scratch) {
+  void step_passcode(index_t i, double* scratch) const {
     const offset_t k0 = A.offsets[i], k1 = A.offsets[i + 1];
     for (offset_t k = k0; k < k1; ++k)
       scratch[idx[k]] = std::atomic_ref<double>(v[idx[k]]).load(std::memory_order_relaxed);
@@ -224,19 +252,17 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
       if (wild) r.store(r.load(std::memory_order_relaxed) + inc, std::memory_order_relaxed);
       else r.fetch_add(inc, std::memory_order_relaxed);
     }
-  };
+  }
   // Bucket b of node k: entries [b B, min((b + 1) B, size)) of the node's active list.
-  auto bucket_range = [&](int k, index_t b) {
+  std::pair<const index_t*, const index_t*> bucket_range(int k, index_t b) const {
     const std::vector<index_t>& act = node_act[k];
     const std::size_t lo = static_cast<std::size_t>(b) * static_cast<std::size_t>(B);
-    return std::pair<const index_t*, const index_t*>(act.data() + lo,
-                                                      act.data() + std::min(act.size(), lo + std::size_t(B)));
-  };
-  // The coordinates of a bucket are visited in a fresh order every epoch (a shuffle of at most B positions, seeded by
-  // the epoch and the bucket: the same on every run), so that the order inside a bucket is as random as the
+    return {act.data() + lo, act.data() + std::min(act.size(), lo + std::size_t(B))};
+  }
+  // The coordinates of a bucket are visited in a fresh order every epoch (a shuffle of at most B positions, seeded
+  // by the epoch and the bucket: the same on every run), so that the order inside a bucket is as random as the
   // sequential solver's while its rows stay together in memory.
-  std::uint64_t epoch_seed = 0;
-  auto run_bucket = [&](int k, index_t b, double* buf) {
+  void run_bucket(int k, index_t b, double* buf) const {
     const auto [first, last] = bucket_range(k, b);
     index_t order[256];
     const auto n = static_cast<std::size_t>(last - first);
@@ -251,21 +277,29 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
       if (syscd) step_syscd(it[q], buf);
       else step_passcode(it[q], buf);
     }
-  };
-  auto prefetch = [&](int k, index_t b) {
+  }
+  void prefetch(int k, index_t b) const {
     const auto [first, last] = bucket_range(k, b);
     if (first != last) prefetch_bucket(A, alpha, *first, *(last - 1) + 1);
-  };
+  }
 
-  // The epoch's coordinate steps: thread t works through its list (deterministic), then, non-deterministically,
-  // steals what is left of the lists of its node's other threads.
-  auto epoch_pass = [&] {
+  /// One epoch's coordinate steps on (alpha_, v_) (virtual nodes: a fresh split of the blocks first, from the
+  /// second epoch on): thread t works through its list (deterministic), then, non-deterministically, steals what is
+  /// left of the lists of its node's other threads.
+  void epoch(double* alpha_, double* v_) {
+    alpha = alpha_;
+    v = v_;
+    if (redeal && epochs_run > 0) deal();
+    ++epochs_run;
+    for (int k = 0; k < K; ++k) shuffle(std::span<index_t>(perm[k]), rng);
+    epoch_seed = rng.next();
+    for (int t = 0; t < T; ++t) cursor[t].store(list_lo[t], std::memory_order_relaxed);
     run_tasks(T, det, [&](int t) {
       const int k = node_of[t];
       std::optional<numa::ScopedThreadBind> bind;
       if (pin) bind.emplace(k % phys);
       double* buf = rep[t].data();
-      if (syscd && d > 0) std::memcpy(buf, v.data(), d * sizeof(double));
+      if (syscd && d > 0) std::memcpy(buf, v, d * sizeof(double));
       const std::vector<index_t>& pk = perm[k];
       if (det) {
         for (std::int64_t p = list_lo[t]; p < list_hi[t]; ++p) {
@@ -286,19 +320,18 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
         }
       }
     });
-  };
+  }
 
-  // dv = sum_t (v_t - v) / sigma', in parallel over ranges of v; two levels when K > 1. The order of every sum is
+  // dv = sum_t (v_t - v) / merge_div, in parallel over ranges of v; two levels when K > 1. The order of every sum is
   // fixed (thread id, then node id), so the merge is deterministic whatever the schedule.
-  std::vector<double> dv(syscd ? d : 0);
-  auto merge = [&] {
+  void merge(const double* vm) {
     if (d == 0) return;
     if (K == 1) {
       for_ranges(d, [&](std::size_t lo, std::size_t hi) {
         for (std::size_t j = lo; j < hi; ++j) {
           double s = 0;
-          for (int t = 0; t < T; ++t) s += rep[t].data()[j] - v[j];
-          dv[j] = s / sigma;
+          for (int t = 0; t < T; ++t) s += rep[t].data()[j] - vm[j];
+          dv[j] = s / merge_div;
         }
       });
       return;
@@ -312,7 +345,7 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
       const std::size_t lo = static_cast<std::size_t>(c % nvc) * kVecGrain, hi = std::min(d, lo + kVecGrain);
       for (std::size_t j = lo; j < hi; ++j) {
         double s = 0;
-        for (int t = t_lo[k]; t < t_lo[k + 1]; ++t) s += rep[t].data()[j] - v[j];
+        for (int t = t_lo[k]; t < t_lo[k + 1]; ++t) s += rep[t].data()[j] - vm[j];
         nr[j] = s;
       }
     });
@@ -320,11 +353,33 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
       for (std::size_t j = lo; j < hi; ++j) {
         double s = 0;
         for (int k = 0; k < K; ++k) s += node_rep[k].data()[j];
-        dv[j] = s / sigma;
+        dv[j] = s / merge_div;
       }
     });
-  };
+  }
+};
 
+/// The single-process solver on `form`, whose coordinates are already in a random physical order (solve_parallel_cpu
+/// makes it). `to_original[p]` is the original index of coordinate p (for the test hook and the messages).
+/// alpha: the starting point, permuted.
+template <class Form>
+SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, std::span<const index_t> to_original,
+                         std::vector<double> alpha_start) {
+  const CsrMatrix& A = *form.A;
+  const index_t m = form.n_coords();
+  const std::size_t d = static_cast<std::size_t>(form.dim());
+  const bool syscd = o.solver == SolverKind::syscd;
+  const bool wild = o.solver == SolverKind::passcode_wild;
+  const double sigma = syscd ? static_cast<double>(T) : 1.0;  // CoCoA+ sigma' = number of replicas
+
+  SolveResult res;
+  EpochDriver driver(o, res, Form::formulation);
+  res.alpha = std::move(alpha_start);
+  double* alpha = res.alpha.data();
+  std::vector<double> v = parallel_shared_vector(form, res.alpha, T);
+  ReplicaEpochs<Form> eng(form, o, T, alpha, sigma, sigma);
+  ActiveSet& active = eng.active;
+  const std::vector<double>& dv = eng.dv;
   // Adaptive aggregation (aggregate_step.hpp; docs/parallel-cpu.md, "Adaptive aggregation"): after the safe merge
   // (gamma = 1 with sigma' = T, CoCoA+), gamma by a line search on the objective along the merged direction.
   std::vector<double> alpha_old(syscd && T > 1 ? static_cast<std::size_t>(m) : 0);
@@ -370,14 +425,10 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
   bool exact = true;  // v == A alpha (re-synchronized) and `cert` certifies it
   Certificate cert = parallel_certificate(form, res.alpha, v);  // v = A alpha: exact
   while (driver.budget_left(epoch)) {
-    if (redeal && epoch > 0) deal();  // virtual nodes: a fresh split of the blocks every epoch
-    for (int k = 0; k < K; ++k) shuffle(std::span<index_t>(perm[k]), rng);
-    epoch_seed = rng.next();
-    for (int t = 0; t < T; ++t) cursor[t].store(list_lo[t], std::memory_order_relaxed);
     if (!alpha_old.empty()) std::copy(res.alpha.begin(), res.alpha.end(), alpha_old.begin());
-    epoch_pass();
+    eng.epoch(alpha, v.data());  // virtual nodes: a fresh split of the blocks every epoch, then the pass
     if (syscd) {
-      merge();
+      eng.merge(v.data());
       const double gamma = alpha_old.empty() || !o.adaptive_aggregation ? 1.0 : aggregate();
       for_ranges(d, [&](std::size_t lo, std::size_t hi) {
         for (std::size_t j = lo; j < hi; ++j) v[j] += gamma * dv[j];
@@ -404,7 +455,7 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
     offset_t nnz = 0;
     active.update(0, m, gaps, cert.gap, target, o.shrinking);
     for (index_t i : active.coords()) nnz += A.offsets[i + 1] - A.offsets[i];
-    deal();
+    eng.deal();
     schedule.after_certificate(epoch, cert.gap, target, A.nnz() > 0 ? double(nnz) / double(A.nnz()) : 1.0);
   }
   if (!exact) cert = resync();
@@ -494,11 +545,68 @@ SolveResult solve_parallel_cpu(const Form& form, const SolverOptions& o) {
   return r;
 }
 
+
+template <class Form>
+struct SyscdLocalSolver<Form>::Impl {
+  std::vector<index_t> perm;  // physical position p holds coordinate perm[p]
+  PermutedForm<Form> pf;
+  std::vector<double> alpha;  // permuted
+  int T;
+  double outer;
+  ReplicaEpochs<Form> eng;
+  Impl(const Form& f, const SolverOptions& o, double outer_sigma)
+      : perm(random_order(f.n_coords(), o.seed)), pf(f, perm), alpha(static_cast<std::size_t>(f.n_coords()), 0.0),
+        T(o.n_threads), outer(outer_sigma),
+        eng(pf.form, syscd_options(o), o.n_threads, alpha.data(), outer_sigma * o.n_threads, o.n_threads) {}
+  static std::vector<index_t> random_order(index_t m, std::uint64_t seed) {
+    std::vector<index_t> p(static_cast<std::size_t>(m));
+    std::iota(p.begin(), p.end(), index_t{0});
+    SplitMix64 prng(seed ^ 0x2545F4914F6CDD1Dull);  // solve_parallel_cpu's order
+    shuffle(std::span<index_t>(p), prng);
+    return p;
+  }
+  static SolverOptions syscd_options(SolverOptions o) {
+    o.solver = SolverKind::syscd;
+    return o;
+  }
+};
+
+template <class Form>
+SyscdLocalSolver<Form>::SyscdLocalSolver(const Form& form, const SolverOptions& o, double outer_sigma) {
+  if (o.n_threads < 1)
+    throw InvalidArgument(fmt::format("SyscdLocalSolver: needs n_threads >= 1, got {}", o.n_threads));
+  impl_ = std::make_unique<Impl>(form, o, outer_sigma);
+}
+template <class Form>
+SyscdLocalSolver<Form>::~SyscdLocalSolver() = default;
+template <class Form>
+double SyscdLocalSolver<Form>::step_sigma() const {
+  return impl_->outer * impl_->T;
+}
+template <class Form>
+void SyscdLocalSolver<Form>::run(std::span<double> alpha, std::span<double> v_loc, int epochs) {
+  Impl& s = *impl_;
+  const std::size_t m = s.perm.size(), d = v_loc.size();
+  for (std::size_t p = 0; p < m; ++p) s.alpha[p] = alpha[s.perm[p]];
+  in_solver_arena(s.T, [&](int) {
+    for (int h = 0; h < epochs; ++h) {
+      s.eng.epoch(s.alpha.data(), v_loc.data());
+      s.eng.merge(v_loc.data());  // dv = sum_t (v_t - v_loc) / T = outer x (A delta alpha of the epoch)
+      const double* dv = s.eng.dv.data();
+      for_ranges(d, [&](std::size_t lo, std::size_t hi) {
+        for (std::size_t j = lo; j < hi; ++j) v_loc[j] += dv[j];
+      });
+    }
+  });
+  for (std::size_t p = 0; p < m; ++p) alpha[s.perm[p]] = s.alpha[p];
+}
+
 #define HETGLM_INSTANTIATE_PARALLEL(...)                                                                           \
   template SolveResult solve_parallel_cpu(const __VA_ARGS__&, const SolverOptions&);                             \
   template Certificate parallel_certificate(const __VA_ARGS__&, std::span<const double>, std::span<const double>, \
                                             double*);                                                            \
-  template std::vector<double> parallel_shared_vector(const __VA_ARGS__&, std::span<const double>, int);
+  template std::vector<double> parallel_shared_vector(const __VA_ARGS__&, std::span<const double>, int);          \
+  template class SyscdLocalSolver<__VA_ARGS__>;
 
 // One instantiation per form (HETGLM_FOR_EACH_FORM, forms.hpp), as for solve_sequential.
 HETGLM_FOR_EACH_FORM(HETGLM_INSTANTIATE_PARALLEL)

@@ -214,9 +214,9 @@ TEST_F(Cli, BadInputExitsTwoWithAClearMessageAndWritesNothing) {
        "passcode-atomic or passcode-wild)\n"},
       {"train --penalty l1 --formulation dual ok.svm m",
        "error: --formulation dual: penalty l1 of model 'logistic' has no dual (SDCA) form; use primal\n"},
-      {"train --distributed --solver syscd ok.svm m",
-       "error: --solver syscd: --distributed trains with CoCoA+ (the sequential local solver on every rank) or newton; "
-       "drop --solver or choose sequential or newton\n"},
+      {"train --distributed --solver passcode-wild ok.svm m",
+       "error: --solver passcode-wild: --distributed trains with CoCoA+ (its local solver sequential or syscd on every "
+       "rank) or newton; drop --solver or choose sequential, syscd or newton\n"},
       {"train --model svm --solver newton ok.svm m",
        "error: --solver newton: the hinge loss (svm) is not smooth, so it has no Newton step; use --solver syscd or "
        "sequential (dual SDCA)\n"},

@@ -11,10 +11,13 @@ not asserted: bench/results/mpi.md measures them); --partition file-order reache
 optimum; a bad --partition value is refused with its exact message. Distributed Newton (--solver newton, and auto
 for --formulation primal logistic) reaches the single-process optimum in the same iterations (+-1) at every K. Input:
 a directory of part files (one gzipped) and a single .gz file give the same optimum; a bad part file fails with the
-rank and the part file's line named and no model written.
+rank and the part file's line named and no model written. --solver auto picks what the single-process auto picks
+(Newton or the dual) at K = 1, 2; --threads T runs the local epochs on SySCD (sigma' = K T) with the same optimum
+at K = 1, 2 x T = 1, 2.
 
 Usage: test_mpi.py HETGLM_CLI DATA_DIR [case ...]   (cases: optimum, sorted_rounds, partition_option, newton,
-                                                     parts, parse_error, rank_failure, kill)
+                                                     auto_solver, local_threads, parts, parse_error, rank_failure,
+                                                     kill)
 """
 import json
 import os
@@ -25,8 +28,8 @@ import tempfile
 import time
 
 CLI, DATA = sys.argv[1], sys.argv[2]
-CASES = sys.argv[3:] or ["optimum", "sorted_rounds", "partition_option", "newton", "parts", "parse_error",
-                         "rank_failure", "kill"]
+CASES = sys.argv[3:] or ["optimum", "sorted_rounds", "partition_option", "newton", "auto_solver", "local_threads",
+                         "parts", "parse_error", "rank_failure", "kill"]
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
            OMPI_MCA_rmaps_base_oversubscribe="1")
 MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none"]
@@ -55,9 +58,9 @@ def run(cmd, timeout=120, env=ENV):
 # (name, data file, options). Distributed runs stop at a relative gap of 1e-7 and the reference at 1e-9, so both
 # primal values are within 1e-7 (relative) of the optimum and their difference within 1e-6 is a real check.
 MODELS = [
-    ("logistic dual", "mushrooms", ["--model", "logistic", "-c", "0.1", "-B", "1"]),
+    ("logistic dual", "mushrooms", ["--model", "logistic", "-c", "0.1", "-B", "1", "--formulation", "dual"]),
     ("svm (hinge) dual", "mushrooms", ["--model", "svm", "-c", "0.1"]),
-    ("squared-hinge dual", "mushrooms", ["--model", "squared-hinge", "-c", "0.1"]),
+    ("squared-hinge dual", "mushrooms", ["--model", "squared-hinge", "-c", "0.1", "--formulation", "dual"]),
     ("logistic l1 primal", "mushrooms", ["--model", "logistic", "--penalty", "l1", "-c", "0.1"]),
     ("ridge dual", "housing_scale", ["--model", "ridge", "--lambda", "0.01", "--formulation", "dual", "-B", "1"]),
     ("ridge primal", "housing_scale", ["--model", "ridge", "--lambda", "0.01", "--formulation", "primal", "-B", "1"]),
@@ -117,7 +120,8 @@ def distributed(k, src, opts, tag, extra=()):
 
 
 def sorted_rounds():
-    for name, data, opts in [("logistic dual", "mushrooms", ["--model", "logistic", "-c", "0.1", "-B", "1"]),
+    for name, data, opts in [("logistic dual", "mushrooms", ["--model", "logistic", "-c", "0.1", "-B", "1",
+                                                             "--formulation", "dual"]),
                              ("svm dual", "mushrooms", ["--model", "svm", "-c", "0.1"]),
                              ("lasso primal", "housing_scale", ["--model", "lasso", "--lambda", "0.01", "-B", "1"])]:
         src = label_sorted(data)
@@ -143,7 +147,7 @@ def sorted_rounds():
 
 def partition_option():
     src = os.path.join(DATA, "mushrooms")
-    opts = ["--model", "logistic", "-c", "0.1"]
+    opts = ["--model", "logistic", "-c", "0.1", "--formulation", "dual"]
     p2, rep2 = distributed(2, src, opts, "fo", ["--partition", "file-order", "--aggregation", "fixed"])
     p2r, rep2r = distributed(2, src, opts, "rnd", ["--partition", "random"])
     if p2 is not None and p2r is not None:
@@ -188,6 +192,72 @@ def newton():
             "(logistic, squared-hinge, ridge), not logistic with penalty l1")
     check(r.returncode == 2 and want in r.stdout and not os.path.exists(out),
           f"--solver newton --penalty l1 refused: exit {r.returncode}, {r.stdout.strip()[:300]}")
+
+
+def auto_solver():
+    """--solver auto under --distributed picks what the single-process auto picks (newton_or_dual, train.hpp):
+    Newton for logistic on mushrooms, dual (CoCoA+) on wide data (12 rows, 300 features)."""
+    wide = os.path.join(TMP, "wide.svm")
+    with open(wide, "w") as f:
+        for i in range(12):
+            feats = sorted({(i * 37 + 11 * k) % 300 + 1 for k in range(10)})
+            f.write(("+1 " if i % 2 else "-1 ") + " ".join(f"{j}:1" for j in feats) + "\n")
+    for name, src, opts in [("mushrooms logistic", os.path.join(DATA, "mushrooms"),
+                             ["--model", "logistic", "-c", "0.1", "-B", "1"]),
+                            ("mushrooms squared-hinge", os.path.join(DATA, "mushrooms"),
+                             ["--model", "squared-hinge", "-c", "0.1"]),
+                            ("wide 12 x 300 logistic", wide, ["--model", "logistic", "-c", "0.1"])]:
+        ref, ref_rep = os.path.join(TMP, "aref.model"), os.path.join(TMP, "aref.json")
+        r = run([CLI, "train", "-q", "--tol", "1e-9", "--report-json", ref_rep, *opts, src, ref])
+        check(r.returncode == 0, f"auto {name}: single-process reference (rc {r.returncode}) {r.stdout[-300:]}")
+        if r.returncode:
+            continue
+        with open(ref_rep) as f:
+            single = json.load(f)
+        want_newton = single["solver"] == "newton"
+        p_ref = model_primal(ref)
+        for k in (1, 2):
+            out, rep = os.path.join(TMP, f"auto{k}.model"), os.path.join(TMP, f"auto{k}.json")
+            r = run([*MPIRUN, "-np", str(k), CLI, "train", "--distributed", "--tol", "1e-7", "--max-epochs", "20000",
+                     "--report-json", rep, *opts, src, out])
+            if r.returncode != 0:
+                check(False, f"auto {name}: mpirun -np {k} rc {r.returncode}: {r.stdout[-500:]}")
+                continue
+            with open(rep) as f:
+                d = json.load(f)
+            line = "distributed Newton: primal formulation" if want_newton else "distributed CoCoA+: dual formulation"
+            diff = abs(model_primal(out)[0] - p_ref[0]) / abs(p_ref[0])
+            check(d["solver"] == ("newton" if want_newton else "cocoa+") and
+                  d["formulation"] == single["formulation"] and line in r.stdout and d["converged"] and diff <= 1e-6,
+                  f"auto {name}: single process {single['formulation']} / {single['solver']}, -np {k} "
+                  f"{d['formulation']} / {d['solver']} ('{line}' printed: {line in r.stdout}), primal relative "
+                  f"difference {diff:.1e} <= 1e-6; reason: {d['formulation_reason']}")
+
+
+def local_threads():
+    """--threads T under --distributed: the CoCoA+ local epochs run SySCD on T threads with sigma' = K T
+    (SyscdLocalSolver); the same optimum as one process within 1e-6 at K = 1, 2 and T = 1, 2."""
+    for name, data, opts in [("logistic dual", "mushrooms", ["--model", "logistic", "-c", "0.1", "-B", "1",
+                                                             "--formulation", "dual"]),
+                             ("svm dual", "mushrooms", ["--model", "svm", "-c", "0.1"]),
+                             ("lasso primal", "housing_scale", ["--model", "lasso", "--lambda", "0.01", "-B", "1"])]:
+        src = os.path.join(DATA, data)
+        ref = os.path.join(TMP, "tref.model")
+        r = run([CLI, "train", "-q", "--solver", "sequential", "--tol", "1e-9", "--max-epochs", "20000", *opts, src, ref])
+        check(r.returncode == 0, f"threads {name}: single-process reference (rc {r.returncode})")
+        if r.returncode:
+            continue
+        p_ref = model_primal(ref)
+        for k in (1, 2):
+            for t in (1, 2):
+                p, rep = distributed(k, src, opts, "thr", ["--threads", str(t)])
+                if p is None:
+                    continue
+                diff = abs(p[0] - p_ref[0]) / abs(p_ref[0])
+                check(rep["converged"] and rep["threads"] == t and rep["sigma"] == k * t and
+                      rep["local_solver"] == ("syscd" if t > 1 else "sequential") and diff <= 1e-6,
+                      f"threads {name}: -np {k} --threads {t}: local solver {rep['local_solver']}, sigma' "
+                      f"{rep['sigma']}, {rep['rounds']} rounds, primal relative difference {diff:.1e} <= 1e-6")
 
 
 def parts():
@@ -257,7 +327,8 @@ def rank_failure():
     out = os.path.join(TMP, "fail.model")
     env = dict(ENV, HETGLM_TEST_FAIL_RANK="1")
     r = run([*MPIRUN, "-np", "3", "-x", "HETGLM_TEST_FAIL_RANK", CLI, "train", "--distributed", "-q", "--model",
-             "logistic", "--tol", "1e-12", os.path.join(DATA, "mushrooms"), out], timeout=60, env=env)
+             "logistic", "--formulation", "dual", "--tol", "1e-12", os.path.join(DATA, "mushrooms"), out], timeout=60,
+            env=env)
     check(r.returncode == 1, f"failure of rank 1 in round 2: exit code {r.returncode} == 1")
     check("[rank 1 of 3] injected failure" in r.stdout and "another rank failed" in r.stdout,
           f"failure message from rank 1 and rank 0: {r.stdout.strip()[:400]}")
@@ -266,8 +337,8 @@ def rank_failure():
 
 def kill():
     out = os.path.join(TMP, "kill.model")
-    p = subprocess.Popen([*MPIRUN, "-np", "3", CLI, "train", "--distributed", "-q", "--model", "logistic", "--tol",
-                          "1e-15", "--max-epochs", "1000000", os.path.join(DATA, "mushrooms"), out],
+    p = subprocess.Popen([*MPIRUN, "-np", "3", CLI, "train", "--distributed", "-q", "--model", "logistic",
+                          "--formulation", "dual", "--tol", "1e-15", "--max-epochs", "1000000", os.path.join(DATA, "mushrooms"), out],
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=ENV)
     victim = None
     deadline = time.time() + 30

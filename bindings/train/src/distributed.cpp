@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <tbb/info.h>
 #include <numeric>
 #include <optional>
 #include <set>
@@ -208,9 +209,13 @@ LocalPart load_part(const Comm& c, const DistributedArgs& a, int& code, std::str
   return part;
 }
 
-/// --formulation under --distributed: auto = dual for the L2 penalty, primal otherwise (no work estimate: the
-/// single-process estimate needs the whole matrix).
-Formulation pick_formulation(const TrainOptions& o, const ModelSpec& spec) {
+/// --formulation under --distributed, before the data is read. nullopt: --formulation and --solver auto for logistic
+/// and squared hinge with the L2 penalty, where the single process chooses between dual SDCA and primal Newton by
+/// newton_or_dual (train.hpp); the distributed trainer decides by the same function once the data is loaded (dual
+/// CoCoA+ or distributed Newton). Otherwise the forced formulation, the primal for --solver newton, or the dual for
+/// the other L2 cases (ridge and --solver sequential / syscd: the single process's trial runs need the whole
+/// matrix). `reason` says which.
+std::optional<Formulation> pick_formulation(const TrainOptions& o, const ModelSpec& spec, std::string& reason) {
   const std::optional<Formulation> f = forced_formulation(spec, o.problem.formulation);
   if (o.solver.solver == SolverKind::newton) {
     if (f && *f == Formulation::dual)
@@ -219,9 +224,19 @@ Formulation pick_formulation(const TrainOptions& o, const ModelSpec& spec) {
       throw InvalidArgument(fmt::format("--solver newton: under --distributed Newton trains the smooth losses with the "
                                         "L2 penalty only (logistic, squared-hinge, ridge), not {} with penalty {}",
                                         spec.name, penalty_name(spec.penalty)));
+    reason = "requested with --solver newton (primal only)";
     return Formulation::primal;
   }
-  if (f) return *f;
+  if (f) {
+    reason = o.problem.formulation != FormulationRequest::automatic
+                 ? fmt::format("requested with --formulation {}", formulation_name(*f))
+             : *f == Formulation::primal ? fmt::format("penalty {} has no dual (SDCA) form", penalty_name(spec.penalty))
+                                         : std::string("the hinge loss is not smooth: no primal coordinate descent");
+    return *f;
+  }
+  if (o.solver.solver == SolverKind::automatic && auto_newton_loss(spec)) return std::nullopt;
+  reason = "auto under --distributed: the dual for the L2 penalty (the single process's trial runs need the whole "
+           "matrix)";
   return Formulation::dual;
 }
 
@@ -396,14 +411,17 @@ int run(const Comm& c, const DistributedArgs& a) {
   // ---- options that every rank checks identically
   ModelSpec spec;
   Formulation fk = Formulation::dual;
+  std::optional<Formulation> fk_given;  // nullopt: newton_or_dual decides once the data is loaded
+  std::string fk_reason;
   bool use_newton = false;
   try {
     spec = o.problem.model;
     if (spec.multinomial)  // its Newton-CG solver runs in one process (multinomial.hpp)
       throw InvalidArgument("--distributed: --model multinomial trains in one process only (the CoCoA+ ranks solve "
                             "losses of one margin); drop --distributed");
-    fk = pick_formulation(o, spec);
-    use_newton = pick_newton(o, spec, fk);
+    fk_given = pick_formulation(o, spec, fk_reason);
+    if (fk_given) fk = *fk_given;
+    use_newton = fk_given && pick_newton(o, spec, fk);
     if (a.local_epochs < 1) throw InvalidArgument(fmt::format("--local-epochs: must be at least 1, got {}", a.local_epochs));
     check_options(o);
     if (o.device.device != Device::cpu || !o.device.accel_memory.empty())
@@ -414,9 +432,22 @@ int run(const Comm& c, const DistributedArgs& a) {
   }
   if (int g = agree(c, code, msg, true)) return g;
 
+  // ---- threads per rank: --threads, or (0) the node's cores shared among the ranks on the node
+  int threads = a.threads;
+  if (threads <= 0) {
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, c.rank, MPI_INFO_NULL, &node);
+    int on_node = 1;
+    MPI_Comm_size(node, &on_node);
+    MPI_Comm_free(&node);
+    threads = std::max(1, tbb::info::default_concurrency() / on_node);
+  }
+  DistributedArgs args = a;
+  args.threads = threads;
+
   // ---- loading: each rank its byte range
   auto tl = Clock::now();
-  LocalPart part = load_part(c, a, code, msg);
+  LocalPart part = load_part(c, args, code, msg);
   const double load_s = since(tl);
   if (int g = agree(c, code, msg)) return g;
   Dataset& data = part.data;
@@ -482,12 +513,6 @@ int run(const Comm& c, const DistributedArgs& a) {
   if (!a.quiet && c.rank == 0) {
     fmt::print("loaded '{}' over {} ranks: {} samples, {} features, {} nonzeros in {:.3f}s (rank 0)\n", a.train_file, K,
                N, D0, nnz_global, load_s);
-    if (use_newton)
-      fmt::print("distributed Newton: primal formulation (samples partitioned), lambda {:.6g}\n", lambda);
-    else
-      fmt::print("distributed CoCoA+: {} formulation ({}), sigma' = {}, {} local epoch(s) per round, lambda {:.6g}\n",
-                 formulation_name(fk), fk == Formulation::dual ? "samples partitioned" : "features partitioned", K,
-                 a.local_epochs, lambda);
     std::fflush(stdout);
   }
 
@@ -506,6 +531,38 @@ int run(const Comm& c, const DistributedArgs& a) {
     msg = e.what();
   }
   if (int g = agree(c, code, msg)) return g;
+  if (!fk_given) {
+    // --formulation auto between dual CoCoA+ and distributed Newton: the single process's rule (newton_or_dual) on
+    // the same sampled rows (global indices in file order), their sums added over the ranks.
+    const RowNormSample r2 = sample_row_norms(Xb, row_off, N, nullptr);
+    double sums[2] = {r2.sum, double(r2.count)};
+    MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    const FormulationChoice choice = newton_or_dual(spec, N, Xb.n_cols, nnz_global + (o.problem.bias >= 0 ? N : 0),
+                                                    sums[1] > 0 ? sums[0] / sums[1] : 0.0, lambda);
+    fk = choice.formulation;
+    fk_reason = choice.reason;
+    use_newton = pick_newton(o, spec, fk);
+  }
+  // The rank's CoCoA+ local solver: --solver sequential, syscd, or auto (sequential on one thread, else SySCD:
+  // auto_cd_solver, the single process's rule) on `threads` threads.
+  const SolverKind local_kind = o.solver.solver == SolverKind::automatic ? auto_cd_solver(threads) : o.solver.solver;
+  const int local_threads = !use_newton && local_kind == SolverKind::syscd ? threads : 1;
+  const int sigma_all = K * local_threads;  // CoCoA+'s sigma' over the K x T blocks
+  if (!a.quiet && c.rank == 0) {
+    if (use_newton)
+      fmt::print("distributed Newton: primal formulation (samples partitioned), {} thread(s) per rank, lambda {:.6g}\n",
+                 threads, lambda);
+    else
+      fmt::print("distributed CoCoA+: {} formulation ({}), local solver {} per rank, sigma' = {}, {} local epoch(s) per "
+                 "round, lambda {:.6g}\n",
+                 formulation_name(fk), fk == Formulation::dual ? "samples partitioned" : "features partitioned",
+                 local_threads > 1 ? fmt::format("syscd on {} threads", local_threads) : std::string("sequential"),
+                 local_threads > 1 ? fmt::format("{} ranks x {} threads = {}", K, local_threads, sigma_all)
+                                   : fmt::format("{}", K),
+                 a.local_epochs, lambda);
+    fmt::print("formulation {}: {}\n", formulation_name(fk), fk_reason);
+    std::fflush(stdout);
+  }
   const index_t D = Xb.n_cols;  // features including the bias
   const std::uint64_t part_seed = o.solver.seed;
   std::vector<index_t> w_pos(static_cast<std::size_t>(D));  // where feature j is in the gathered w (primal)
@@ -558,6 +615,7 @@ int run(const Comm& c, const DistributedArgs& a) {
 
   CocoaOptions co_opt;
   co_opt.local_epochs = a.local_epochs;
+  co_opt.local_threads = local_threads;
   const index_t dim_v = fk == Formulation::dual ? D : N;  // the shared vector: d features (dual), N samples (primal)
   co_opt.shared_lo = static_cast<index_t>((std::int64_t(dim_v) * c.rank) / K);
   co_opt.shared_hi = static_cast<index_t>((std::int64_t(dim_v) * (c.rank + 1)) / K);
@@ -574,6 +632,7 @@ int run(const Comm& c, const DistributedArgs& a) {
       for (std::size_t i = 0; i < y.size(); ++i)
         y[i] = spec.classifier ? (y_raw[i] == positives[k] ? 1.0 : -1.0) : y_raw[i];
       SolverOptions so = o.solver;
+      so.n_threads = threads;
       const std::string prefix = ncol > 1 ? fmt::format("[class {}] ", positives[k]) : std::string();
       if (!a.quiet && c.rank == 0)
         so.on_epoch = [&prefix](const EpochRecord& r) {
@@ -669,11 +728,13 @@ int run(const Comm& c, const DistributedArgs& a) {
         rep["version"] = HETGLM_VERSION;
         rep["distributed"] = true;
         rep["ranks"] = K;
-        rep["sigma"] = K;
-        rep["gamma"] = o.solver.adaptive_aggregation && K > 1 && !use_newton ? json("adaptive") : json(1);
+        rep["sigma"] = use_newton ? K : sigma_all;
+        rep["gamma"] = o.solver.adaptive_aggregation && sigma_all > 1 && !use_newton ? json("adaptive") : json(1);
         rep["local_epochs"] = a.local_epochs;
         rep["solver"] = use_newton ? "newton" : "cocoa+";
-        rep["local_solver"] = use_newton ? "newton" : "sequential";
+        rep["local_solver"] = use_newton ? "newton" : local_threads > 1 ? "syscd" : "sequential";
+        rep["threads"] = threads;  // per rank
+        rep["formulation_reason"] = fk_reason;
         if (use_newton) {
           std::size_t calls = 0, total = 0;
           for (const auto& co : cols) calls += co.allreduce_calls, total += co.allreduce_doubles_total;

@@ -27,11 +27,6 @@ namespace hetglm {
 
 namespace {
 
-struct FormulationChoice {
-  Formulation formulation;
-  std::string reason;
-};
-
 /// Epochs of a trial run to tol (relative gap) on a sample of the problem (trial_estimate).
 struct TrialEstimate {
   double epochs = 0;          ///< measured when the trial converged, else extrapolated
@@ -151,34 +146,9 @@ FormulationChoice resolve_formulation(const TrainOptions& o, const ModelSpec& sp
     return {*f, "the hinge loss is not smooth: no primal coordinate descent"};
   }
   if (kind == SolverKind::newton) return {Formulation::primal, "requested with --solver newton (primal only)"};
-  const double n = static_cast<double>(X.n_rows);
-  const double L = curvature_bound(spec.loss);
-  if (primal_newton) {
-    // The primal runs the Newton solver (newton.hpp). Measured on 2 cores (bench/results/formulation.md), one Newton
-    // solve costs about as much as kNewtonEpochs dual epochs when d <= n, growing like sqrt(d/n) on wide data (its
-    // vectors have d entries and X^T is needed); dual SDCA needs about kDualFactor times its bound
-    // 1 + L R^2/(lambda n) in epochs (Shalev-Shwartz & Zhang 2013, with the mean R^2 of importance sampling).
-    // R^2 from a strided sample of at most 10,000 rows.
-    constexpr double kNewtonEpochs = 5, kDualFactor = 6;
-    const index_t m = std::min<index_t>(X.n_rows, 10000);
-    const double stride = n / m;
-    double r2 = 0;
-    for (index_t t = 0; t < m; ++t) {
-      const index_t i = static_cast<index_t>(t * stride);
-      double sq = 0;
-      for (offset_t k = X.offsets[i]; k < X.offsets[i + 1]; ++k) sq += double(X.values[k]) * X.values[k];
-      r2 += c[i] * sq;
-    }
-    r2 /= m;
-    const double bound = 1 + L * r2 / (lambda * n);
-    const double dual_epochs = kDualFactor * bound;
-    const double newton_epochs = kNewtonEpochs * std::sqrt(std::max(1.0, double(X.n_cols) / n));
-    const Formulation f = dual_epochs < newton_epochs ? Formulation::dual : Formulation::primal;
-    return {f, fmt::format("auto: {} x {}, {} nonzeros; dual SDCA ~{} x (1 + L R^2/(lambda n)) = {:.3g} epochs (mean "
-                           "R^2 = {:.4g}) vs primal Newton ~{} sqrt(max(1, d/n)) = {:.3g} dual-epoch equivalents; "
-                           "chose {}",
-                           X.n_rows, X.n_cols, X.nnz(), kDualFactor, dual_epochs, r2, kNewtonEpochs, newton_epochs,
-                           formulation_name(f))};
+  if (primal_newton) {  // the primal runs the Newton solver (newton.hpp): measured costs (newton_or_dual)
+    const RowNormSample r2 = sample_row_norms(X, 0, X.n_rows, c.data());
+    return newton_or_dual(spec, X.n_rows, X.n_cols, X.nnz(), r2.count > 0 ? r2.sum / double(r2.count) : 0.0, lambda);
   }
   const TrialEstimate dual = trial_estimate(spec, Formulation::dual, X, labels, positive, c, lambda, eta, o.solver);
   const TrialEstimate primal = trial_estimate(spec, Formulation::primal, X, labels, positive, c, lambda, eta, o.solver);
@@ -192,6 +162,45 @@ FormulationChoice resolve_formulation(const TrainOptions& o, const ModelSpec& sp
 
 
 }  // namespace
+
+bool auto_newton_loss(const ModelSpec& spec) { return is_smooth(spec.loss) && spec.loss != Loss::squared; }
+
+SolverKind auto_cd_solver(int n_threads) { return n_threads == 1 ? SolverKind::sequential : SolverKind::syscd; }
+
+RowNormSample sample_row_norms(const CsrMatrix& X, std::int64_t row_off, std::int64_t n, const double* c) {
+  RowNormSample s;
+  const std::int64_t m = std::min<std::int64_t>(n, 10000);
+  const double stride = double(n) / double(std::max<std::int64_t>(m, 1));
+  for (std::int64_t t = 0; t < m; ++t) {
+    const auto g = static_cast<std::int64_t>(double(t) * stride);
+    if (g < row_off || g >= row_off + X.n_rows) continue;
+    const auto i = static_cast<index_t>(g - row_off);
+    double sq = 0;
+    for (offset_t k = X.offsets[i]; k < X.offsets[i + 1]; ++k) sq += double(X.values[k]) * X.values[k];
+    s.sum += (c ? c[i] : 1.0) * sq;
+    ++s.count;
+  }
+  return s;
+}
+
+FormulationChoice newton_or_dual(const ModelSpec& spec, std::int64_t n, std::int64_t d, std::int64_t nnz,
+                                 double mean_r2, double lambda) {
+  // Measured on 2 cores (bench/results/formulation.md), one Newton solve costs about as much as kNewtonEpochs dual
+  // epochs when d <= n, growing like sqrt(d/n) on wide data (its vectors have d entries and X^T is needed); dual SDCA
+  // needs about kDualFactor times its bound 1 + L R^2/(lambda n) in epochs (Shalev-Shwartz & Zhang 2013, with the
+  // mean R^2 of importance sampling).
+  constexpr double kNewtonEpochs = 5, kDualFactor = 6;
+  const double L = curvature_bound(spec.loss);
+  const double bound = 1 + L * mean_r2 / (lambda * double(n));
+  const double dual_epochs = kDualFactor * bound;
+  const double newton_epochs = kNewtonEpochs * std::sqrt(std::max(1.0, double(d) / double(n)));
+  const Formulation f = dual_epochs < newton_epochs ? Formulation::dual : Formulation::primal;
+  return {f, fmt::format("auto: {} x {}, {} nonzeros; dual SDCA ~{} x (1 + L R^2/(lambda n)) = {:.3g} epochs (mean "
+                         "R^2 = {:.4g}) vs primal Newton ~{} sqrt(max(1, d/n)) = {:.3g} dual-epoch equivalents; "
+                         "chose {}",
+                         n, d, nnz, kDualFactor, dual_epochs, mean_r2, kNewtonEpochs, newton_epochs,
+                         formulation_name(f))};
+}
 
 namespace {
 /// Bytes of memory this process can still allocate (the cgroup limit less usage, or MemAvailable), or 0 if unknown.
@@ -437,7 +446,7 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
 
   // The primal runs the Newton solver when asked, or under --solver auto for the smooth losses that are not
   // quadratic (for the squared loss coordinate descent is exact).
-  const bool newton_loss = is_smooth(spec.loss) && spec.loss != Loss::squared;
+  const bool newton_loss = auto_newton_loss(spec);
   const bool primal_newton =
       !use_accel && (o.solver.solver == SolverKind::newton || (o.solver.solver == SolverKind::automatic && newton_loss));
   // Samples as rows: the caller's matrix; for by-feature data a transposed copy, made only when something needs rows
@@ -466,8 +475,7 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
              : form_kind == Formulation::primal && !use_accel && spec.loss == Loss::squared &&
                      has_l1_part(spec.penalty) && eta > 0
                  ? SolverKind::working_set
-             : o.solver.n_threads == 1 ? SolverKind::sequential
-                                       : SolverKind::syscd;
+                 : auto_cd_solver(o.solver.n_threads);
   res.solver = use_accel ? SolverKind::automatic : solver;
 
   ProblemData pd;

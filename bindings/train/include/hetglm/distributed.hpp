@@ -13,7 +13,7 @@
 //     primal): the nonzeros are redistributed by feature with MPI_Alltoallv, feature j to the hash's rank (random)
 //     or to contiguous blocks balanced by nonzeros (file-order); the labels are replicated.
 //   * Each round (solve_cocoa): H = --local-epochs epochs of sequential SCD on the rank's coordinates against a local
-//     copy of v with sigma' = K; one MPI_Allreduce (sum) of the change of v (length d dual, n primal); with
+//     copy of v with sigma' = K (with --threads T > 1: SySCD's epochs on T threads, sigma' = K T); one MPI_Allreduce (sum) of the change of v (length d dual, n primal); with
 //     --aggregation adaptive (the default) the step gamma and a momentum beta by a search over a fixed grid whose
 //     partial objectives are summed by one small allreduce; the global certificate from one MPI_Allreduce of the local sums
 //     (plus an error flag); stop on the relative gap.
@@ -32,7 +32,8 @@ struct DistributedArgs {
   TrainOptions opt;              ///< model, penalty, C / lambda, tol, max_epochs (= max rounds), seed, bias, formulation
   bool zero_based = false;
   std::int64_t n_features = -1;  ///< >= 0: --n-features
-  int threads = 0;               ///< parser threads per rank (0 = all cores)
+  int threads = 0;               ///< threads per rank: parser, Newton, CoCoA+'s local solver (0 = the node's cores
+                                 ///< shared among its ranks)
   int local_epochs = 1;          ///< H: local epochs per communication round
   bool quiet = false;
   bool random_partition = true;  ///< --partition random: rows (dual) / columns (primal) to ranks by a seeded hash

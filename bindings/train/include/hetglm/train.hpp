@@ -83,6 +83,36 @@ struct TrainResult {
   double seconds = 0;
 };
 
+/// A formulation and why it was chosen (--formulation auto logs its estimate).
+struct FormulationChoice {
+  Formulation formulation;
+  std::string reason;
+};
+
+/// Losses that --solver auto trains with the primal Newton solver where the primal is chosen: the smooth losses
+/// that are not quadratic (logistic, squared hinge; for the squared loss coordinate descent is exact).
+bool auto_newton_loss(const ModelSpec& spec);
+
+/// The rows that --formulation auto measures R^2 on: rows floor(t n / m), t < m = min(n, 10000), of the whole data
+/// (n rows). Sums c_i ||x_i||^2 (c = nullptr: weights 1) over those of them among the rows [row_off, row_off +
+/// X.n_rows) that X holds: all of them in one process, a rank's share under --distributed (the ranks' sums add up).
+struct RowNormSample {
+  double sum = 0;
+  std::int64_t count = 0;
+};
+RowNormSample sample_row_norms(const CsrMatrix& X, std::int64_t row_off, std::int64_t n, const double* c);
+
+/// --formulation auto when the primal would run the Newton solver (train() and the distributed trainer: one rule):
+/// dual SDCA (CoCoA+ under --distributed) needs about 6 (1 + L R^2/(lambda n)) epochs, one Newton solve costs
+/// about 5 sqrt(max(1, d/n)) dual epochs (bench/results/formulation.md); the cheaper one. n, d: the problem's rows
+/// and columns (with the bias column), nnz its nonzeros, mean_r2 the sampled mean of c_i ||x_i||^2.
+FormulationChoice newton_or_dual(const ModelSpec& spec, std::int64_t n, std::int64_t d, std::int64_t nnz,
+                                 double mean_r2, double lambda);
+
+/// The CPU coordinate-descent solver that --solver auto runs on `n_threads` threads (0 = all cores): sequential on
+/// one thread, SySCD otherwise (one process; a CoCoA+ rank's local solver under --distributed).
+SolverKind auto_cd_solver(int n_threads);
+
 /// Checks the options that do not need the data (tol, epoch budget, l1 ratio, bias, C and lambda, solver and
 /// formulation against the model, device combinations) with the messages train() gives; the CLI calls it before
 /// reading any data. Throws InvalidArgument.

@@ -19,6 +19,7 @@
 // convergence, every 10 epochs and at the end, so the returned certificate is exact for the returned model in
 // every mode (for wild the model is the one recomputed from alpha).
 #pragma once
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -51,5 +52,32 @@ Certificate parallel_certificate(const Form& form, std::span<const double> alpha
 /// result depends on n_parts but never on the schedule. Returns dim() values.
 template <class Form>
 std::vector<double> parallel_shared_vector(const Form& form, std::span<const double> alpha, int n_parts);
+
+/// SySCD's epochs as the local solver of a CoCoA+ rank (cocoa.hpp; docs/mpi.md, "The hierarchy: ranks x threads").
+/// The rank's subproblem is itself a CoCoA+ problem: its quadratic term is outer_sigma times that of the global one,
+/// so T thread replicas, each adding its updates, need sigma'' = T on top of it: every coordinate step takes
+/// sigma' = outer_sigma x T (the additive, gamma = 1 choice of Ma et al. 2015 for outer_sigma x T blocks), a replica
+/// sees its own updates scaled by that, and each epoch's merge adds outer_sigma x (A delta alpha of the epoch) to
+/// the rank's local copy of v, which is how the sequential local solver's copy sees its own updates. No
+/// certificate, shrinking or aggregation search inside (the rank's round does those). The coordinates are put into
+/// one seeded random physical order once (a copy of the rank's matrix, as solve_parallel_cpu makes).
+template <class Form>
+class SyscdLocalSolver {
+ public:
+  /// options: n_threads (>= 1: the replicas), seed, bucket_size, numa_nodes, deterministic (default true).
+  SyscdLocalSolver(const Form& form, const SolverOptions& options, double outer_sigma);
+  ~SyscdLocalSolver();
+  SyscdLocalSolver(const SyscdLocalSolver&) = delete;
+  SyscdLocalSolver& operator=(const SyscdLocalSolver&) = delete;
+  /// sigma' of every coordinate step: outer_sigma x threads.
+  double step_sigma() const;
+  /// `epochs` epochs on this rank's alpha (n_coords values, original order) against v_loc (dim values, the
+  /// rank's local copy of v, updated as described above).
+  void run(std::span<double> alpha, std::span<double> v_loc, int epochs);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace hetglm
