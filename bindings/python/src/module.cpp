@@ -197,6 +197,7 @@ void copy_history(nb::dict& out, const std::vector<EpochRecord>& h) {
     d["dual"] = r.dual;
     d["gap"] = r.gap;
     d["rel_gap"] = r.rel_gap;
+    if (r.passes > 0) d["passes"] = r.passes;  // the Newton solver's passes over the data
     l.append(d);
   }
   out["history"] = l;
