@@ -81,6 +81,15 @@ CsrMatrix csr_from_dense(const T* a, std::int64_t n, std::int64_t d, std::int64_
           const T* src = a + i * s_major;
           float* vo = m.values.data() + i * minor;
           index_t* io = m.indices.data() + i * minor;
+          if (s_minor == 1) {  // contiguous input (C order by sample, Fortran order by feature): vectorized
+            for (std::int64_t j = t0; j < t1; ++j) {
+              const T x = src[j];
+              z += x == T(0);
+              vo[j] = static_cast<float>(x);
+              io[j] = static_cast<index_t>(j);
+            }
+            continue;
+          }
           for (std::int64_t j = t0; j < t1; ++j) {
             const T x = src[j * s_minor];
             z += x == T(0);
