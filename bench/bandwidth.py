@@ -19,6 +19,12 @@ Usage: python3 bench/bandwidth.py [--build-dir build-bench] [--out bench/results
    bound = bytes / read bandwidth at the same thread count (the read-only kernel: an epoch mostly reads).
    ratio = measured epoch time / bound (1.0 = running at the memory-bandwidth limit). Goal (issue 3): <= 1.5 on
    dense data.
+4. --newton: the primal Newton solver (L2 logistic, --solver newton, all cores) on dense sets instead, written to
+   OUT/bandwidth_newton.{md,json}. Its history counts the passes over the data (`passes`: the derivative pass, one
+   per conjugate-gradient product, v = X w), so an epoch is one pass: (seconds of the last record - first) /
+   (passes of the last - first), which charges the line search and the per-sample derivatives to the passes as
+   well. Bytes a pass must move: the float32 values of X, 4 n d (dense rows: neither indices nor offsets are
+   read); the n-vectors a pass also touches (32 n to 48 n bytes) are left out, so the bound is the strict one.
 """
 import argparse
 import json
@@ -76,14 +82,19 @@ def main():
     ap.add_argument("--build-dir", default=os.path.join(cp.ROOT, "build-bench"))
     ap.add_argument("--out", default=os.path.join(cp.ROOT, "bench", "results"))
     ap.add_argument("--reps", type=int, default=REPS)
+    ap.add_argument("--newton", action="store_true", help="the Newton solver's pass on dense sets (step 4)")
+    ap.add_argument("--no-build", action="store_true", help="use --build-dir as it is (no reconfigure or build)")
     a = ap.parse_args()
     cp.ensure_python_deps()
-    cp.ensure_build(a.build_dir)
+    if not a.no_build:
+        cp.ensure_build(a.build_dir)
     hetglm = os.path.join(a.build_dir, "bin", "hetglm")
     cores = os.cpu_count() or 1
     bw = json.loads(subprocess.run([os.path.join(a.build_dir, "bin", "hetglm-bandwidth")], check=True,
                                    capture_output=True, text=True).stdout)
     print("bandwidth:", bw, file=sys.stderr)
+    if a.newton:
+        return newton_main(a, hetglm, cores, bw)
     dense = cp.generated(a.build_dir, "dense_100000x200", {"kind": "dense", "rows": 100000, "cols": 200})
     sparse = cp.generated(a.build_dir, "sparse_100000x50000", {"kind": "sparse", "rows": 100000, "cols": 50000,
                                                                "nnz": 80})
@@ -143,6 +154,60 @@ def main():
         L.append("SySCD is not in this build's CLI (no `--solver`): no thread scaling measured.")
     L += ["", "Method: " + " ".join(l.strip() for l in __doc__.strip().split("\n")[2:])]
     open(os.path.join(a.out, "bandwidth.md"), "w").write("\n".join(L) + "\n")
+    print("\n".join(L))
+
+
+NEWTON_SETS = (("dense_100000x200", 100000, 200), ("dense_50000x500", 50000, 500), ("dense_400000x100", 400000, 100))
+NEWTON_ITERS = 8
+
+
+def newton_main(a, hetglm, cores, bw):
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, n_rows, n_cols in NEWTON_SETS:
+            path = cp.generated(a.build_dir, name, {"kind": "dense", "rows": n_rows, "cols": n_cols})[0]
+            n, d, nnz = nnz_of(path)
+            for threads in sorted({1, cores}):
+                per_pass, passes_per_iter = [], []
+                for _ in range(a.reps):
+                    rep = os.path.join(tmp, "r.json")
+                    subprocess.run([hetglm, "train", "-q", "--model", "logistic", "--solver", "newton", "--tol",
+                                    "1e-15", "--max-epochs", str(NEWTON_ITERS), "--threads", str(threads),
+                                    "--report-json", rep, path, os.path.join(tmp, "m")], check=True,
+                                   capture_output=True)
+                    h = json.load(open(rep))["columns"][0]["history"]
+                    per_pass.append((h[-1]["seconds"] - h[0]["seconds"]) / (h[-1]["passes"] - h[0]["passes"]))
+                    passes_per_iter.append((h[-1]["passes"] - h[0]["passes"]) / (len(h) - 1))
+                t = statistics.median(per_pass)
+                gbs = bw["read_gbs_1"] if threads == 1 else bw["read_gbs"]
+                total = 4 * nnz
+                bound = total / (gbs * 1e9)
+                rows.append({"data": name, "n": n, "d": d, "nnz": nnz, "threads": threads, "pass_s": t,
+                             "passes_per_iteration": statistics.median(passes_per_iter), "bytes": total,
+                             "read_gbs": gbs, "bound_s": bound, "ratio": t / bound, "achieved_gbs": total / t / 1e9,
+                             "per_pass_s_all": per_pass})
+                print(rows[-1], file=sys.stderr)
+    res = {"machine": cp.machine(hetglm), "bandwidth": bw, "iterations": NEWTON_ITERS, "reps": a.reps,
+           "load_after": os.getloadavg(), "method": __doc__.strip(), "rows": rows}
+    os.makedirs(a.out, exist_ok=True)
+    json.dump(res, open(os.path.join(a.out, "bandwidth_newton.json"), "w"), indent=1)
+    m = res["machine"]
+    L = ["# The Newton solver's dense epoch (one pass over X) against the memory-bandwidth bound", "",
+         f"Machine: {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB; {m['os']}; {m['hetglm']}. "
+         f"Command: `python3 bench/bandwidth.py --newton{' --no-build' if a.no_build else ''} --reps {a.reps}`. "
+         f"{m['load_note']}; load average after the run {res['load_after'][0]:.2f}.", "",
+         f"Bandwidth (hetglm-bandwidth, {bw['array_mib']} MiB arrays, best of {bw['reps']}): read-only "
+         f"{bw['read_gbs_1']:.1f} GB/s on 1 thread, {bw['read_gbs']:.1f} GB/s on {bw['threads']}.", "",
+         "L2 logistic, C = 1, `--solver newton`, " + str(NEWTON_ITERS) + " Newton iterations per run, median over "
+         + str(a.reps) + " runs.", "",
+         "| data | n | d | threads | passes per Newton iteration | pass ms (median) | MB per pass | bound ms | ratio |"
+         " achieved GB/s |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        L.append(f"| {r['data']} | {r['n']} | {r['d']} | {r['threads']} | {r['passes_per_iteration']:.1f} | "
+                 f"{1e3 * r['pass_s']:.2f} | {r['bytes'] / 1e6:.1f} | {1e3 * r['bound_s']:.2f} | {r['ratio']:.2f} | "
+                 f"{r['achieved_gbs']:.2f} |")
+    L += ["", "Method (step 4): " + " ".join(l.strip() for l in __doc__.strip().split("4. --newton:")[1].split("\n"))]
+    open(os.path.join(a.out, "bandwidth_newton.md"), "w").write("\n".join(L) + "\n")
     print("\n".join(L))
 
 

@@ -41,6 +41,15 @@ import scipy.sparse as sp  # noqa: E402
 
 from machine_info import cpu_model, memory_gib  # bench/machine_info.py
 
+# scikit-learn-intelex before hetglm: daal4py needs the newer oneTBB of its own wheel, and once hetglm has loaded the
+# system libtbb, importing daal4py fails (undefined symbol in libonedal_thread), which dropped intelex from the
+# dense L2 logistic runs without a word; loaded first, both run on the wheel's oneTBB.
+try:
+    from sklearnex.linear_model import LogisticRegression as _SklearnexLR  # noqa: E402
+    _SKLEARNEX_ERROR = None
+except ImportError as e:  # noqa: BLE001
+    _SklearnexLR, _SKLEARNEX_ERROR = None, str(e)
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 THRESHOLDS = [1e-3, 1e-6]
 LADDER = [1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-10]
@@ -291,12 +300,11 @@ def bench_l2dense(name, X, y, C, runner):
     print(f"== {name} L2 logistic C = {C}", flush=True)
     peers = {"scikit-learn lbfgs": lambda tol: LogisticRegression(C=C, fit_intercept=False, tol=tol,
                                                                    max_iter=100000).fit(X, yy).coef_.ravel()}
-    try:
-        from sklearnex.linear_model import LogisticRegression as ExLR
-        peers["scikit-learn-intelex"] = lambda tol: ExLR(C=C, fit_intercept=False, tol=tol, max_iter=100000,
-                                                         n_jobs=2).fit(X, yy).coef_.ravel()
-    except ImportError:
-        pass
+    if _SklearnexLR is not None:
+        peers["scikit-learn-intelex"] = lambda tol: _SklearnexLR(C=C, fit_intercept=False, tol=tol, max_iter=100000,
+                                                                 n_jobs=2).fit(X, yy).coef_.ravel()
+    else:
+        print("    scikit-learn-intelex not available:", _SKLEARNEX_ERROR, flush=True)
     ladders, cands = {}, []
     for sysname, fit in peers.items():
         lad = []

@@ -145,9 +145,11 @@ std::string default_model_path(const std::string& train_file) {
 
 json history_json(const std::vector<hetglm::EpochRecord>& h) {
   json a = json::array();
-  for (const auto& r : h)
+  for (const auto& r : h) {
     a.push_back({{"epoch", r.epoch}, {"seconds", r.seconds}, {"primal", r.primal}, {"dual", r.dual},
                  {"gap", r.gap}, {"rel_gap", r.rel_gap}});
+    if (r.passes > 0) a.back()["passes"] = r.passes;  // the Newton solver's passes over the data
+  }
   return a;
 }
 

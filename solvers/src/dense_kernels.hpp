@@ -54,6 +54,46 @@ inline void dot2_scalar(const float* x, const double* g, const double* h, std::i
   sh = b;
 }
 
+inline double dot3_scalar(const float* x, const double* a, const double* b, std::int64_t n) {
+  double p[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  std::int64_t k = 0;
+  for (; k + 8 <= n; k += 8)
+    for (int l = 0; l < 8; ++l) p[l] = std::fma(double(x[k + l]) * a[k + l], b[k + l], p[l]);
+  double s = combine8(p);
+  for (; k < n; ++k) s = std::fma(double(x[k]) * a[k], b[k], s);
+  return s;
+}
+
+// Blocks of R rows (R <= 4) of a row-major float32 matrix with leading dimension ld: the same order per row as
+// dot / axpy above (so a block gives bit-identically what R single-row calls give), with the vector g (or the rows)
+// loaded once per block instead of once per row.
+template <int R>
+inline void dot_rows_scalar(const float* x, std::int64_t ld, const double* g, std::int64_t n, double* out) {
+  for (int r = 0; r < R; ++r) out[r] = dot_scalar(x + r * ld, g, n);
+}
+template <int R>
+inline void axpy_rows_scalar(const double* a, const float* x, std::int64_t ld, double* g, std::int64_t n) {
+  for (std::int64_t k = 0; k < n; ++k) {
+    double t = g[k];
+    for (int r = 0; r < R; ++r) t = std::fma(a[r], double(x[r * ld + k]), t);
+    g[k] = t;
+  }
+}
+template <int R>
+inline void axpy_sq_rows_scalar(const double* a, const double* b, const float* x, std::int64_t ld, double* g,
+                                double* h, std::int64_t n) {
+  for (std::int64_t k = 0; k < n; ++k) {
+    double t = g[k], u = h[k];
+    for (int r = 0; r < R; ++r) {
+      const double xv = double(x[r * ld + k]);
+      t = std::fma(a[r], xv, t);
+      u = std::fma(xv * xv, b[r], u);
+    }
+    g[k] = t;
+    h[k] = u;
+  }
+}
+
 #if defined(HETGLM_DENSE_AVX2)
 __attribute__((target("avx2,fma"))) inline double dot_avx2(const float* x, const double* g, std::int64_t n) {
   __m256d a0 = _mm256_setzero_pd(), a1 = _mm256_setzero_pd();
@@ -107,6 +147,100 @@ __attribute__((target("avx2,fma"))) inline void dot2_avx2(const float* x, const 
   sg = a;
   sh = b;
 }
+__attribute__((target("avx2,fma"))) inline double dot3_avx2(const float* x, const double* a, const double* b,
+                                                          std::int64_t n) {
+  __m256d a0 = _mm256_setzero_pd(), a1 = _mm256_setzero_pd();
+  std::int64_t k = 0;
+  for (; k + 8 <= n; k += 8) {
+    const __m256 xf = _mm256_loadu_ps(x + k);
+    const __m256d x0 = _mm256_mul_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(xf)), _mm256_loadu_pd(a + k));
+    const __m256d x1 = _mm256_mul_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(xf, 1)), _mm256_loadu_pd(a + k + 4));
+    a0 = _mm256_fmadd_pd(x0, _mm256_loadu_pd(b + k), a0);
+    a1 = _mm256_fmadd_pd(x1, _mm256_loadu_pd(b + k + 4), a1);
+  }
+  alignas(32) double p[8];
+  _mm256_store_pd(p, a0);
+  _mm256_store_pd(p + 4, a1);
+  double s = combine8(p);
+  for (; k < n; ++k) s = std::fma(double(x[k]) * a[k], b[k], s);
+  return s;
+}
+template <int R>
+__attribute__((target("avx2,fma"))) inline void dot_rows_avx2(const float* x, std::int64_t ld, const double* g,
+                                                              std::int64_t n, double* out) {
+  __m256d a0[R], a1[R];
+  for (int r = 0; r < R; ++r) a0[r] = a1[r] = _mm256_setzero_pd();
+  std::int64_t k = 0;
+  for (; k + 8 <= n; k += 8) {
+    const __m256d g0 = _mm256_loadu_pd(g + k), g1 = _mm256_loadu_pd(g + k + 4);
+    for (int r = 0; r < R; ++r) {
+      const __m256 xf = _mm256_loadu_ps(x + r * ld + k);
+      a0[r] = _mm256_fmadd_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(xf)), g0, a0[r]);
+      a1[r] = _mm256_fmadd_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(xf, 1)), g1, a1[r]);
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    alignas(32) double p[8];
+    _mm256_store_pd(p, a0[r]);
+    _mm256_store_pd(p + 4, a1[r]);
+    double s = combine8(p);
+    for (std::int64_t j = k; j < n; ++j) s = std::fma(double(x[r * ld + j]), g[j], s);
+    out[r] = s;
+  }
+}
+template <int R>
+__attribute__((target("avx2,fma"))) inline void axpy_rows_avx2(const double* a, const float* x, std::int64_t ld,
+                                                               double* g, std::int64_t n) {
+  __m256d av[R];
+  for (int r = 0; r < R; ++r) av[r] = _mm256_set1_pd(a[r]);
+  std::int64_t k = 0;
+  for (; k + 8 <= n; k += 8) {
+    __m256d g0 = _mm256_loadu_pd(g + k), g1 = _mm256_loadu_pd(g + k + 4);
+    for (int r = 0; r < R; ++r) {
+      const __m256 xf = _mm256_loadu_ps(x + r * ld + k);
+      g0 = _mm256_fmadd_pd(av[r], _mm256_cvtps_pd(_mm256_castps256_ps128(xf)), g0);
+      g1 = _mm256_fmadd_pd(av[r], _mm256_cvtps_pd(_mm256_extractf128_ps(xf, 1)), g1);
+    }
+    _mm256_storeu_pd(g + k, g0);
+    _mm256_storeu_pd(g + k + 4, g1);
+  }
+  for (; k < n; ++k) {
+    double t = g[k];
+    for (int r = 0; r < R; ++r) t = std::fma(a[r], double(x[r * ld + k]), t);
+    g[k] = t;
+  }
+}
+template <int R>
+__attribute__((target("avx2,fma"))) inline void axpy_sq_rows_avx2(const double* a, const double* b, const float* x,
+                                                                  std::int64_t ld, double* g, double* h,
+                                                                  std::int64_t n) {
+  __m256d av[R], bv[R];
+  for (int r = 0; r < R; ++r) {
+    av[r] = _mm256_set1_pd(a[r]);
+    bv[r] = _mm256_set1_pd(b[r]);
+  }
+  std::int64_t k = 0;
+  for (; k + 4 <= n; k += 4) {
+    __m256d g0 = _mm256_loadu_pd(g + k), h0 = _mm256_loadu_pd(h + k);
+    for (int r = 0; r < R; ++r) {
+      const __m256d xd = _mm256_cvtps_pd(_mm_loadu_ps(x + r * ld + k));
+      g0 = _mm256_fmadd_pd(av[r], xd, g0);
+      h0 = _mm256_fmadd_pd(_mm256_mul_pd(xd, xd), bv[r], h0);
+    }
+    _mm256_storeu_pd(g + k, g0);
+    _mm256_storeu_pd(h + k, h0);
+  }
+  for (; k < n; ++k) {
+    double t = g[k], u = h[k];
+    for (int r = 0; r < R; ++r) {
+      const double xv = double(x[r * ld + k]);
+      t = std::fma(a[r], xv, t);
+      u = std::fma(xv * xv, b[r], u);
+    }
+    g[k] = t;
+    h[k] = u;
+  }
+}
 inline bool has_avx2() {
   static const bool yes = [] {
     __builtin_cpu_init();
@@ -137,6 +271,73 @@ inline void dot2(const float* x, const double* g, const double* h, std::int64_t 
   if (detail::has_avx2()) return detail::dot2_avx2(x, g, h, n, sg, sh);
 #endif
   detail::dot2_scalar(x, g, h, n, sg, sh);
+}
+
+
+
+/// sum_k x_k a_k b_k (x float32; x_k a_k rounded once, then fused into the fixed-order sum).
+inline double dot3(const float* x, const double* a, const double* b, std::int64_t n) {
+#if defined(HETGLM_DENSE_AVX2)
+  if (detail::has_avx2()) return detail::dot3_avx2(x, a, b, n);
+#endif
+  return detail::dot3_scalar(x, a, b, n);
+}
+
+/// Rows per block of the row kernels below.
+inline constexpr int kBlockRows = 4;
+
+namespace detail {
+template <int R>
+inline void dot_rows_r(const float* x, std::int64_t ld, const double* g, std::int64_t n, double* out) {
+#if defined(HETGLM_DENSE_AVX2)
+  if (has_avx2()) return dot_rows_avx2<R>(x, ld, g, n, out);
+#endif
+  dot_rows_scalar<R>(x, ld, g, n, out);
+}
+template <int R>
+inline void axpy_rows_r(const double* a, const float* x, std::int64_t ld, double* g, std::int64_t n) {
+#if defined(HETGLM_DENSE_AVX2)
+  if (has_avx2()) return axpy_rows_avx2<R>(a, x, ld, g, n);
+#endif
+  axpy_rows_scalar<R>(a, x, ld, g, n);
+}
+template <int R>
+inline void axpy_sq_rows_r(const double* a, const double* b, const float* x, std::int64_t ld, double* g, double* h,
+                           std::int64_t n) {
+#if defined(HETGLM_DENSE_AVX2)
+  if (has_avx2()) return axpy_sq_rows_avx2<R>(a, b, x, ld, g, h, n);
+#endif
+  axpy_sq_rows_scalar<R>(a, b, x, ld, g, h, n);
+}
+}  // namespace detail
+
+/// out[r] = dot(x + r ld, g, n) (bit-identically) for the `rows` (1 .. kBlockRows) rows of a row-major block.
+inline void dot_rows(const float* x, std::int64_t ld, int rows, const double* g, std::int64_t n, double* out) {
+  switch (rows) {
+    case 1: return detail::dot_rows_r<1>(x, ld, g, n, out);
+    case 2: return detail::dot_rows_r<2>(x, ld, g, n, out);
+    case 3: return detail::dot_rows_r<3>(x, ld, g, n, out);
+    default: return detail::dot_rows_r<4>(x, ld, g, n, out);
+  }
+}
+/// g_k += a_r x_{r,k} for r = 0 .. rows - 1 in order (= axpy(a_r, x + r ld, g, n) row after row, bit-identically).
+inline void axpy_rows(const double* a, const float* x, std::int64_t ld, int rows, double* g, std::int64_t n) {
+  switch (rows) {
+    case 1: return detail::axpy_rows_r<1>(a, x, ld, g, n);
+    case 2: return detail::axpy_rows_r<2>(a, x, ld, g, n);
+    case 3: return detail::axpy_rows_r<3>(a, x, ld, g, n);
+    default: return detail::axpy_rows_r<4>(a, x, ld, g, n);
+  }
+}
+/// g_k += a_r x_{r,k} and h_k += x_{r,k}^2 b_r for r = 0 .. rows - 1 in order, one pass over the block.
+inline void axpy_sq_rows(const double* a, const double* b, const float* x, std::int64_t ld, int rows, double* g,
+                         double* h, std::int64_t n) {
+  switch (rows) {
+    case 1: return detail::axpy_sq_rows_r<1>(a, b, x, ld, g, h, n);
+    case 2: return detail::axpy_sq_rows_r<2>(a, b, x, ld, g, h, n);
+    case 3: return detail::axpy_sq_rows_r<3>(a, b, x, ld, g, h, n);
+    default: return detail::axpy_sq_rows_r<4>(a, b, x, ld, g, h, n);
+  }
 }
 
 }  // namespace hetglm::dense

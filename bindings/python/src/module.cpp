@@ -81,6 +81,15 @@ CsrMatrix csr_from_dense(const T* a, std::int64_t n, std::int64_t d, std::int64_
           const T* src = a + i * s_major;
           float* vo = m.values.data() + i * minor;
           index_t* io = m.indices.data() + i * minor;
+          if (s_minor == 1) {  // contiguous input (C order by sample, Fortran order by feature): vectorized
+            for (std::int64_t j = t0; j < t1; ++j) {
+              const T x = src[j];
+              z += x == T(0);
+              vo[j] = static_cast<float>(x);
+              io[j] = static_cast<index_t>(j);
+            }
+            continue;
+          }
           for (std::int64_t j = t0; j < t1; ++j) {
             const T x = src[j * s_minor];
             z += x == T(0);
@@ -197,6 +206,7 @@ void copy_history(nb::dict& out, const std::vector<EpochRecord>& h) {
     d["dual"] = r.dual;
     d["gap"] = r.gap;
     d["rel_gap"] = r.rel_gap;
+    if (r.passes > 0) d["passes"] = r.passes;  // the Newton solver's passes over the data
     l.append(d);
   }
   out["history"] = l;

@@ -55,10 +55,12 @@ class EpochDriver {
     if (!std::isfinite(x)) throw_nonfinite_coordinate(epoch, index, x, alpha_name_);
   }
 
-  /// Steps 1-3 after epoch `epoch` (1-based) with certificate `c` of the state (alpha, v).
-  Stop record(int epoch, const Certificate& c, std::span<const double> alpha, std::span<const double> v) {
+  /// Steps 1-3 after epoch `epoch` (1-based) with certificate `c` of the state (alpha, v); `passes`: the Newton
+  /// solver's passes over the data so far (EpochRecord::passes).
+  Stop record(int epoch, const Certificate& c, std::span<const double> alpha, std::span<const double> v,
+              std::int64_t passes = 0) {
     check_finite(c, epoch, alpha, v);
-    const EpochRecord r{epoch, seconds(), c.primal, c.dual, c.gap, relative_gap(c)};
+    const EpochRecord r{epoch, seconds(), c.primal, c.dual, c.gap, relative_gap(c), passes};
     res_.history.push_back(r);
     if (o_.on_epoch) o_.on_epoch(r);
     const bool interrupt = polled_ ? interrupt_ : poll_interrupt();

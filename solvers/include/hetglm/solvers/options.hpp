@@ -21,6 +21,8 @@ struct EpochRecord {
   double dual = 0;        ///< D(alpha)
   double gap = 0;         ///< P - D (absolute)
   double rel_gap = 0;     ///< (P - D) / |P|, the quantity compared with tol
+  std::int64_t passes = 0;  ///< Newton solver: passes over the data so far (each read of every stored entry of X
+                            ///< or X^T: derivatives, CG products, inner epochs, v = X w); 0 from the other solvers
 };
 
 /// Which CPU solver runs (parallel_cpu.hpp, newton.hpp; docs/parallel-cpu.md, docs/formulation.md).
