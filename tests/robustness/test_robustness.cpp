@@ -462,6 +462,30 @@ TEST(Unscaled, LogisticRidgeAndSquaredHingeReachTheCertifiedOptimum) {
   }
 }
 
+// Issue 18: squared hinge on a9a with every value times 1e6 (Newton). The certificate is honest (P - D =
+// ||grad P||^2 / (2 lambda) at this w, recomputed independently in numpy) but the objective cannot resolve the steps
+// near the optimum: with the slope line search (newton.cpp) the relative gap falls from 845 to about 6 before the
+// solver stops, and the stop says why instead of claiming the epoch limit.
+TEST(Unscaled, SquaredHingeOnA9aTimes1e6StopsWithTheStallMessage) {
+  Dataset d = dataset(data_path("a9a"));
+  for (float& v : d.X.values) v *= 1e6f;
+  TrainOptions o = options("squared-hinge", 1e-4, 5000);
+  o.solver.solver = SolverKind::newton;
+  const TrainResult r = train(d, o);
+  ASSERT_EQ(r.columns.size(), 1u);
+  const ColumnReport& c = r.columns[0];
+  EXPECT_FALSE(r.converged);
+  EXPECT_LT(c.epochs, 100);
+  EXPECT_EQ(c.stalled.rfind("no measurable progress after " + std::to_string(c.epochs) + " iterations (", 0), 0u)
+      << c.stalled;
+  EXPECT_NE(c.stalled.find("tolerance 1.0e-04 is not reachable on this data"), std::string::npos) << c.stalled;
+  EXPECT_LE(relative_gap(c.certificate), 10.0);  // 845 before the slope line search
+  EXPECT_GE(c.certificate.gap, 0.0);
+  // LIBLINEAR's optimum (`liblinear-train -s 2 -c 1 -e 1e-8`, objective 0.42195059106 in our units) is not better.
+  EXPECT_LE(c.certificate.primal, 0.42195059106);
+  EXPECT_NEAR(test::primal_objective(r.model, d), c.certificate.primal, 1e-9 * c.certificate.primal);
+}
+
 TEST(Unscaled, HingeSvmOnUnscaledHeartIsCertifiedAndNeverNan) {
   // Hinge trains in the dual only (SDCA), whose epochs grow with max ||x_i||^2 C: on heart (values up to 564) it
   // certifies 1e-6 at C = 0.01 within about 125,000 epochs (LIBLINEAR -s 3 -c 0.01 stops at its iteration limit
