@@ -509,7 +509,7 @@ int run_cross_validation(TrainArgs& a, const Dataset& data, double load_seconds,
                                   {"seconds", r.seconds}, {"converged", r.converged}, {"score", score_json(r.score)},
                                   {"folds", std::move(fj)}};
     if (unconverged > 0)
-      fmt::print(stderr, "warning: {} of {} folds stopped before the tolerance (--max-epochs {})\n", unconverged,
+      fmt::print(stderr, "warning: {} of {} folds stopped before the tolerance (--max-epochs {}, or no measurable progress)\n", unconverged,
                  r.n_folds, a.opt.solver.max_epochs);
     if (classifier) {
       fmt::print("Cross Validation Accuracy = {:g}%\n", 100.0 * r.score.accuracy);
@@ -554,7 +554,8 @@ int run_cross_validation(TrainArgs& a, const Dataset& data, double load_seconds,
                           {"c_factor", a.c_factor}, {"seconds", r.seconds}, {"stop_reason", r.stop_reason},
                           {"best_C", r.best_C}, {"best_score", score_json(r.best)}, {"path", std::move(pj)}};
     if (unconverged > 0)
-      fmt::print(stderr, "warning: at {} of {} values of C some fold stopped before the tolerance (--max-epochs {})\n",
+      fmt::print(stderr, "warning: at {} of {} values of C some fold stopped before the tolerance (--max-epochs {}, or no "
+                 "measurable progress)\n",
                  unconverged, r.path.size(), a.opt.solver.max_epochs);
     if (!a.quiet && r.stop_reason == "maximum C reached") fmt::print("WARNING: maximum C reached.\n");
     if (classifier)
@@ -743,6 +744,7 @@ int run_train(TrainArgs& a) {
     json cj = {{"primal", c.certificate.primal}, {"dual", c.certificate.dual}, {"gap", c.certificate.gap},
                {"rel_gap", c.certificate.primal != 0 ? c.certificate.gap / std::fabs(c.certificate.primal) : c.certificate.gap}, {"epochs", c.epochs},
                {"seconds", c.seconds}, {"converged", c.converged}, {"history", history_json(c.history)}};
+    if (!c.stalled.empty()) cj["stalled"] = c.stalled;
     if (res.spec.classifier) cj["label"] = c.label;
     if (!c.rounds.empty()) {  // DuHL per-round records (duhl.hpp)
       json rj = json::array();
@@ -780,12 +782,10 @@ int run_train(TrainArgs& a) {
             "objective values lose precision on this data (extreme feature values or sample weights), so the "
             "model is written without a certificate at tol {:.1e}\n",
             who, c.certificate.gap, c.certificate.gap / std::fabs(c.certificate.primal), a.opt.solver.tol));
-      else if (c.epochs < a.opt.solver.max_epochs)  // the Newton solver stops when no decrease is measurable any more
-        warnings.push_back(fmt::format(
-            "warning: stopped after {} epochs before the tolerance{}: no further decrease of the objective is "
-            "measurable in double precision; relative gap {:.3e} > tol {:.1e}; the model and its certificate "
-            "are written\n",
-            c.epochs, who, c.certificate.gap / std::fabs(c.certificate.primal), a.opt.solver.tol));
+      else if (!c.stalled.empty())  // the stall rule (epoch_driver.hpp): no measurable progress any more
+        warnings.push_back(fmt::format("warning: stopped after {} epochs before the tolerance{}: {}; the model and its "
+                                       "certificate are written\n",
+                                       c.epochs, who, c.stalled));
       else
         warnings.push_back(fmt::format(
             "warning: reached --max-epochs {} before the tolerance{}: relative gap {:.3e} > tol {:.1e}; "

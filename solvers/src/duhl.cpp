@@ -302,7 +302,7 @@ DuhlResult run_duhl(const Form& form, Backend& accel, const SolverOptions& so, c
       rec.dual = c.dual;
       rec.gap = c.gap;
       rec.rel_gap = relative_gap(c);
-      stop = s == EpochDriver::Stop::converged || s == EpochDriver::Stop::interrupted;
+      stop = s == EpochDriver::Stop::converged || s == EpochDriver::Stop::interrupted || s == EpochDriver::Stop::stalled;
     } else if (interrupt) {
       driver.mark_interrupted();
       stop = true;

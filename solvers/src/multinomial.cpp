@@ -289,11 +289,17 @@ struct Multinomial {
       }
       const EpochDriver::Stop stop = driver.record(epoch, cert, W, Z);
       interrupted = stop == EpochDriver::Stop::interrupted;
-      if (stop != EpochDriver::Stop::none || stalled >= kStall) break;
+      if (stop != EpochDriver::Stop::none) break;
+      if (stalled >= kStall) {
+        driver.mark_stalled(epoch, fmt::format("{} Newton-CG steps whose decrease of the objective double precision "
+                                               "could not resolve, or no step at all, without a better gap", kStall));
+        break;
+      }
     }
     res.certificate = cert;
     res.converged = certified(cert, o.tol);
     res.interrupted = interrupted && !res.converged;
+    res.stalled = driver.stall_report(cert);
     res.epochs = epoch;
     res.seconds = driver.seconds();
     res.alpha = W;

@@ -29,6 +29,8 @@ constexpr int kMaxBacktrack = 40;      // step halvings before the iteration cou
 constexpr double kNu = 1e-12;          // added to every H_j (LIBLINEAR newGLMNET's nu): all-zero columns
 constexpr double kFlat = 1e-13;        // |F(w + d) - F(w)| below this share of |P|: the objective cannot resolve d
 constexpr int kStall = 10;             // unresolved steps without a better relative gap before stopping
+constexpr int kSlopeSteps = 30;        // regula falsi steps of the slope line search, at most
+constexpr double kSlopeTol = 1e-3;     // ... until the slope is this share of the slope at t = 0
 constexpr int kResyncEvery = 10;       // Newton iterations between exact re-synchronizations v = X w
 constexpr double kCgTol = 0.1;         // L2: relative residual at which conjugate gradients stop (LIBLINEAR TRON's)
 constexpr int kMaxCg = 250;            // L2: conjugate-gradient iterations per Newton iteration, at most
@@ -398,7 +400,49 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
     bool any = false;
     for (index_t j = 0; j < d && !any; ++j) any = dir[j] != 0;
     const bool flat = any && std::abs(delta) <= kFlat * std::abs(cert.primal);
-    if (!(delta < 0) && !flat) break;
+    if (!(delta < 0) && !flat) {
+      driver.mark_stalled(it, "the Newton direction predicts no decrease of the objective");
+      break;
+    }
+    // The slope of the objective along dir at step t, d/dt F(w + t dir) = (1/n) sum_k q_k phi_k'(v_k + t q_k) +
+    // lambda (w + t dir).dir (L2 penalty): it stays exact where the objective's values no longer resolve a step (an
+    // unscaled X, issue 18: a9a x 1e6), since its terms do not cancel against P.
+    auto slope = [&](double t) {
+      for_chunks(n, [&](std::int64_t ch, std::int64_t lo, std::int64_t hi) {
+        double g = 0;
+        for (std::int64_t k = lo; k < hi; ++k)
+          if (q[k] != 0) g += q[k] * LossP::derivative(y[k], v[k] + t * q[k], c[k]);
+        part_a[ch] = g;
+      });
+      double g = 0, r = 0;
+      for (std::int64_t ch = 0; ch < n_chunks; ++ch) g += part_a[ch];
+      sum_over_ranks(std::span<double>(&g, 1));
+      for (index_t j = 0; j < d; ++j) r += (w[j] + t * dir[j]) * dir[j];
+      return g * inv_n + lam * r;
+    };
+    // The line minimum by the slope's sign (it increases with t: F is convex along dir), by regula falsi with the
+    // Illinois rule on [0, 1]; the full step when F still descends at t = 1.
+    auto slope_step = [&]() {
+      const double s0 = slope(0);
+      if (!(s0 < 0)) return 0.0;
+      double a = 0, b = 1, fa = s0, fb = slope(1);
+      if (fb <= 0) return 1.0;
+      for (int it = 0, side = 0; it < kSlopeSteps; ++it) {
+        const double m = (a * fb - b * fa) / (fb - fa);
+        const double fm = slope(m);
+        if (std::abs(fm) <= kSlopeTol * -s0) return m;
+        if (fm < 0) {
+          a = m, fa = fm;
+          if (side == -1) fb *= 0.5;
+          side = -1;
+        } else {
+          b = m, fb = fm;
+          if (side == 1) fa *= 0.5;
+          side = 1;
+        }
+      }
+      return a;  // the slope is still negative there: a descent step
+    };
     double t = 1;
     bool accepted = false, unresolved = false;
     for (int bt = 0; bt < kMaxBacktrack && !accepted; ++bt, t *= 0.5) {
@@ -417,19 +461,43 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
       if (dF <= kArmijo * t * delta) accepted = true;
       // Near the optimum the objective stops resolving the step (|dF| at rounding level of P) while the gradient
       // still shows it: take the full model step on that evidence (the certificate judges it next iteration).
-      if (bt == 0 && flat && std::abs(dF) <= kFlat * std::abs(cert.primal)) accepted = true;
+      // With an L2 penalty the step is then chosen by the slope, which still resolves it (slope_step).
+      if (bt == 0 && std::abs(dF) <= kFlat * std::abs(cert.primal)) {
+        if constexpr (PenP::id == Penalty::l2) {
+          t = slope_step();
+          if (t > 0) {
+            accepted = unresolved = true;
+            break;
+          }
+        } else if (flat) {
+          accepted = true;
+        }
+      }
       if (accepted) {
         unresolved = dF > -kFlat * std::abs(cert.primal);
         break;
       }
     }
-    if (!accepted) break;  // no decrease at any step length: stop with the current (certified) point
+    if constexpr (PenP::id == Penalty::l2) {
+      // No step length passes Armijo by the objective's values (its differences at rounding level, or the full step
+      // overshooting and the shorter ones unresolved): the slope still shows the line minimum.
+      if (!accepted) {
+        t = slope_step();
+        accepted = unresolved = t > 0;
+      }
+    }
+    if (!accepted) {  // no decrease at any step length: stop with the current (certified) point
+      driver.mark_stalled(it, "no step length along the Newton direction decreases the objective measurably");
+      break;
+    }
     // Stalled: kStall steps whose objective change the double precision could not resolve, with no better relative
     // gap in between (the certificate's rounding floor). Steps that still decrease the objective never count.
     if (relative_gap(cert) < best_gap) {
       best_gap = relative_gap(cert);
       since_best = 0;
     } else if (unresolved && ++since_best >= kStall) {
+      driver.mark_stalled(it, fmt::format("{} Newton steps whose decrease of the objective double precision could not "
+                                          "resolve, without a better gap", kStall));
       break;
     }
     for (index_t j = 0; j < d; ++j) w[j] += t * dir[j];

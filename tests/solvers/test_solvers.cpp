@@ -14,6 +14,7 @@
 #include "hetglm/libsvm.hpp"
 #include "hetglm/model.hpp"
 #include "../common/objective.hpp"
+#include "hetglm/solvers/epoch_driver.hpp"
 #include "hetglm/solvers/parallel_cpu.hpp"
 #include "hetglm/train.hpp"
 
@@ -497,4 +498,49 @@ TEST(Multinomial, NewtonCgCertifiesTheSoftmaxObjective) {
   EXPECT_EQ(message(o, dataset("a9a")),
             "--model multinomial: needs more than two classes, found 2 (with two, the softmax model is logistic "
             "regression at twice the C: use --model logistic)");
+}
+
+// The stall rule of the epoch driver (issue 18; docs/conventions.md, "Stalls"): certificates whose objective and gap
+// no longer move by more than 1e-13 |P| stop the fit after 10 certificates and 20 epochs, with the message; a gap that
+// still moves (even upwards, even slowly) is progress.
+TEST(StallRule, FrozenCertificatesStopWithTheMessageAndAMovingGapDoesNot) {
+  SolverOptions o;
+  o.tol = 1e-4;
+  o.max_epochs = 1000;
+  {  // primal: P frozen at 2, D frozen at 1 (relative gap 0.5), certificates every 4 epochs
+    SolveResult res;
+    EpochDriver driver(o, res, Formulation::primal);
+    int stopped_at = 0;
+    for (int e = 4; e <= 400 && !stopped_at; e += 4) {
+      Certificate c;
+      c.primal = 2.0 + (e % 8 == 0 ? 1e-14 : 0.0);  // rounding-level wobble
+      c.dual = 1.0;
+      c.gap = c.primal - c.dual;
+      if (driver.record(e, c, {}, {}) == EpochDriver::Stop::stalled) stopped_at = e;
+    }
+    // The first certificate is progress (epoch 4); the 10th quiet one after it is at epoch 44, 40 epochs later.
+    EXPECT_EQ(stopped_at, 44);
+    Certificate last{2.0, 1.0, 1.0};
+    EXPECT_EQ(driver.stall_report(last),
+              "no measurable progress in the last 40 epochs (the primal objective P did not improve and the gap P - D "
+              "did not change by more than 1e-13 |P|): relative gap 5.000e-01, tolerance 1.0e-04 is not reachable on "
+              "this data (float32 values, certificates in double precision); the smallest relative gap reached is "
+              "5.0e-01");
+    Certificate done{2.0, 2.0 - 1e-5, 1e-5};
+    EXPECT_EQ(driver.stall_report(done), "");  // a certified final point has no stall to report
+  }
+  {  // dual: D frozen but the gap wanders by 1e-6 (P moving up and down): never stalled, the budget ends it
+    SolveResult res;
+    o.max_epochs = 400;
+    EpochDriver driver(o, res, Formulation::dual);
+    EpochDriver::Stop last = EpochDriver::Stop::none;
+    for (int e = 1; e <= 400 && last == EpochDriver::Stop::none; ++e) {
+      Certificate c;
+      c.dual = 1.0;
+      c.primal = 2.0 + ((e / 7) % 2 ? 1e-6 : 0.0);
+      c.gap = c.primal - c.dual;
+      last = driver.record(e, c, {}, {});
+    }
+    EXPECT_EQ(last, EpochDriver::Stop::budget);
+  }
 }

@@ -211,14 +211,14 @@ class _HetGLMBase(BaseEstimator):
         if not res["converged"] and not res["interrupted"]:
             rel = self.duality_gap_ / abs(self.primal_objective_) if self.primal_objective_ else self.duality_gap_
             epochs = max(int(col["epochs"]) for col in cols)
+            stalled = [str(col["stalled"]) for col in cols if col["stalled"]]
             if self.duality_gap_ < 0:  # dual above primal beyond tol: rounding, not convergence
                 warnings.warn(f"hetglm: the duality gap is negative beyond tol={self.tol} (relative {rel:.3g}): the "
                               f"objective values lose precision on this data (extreme feature values or sample "
                               f"weights); the model is kept without a certificate.", ConvergenceWarning)
-            elif epochs < int(self.max_iter):  # the Newton solver stops when no decrease is measurable any more
+            elif stalled:  # the stall rule (epoch_driver.hpp): no measurable progress any more
                 warnings.warn(f"hetglm: stopped after {epochs} iterations before the relative duality gap reached "
-                              f"tol={self.tol}: no further decrease of the objective is measurable in double "
-                              f"precision; the model and its certificate are kept (relative gap {rel:.3g}).",
+                              f"tol={self.tol}: {stalled[0]}; the model and its certificate are kept.",
                               ConvergenceWarning)
             else:
                 warnings.warn(f"hetglm: reached max_iter={self.max_iter} epochs before the relative duality gap "
@@ -484,6 +484,10 @@ class _BaseRegressor(RegressorMixin, _HetGLMBase):
                              order=None if self._by_feature else "C", y_numeric=True, accept_large_sparse=True,
                              multi_output=self._multi_target)
         y = np.asarray(y, dtype=np.float64)
+        # The engine's memory estimate before anything of n_features entries is made here (the feature means, a
+        # transposed copy): a sparse X with 3e9 columns is refused at once, as the classifiers are by train().
+        _hetglm.check_training_memory(X.shape[0], X.shape[1], X.nnz if sp.issparse(X) else X.size,
+                                      self._options(self._engine_model_name).n_threads)
         _check_float_range(X, "X")
         _check_float_range(y, "y")
         Y = y.reshape(-1, 1) if y.ndim == 1 else y

@@ -344,6 +344,7 @@ nb::dict train_py(Matrix& m, Vec<double> y, const PyTrainOptions& options_in,
     d["gap"] = c.certificate.gap;
     d["epochs"] = c.epochs;
     d["converged"] = c.converged;
+    d["stalled"] = c.stalled;  // empty, or why the fit stopped without measurable progress (epoch_driver.hpp)
     d["seconds"] = c.seconds;
     d["alpha"] = to_numpy(std::vector<double>(c.alpha));  // the coordinate variables: a warm start
     copy_history(d, c.history);
@@ -447,6 +448,11 @@ NB_MODULE(_hetglm, m) {
       .def_prop_rw("deterministic", [](const PyTrainOptions& o) { return o.base.solver.deterministic.value_or(true); },
                    [](PyTrainOptions& o, bool v) { o.base.solver.deterministic = v; });
 
+  m.def("check_training_memory",
+        [](double n, double d, double nnz, int n_threads) { check_training_memory(n, d, nnz, 1, n_threads); },
+        "n_samples"_a, "n_features"_a, "nnz"_a, "n_threads"_a,
+        "train()'s memory estimate for one weight column (hetglm::check_training_memory): ValueError 'training needs "
+        "about X GB of memory (...), more than the Y GB available' when it does not fit.");
   m.def("train", &train_py, "matrix"_a, "y"_a.noconvert(), "options"_a, "sample_weight"_a.noconvert() = nb::none(),
         "verbose"_a = false, "initial_alpha"_a = nb::none(),
         "Train (hetglm::train). y: float64 (n,), labels or targets; sample_weight: float64 (n,) or None (the c_i "

@@ -239,6 +239,21 @@ def test_formulation_parameter_and_reason(data_dir):
         hetglm.LinearSVC(loss="hinge", formulation="primal").fit(X, y)
 
 
+def test_convergence_warning_says_when_the_fit_stalls(data_dir):
+    # Issue 18: squared hinge on a9a with every value times 1e6 cannot be certified in double precision (the Newton
+    # solver's steps are below the objective's rounding); the warning says so, with the gap and the tolerance,
+    # instead of claiming max_iter.
+    X, y = hetglm.load_svmlight_file(data_dir / "a9a")
+    with pytest.warns(ConvergenceWarning, match=r"^hetglm: stopped after (\d+) iterations before the relative duality "
+                                                r"gap reached tol=0.0001: no measurable progress after \1 iterations "
+                                                r"\(.+\): relative gap [0-9.e+-]+, tolerance 1.0e-04 is not reachable "
+                                                r"on this data \(float32 values, certificates in double precision\); "
+                                                r"the smallest relative gap reached is [0-9.e+-]+; the model and its "
+                                                r"certificate are kept\.$"):
+        est = hetglm.LinearSVC(fit_intercept=False).fit(X * 1e6, y)
+    assert int(np.max(est.n_iter_)) < est.max_iter
+
+
 def test_convergence_warning_says_why_with_the_relative_gap(data_dir):
     # The epoch budget: "reached max_iter"; the Newton solver's rounding floor (L1 logistic on a9a bottoms out near a
     # relative gap of 3e-6): "stopped after N iterations ... not measurable"; both quote the relative gap.

@@ -85,3 +85,15 @@ def test_load_refuses_a_nan_or_infinite_label_as_the_cli(tmp_path):
         with pytest.raises(ValueError) as e:
             hetglm.load_svmlight_file(p)
         assert str(e.value) == f"{p}:2:{col}: non-finite label '{label}'"
+
+
+@pytest.mark.parametrize("Est", [hetglm.Ridge, hetglm.Lasso, hetglm.ElasticNet])
+def test_regressors_refuse_a_sparse_x_with_3e9_columns_before_allocating(Est):
+    # They grew to 23 GB and were killed (the feature means, a transposed copy: vectors of 3e9 entries); now the
+    # engine's memory estimate (check_training_memory, the one train() applies to the classifiers) refuses X at once.
+    X = sp.csr_matrix((np.array([1.0, 2.0, 1.5]), (np.array([0, 1, 2]), np.array([5, 2_999_999_999, 7]))),
+                      shape=(3, 3_000_000_000))
+    with pytest.raises(ValueError, match=r"^training needs about [0-9.]+ GB of memory \(3 samples, 3000000000 "
+                                         r"features, 3 nonzeros, 1 weight columns\), more than the [0-9.]+ GB "
+                                         r"available$"):
+        Est().fit(X, np.array([1.0, -1.0, 1.0]))

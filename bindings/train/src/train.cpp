@@ -206,19 +206,21 @@ namespace {
 /// Bytes of memory this process can still allocate (the cgroup limit less usage, or MemAvailable), or 0 if unknown.
 double available_memory_bytes() { return static_cast<double>(memory_limit_bytes()); }
 
-/// Estimate the memory training needs before allocating any of it, and refuse a problem that cannot fit
-/// (a libsvm index near 2^31 asks for dense vectors of 17 GB each). Counted: the matrix copy with the bias column,
-/// its transpose (both formulations may need it), alpha, v and one replica of v per thread, and the model.
+/// train()'s memory estimate (check_training_memory) for the data set and options.
 void check_memory(const Dataset& data, const TrainOptions& o, const ModelSpec& spec, const std::vector<double>& y) {
   const double bias = o.problem.bias;
-  const double n = data.n_samples(), d = double(data.n_features()) + (bias >= 0 ? 1 : 0),
-               nnz = double(data.X.nnz()) + (bias >= 0 ? n : 0);
   std::size_t classes = 1;
   if (spec.classifier) {
     std::set<double> u(y.begin(), y.end());
     classes = u.size() > 2 ? u.size() : 1;
   }
-  const double threads = o.solver.n_threads > 0 ? o.solver.n_threads : std::thread::hardware_concurrency();
+  check_training_memory(data.n_samples(), double(data.n_features()) + (bias >= 0 ? 1 : 0),
+                        double(data.X.nnz()) + (bias >= 0 ? data.n_samples() : 0), classes, o.solver.n_threads);
+}
+}  // namespace
+
+void check_training_memory(double n, double d, double nnz, std::size_t classes, int n_threads) {
+  const double threads = n_threads > 0 ? n_threads : std::thread::hardware_concurrency();
   const double matrix = nnz * (sizeof(float) + sizeof(index_t)) + (n + d + 2) * sizeof(offset_t);
   const double vectors = (n + d) * sizeof(double) * (3 + threads) + d * sizeof(double) * classes;
   const double need = 2 * matrix + vectors;
@@ -227,9 +229,9 @@ void check_memory(const Dataset& data, const TrainOptions& o, const ModelSpec& s
     throw InvalidArgument(fmt::format(
         "training needs about {:.1f} GB of memory ({} samples, {} features, {} nonzeros, {} weight columns), more "
         "than the {:.1f} GB available",
-        need / 1e9, data.n_samples(), static_cast<std::int64_t>(d), static_cast<std::int64_t>(nnz), classes, avail / 1e9));
+        need / 1e9, static_cast<std::int64_t>(n), static_cast<std::int64_t>(d), static_cast<std::int64_t>(nnz), classes,
+        avail / 1e9));
 }
-}  // namespace
 
 void check_options(const TrainOptions& o) {
   const SolverOptions& so = o.solver;
@@ -341,6 +343,7 @@ TrainResult train_multinomial(const Dataset& data, const CsrMatrix& X, const std
   cr.certificate = sr.certificate;
   cr.epochs = sr.epochs;
   cr.converged = sr.converged;
+  cr.stalled = std::move(sr.stalled);
   cr.seconds = sr.seconds;
   cr.history = std::move(sr.history);
   cr.alpha = std::move(sr.alpha);
@@ -551,6 +554,7 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
     cr.certificate = sr.certificate;
     cr.epochs = sr.epochs;
     cr.converged = sr.converged;
+    cr.stalled = std::move(sr.stalled);
     cr.seconds = sr.seconds;
     cr.history = std::move(sr.history);
     cr.rounds = std::move(duhl_rounds);

@@ -62,6 +62,7 @@ struct ColumnReport {
   Certificate certificate;
   int epochs = 0;
   bool converged = false;
+  std::string stalled;                ///< not empty: stopped without measurable progress (SolveResult::stalled)
   double seconds = 0;
   std::vector<EpochRecord> history;
   std::vector<DuhlRound> rounds;      ///< DuHL rounds (empty when the CPU solver ran)
@@ -117,6 +118,14 @@ SolverKind auto_cd_solver(int n_threads);
 /// formulation against the model, device combinations) with the messages train() gives; the CLI calls it before
 /// reading any data. Throws InvalidArgument.
 void check_options(const TrainOptions& options);
+
+/// train()'s memory estimate, before it allocates anything: n samples, d features (the bias column included), nnz
+/// nonzeros, `classes` weight columns, n_threads solver threads (0: the hardware concurrency). Counted: the matrix and
+/// its transpose, alpha, v and one replica of v per thread, and the model. Throws InvalidArgument "training needs
+/// about X GB of memory (n samples, d features, nnz nonzeros, k weight columns), more than the Y GB available" when
+/// that exceeds memory_limit_bytes() (a libsvm index near 2^31 asks for dense vectors of 17 GB each). The Python
+/// regressors call it before they allocate anything of d entries themselves.
+void check_training_memory(double n, double d, double nnz, std::size_t classes, int n_threads);
 
 /// Train. Throws InvalidArgument for bad options or data (empty data, one class, NaN labels, bad weights),
 /// TrainingError for numerical failure. Reaching the epoch budget is not an error: see TrainResult::converged.

@@ -6,14 +6,31 @@
 //      variable or entry of the shared vector (numeric_guard.hpp, docs/robustness.md);
 //   2. appends the history row and calls the progress callback (SolverOptions::on_epoch);
 //   3. applies the stop rule: converged when P - D <= tol |P| (docs/conventions.md, "Tolerance: the relative duality gap"), interrupted when
-//      SolverOptions::should_stop() asks (Ctrl-C), out of budget at max_epochs.
+//      SolverOptions::should_stop() asks (Ctrl-C), out of budget at max_epochs, stalled when the certificates show no
+//      measurable progress any more (below);
 // finish() fills the SolveResult from the final certificate, which must be exact for the returned model.
+//
+// The stall rule (docs/conventions.md, "Stalls"). A certificate shows measurable progress when the objective the
+// solver optimizes (P for the primal formulation, which it descends; D for the dual, which it ascends) is better than
+// at the last progress by more than kStallFloor |P|, or when the gap P - D has moved (either way: on the way down it
+// can rise for a while) by more than kStallFloor |P|. Below that, the double-precision sums of P and D over float32
+// data are at their rounding level. The objective alone is not enough: on L1 logistic with duplicated columns
+// (heart_scale, C = 1e12) P stays flat to 1e-13 for 500 epochs while the gap wanders, plateaus for 150 epochs and
+// then falls to the tolerance. After kStallCertificates certificates and at least kStallEpochs epochs (iterations,
+// rounds) without measurable progress, the gap still above tol, the fit stops: the certificate is at its rounding
+// floor. The Newton solvers, whose line search already sees the objective's rounding, report their own stop through
+// mark_stalled().
 #pragma once
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <limits>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "hetglm/error.hpp"
 
@@ -26,13 +43,17 @@ class EpochDriver {
  public:
   using Clock = std::chrono::steady_clock;
   /// Why record() asks the solver to stop.
-  enum class Stop { none, converged, interrupted, budget };
+  enum class Stop { none, converged, interrupted, budget, stalled };
+  /// A certificate improves the best P or D by more than this share of |P|: measurable progress.
+  static constexpr double kStallFloor = 1e-13;
+  /// Certificates, and epochs, without measurable progress before the stall stop.
+  static constexpr int kStallCertificates = 10, kStallEpochs = 20;
 
   /// `res` receives the history now and the final fields in finish(); `formulation` names the coordinate variables
   /// in error messages ("alpha" dual, "w" primal).
   EpochDriver(const SolverOptions& options, SolveResult& res, Formulation formulation)
       : o_(options), res_(res), t0_(Clock::now()),
-        alpha_name_(formulation == Formulation::dual ? "alpha" : "w") {}
+        alpha_name_(formulation == Formulation::dual ? "alpha" : "w"), dual_(formulation == Formulation::dual) {}
 
   const SolverOptions& options() const { return o_; }
   /// Seconds since the start of the solve, minus excluded() time.
@@ -67,8 +88,21 @@ class EpochDriver {
     polled_ = false;
     if (r.rel_gap <= o_.tol) return stopped(Stop::converged);
     if (interrupt) return stopped(Stop::interrupted);
+    if (no_progress(epoch, c)) return stopped(Stop::stalled);
     if (epoch >= o_.max_epochs) return stopped(Stop::budget);
     return Stop::none;
+  }
+  /// A solver's own stall stop (the Newton solver: no measurable decrease of the objective along its direction);
+  /// `what` says what was not measurable. finish() then reports it as the stall rule's stop.
+  void mark_stalled(int epoch, std::string_view what) {
+    stall_what_ = fmt::format("after {} iterations ({})", epoch, what);
+    stopped(Stop::stalled);
+  }
+  Stop stop() const { return stop_; }
+  /// SolveResult::stalled for the final certificate `c`: the stall's message when the fit stalled and `c` neither
+  /// certifies the tolerance nor is negative beyond it (a warning of its own), else empty.
+  std::string stall_report(const Certificate& c) const {
+    return stop_ == Stop::stalled && !certified(c, o_.tol) && c.gap >= 0 ? stall_message(c) : std::string();
   }
   /// Polls SolverOptions::should_stop (once per epoch: a solver that needs the answer before record() polls here,
   /// and record() then uses this answer instead of polling again).
@@ -106,6 +140,7 @@ class EpochDriver {
     res_.certificate = c;
     res_.converged = certified(c, o_.tol);
     res_.interrupted = stop_ == Stop::interrupted && !res_.converged;
+    res_.stalled = stall_report(c);
     res_.w = form.weights(res_.alpha, v);
     res_.epochs = epochs;
     res_.seconds = std::chrono::duration<double>(Clock::now() - t0_).count();
@@ -114,6 +149,33 @@ class EpochDriver {
  private:
   Stop stopped(Stop s) { return stop_ = s; }
 
+  /// The stall rule (see the top of this file) after the certificate of epoch `epoch`.
+  bool no_progress(int epoch, const Certificate& c) {
+    const double floor = kStallFloor * std::fabs(c.primal);
+    best_rel_gap_ = std::min(best_rel_gap_, relative_gap(c));
+    best_ = std::max(best_, dual_ ? c.dual : -c.primal);
+    if (!(best_ - ref_ <= floor && std::fabs(c.gap - ref_gap_) <= floor)) {  // progress (or the first certificate)
+      ref_ = best_;
+      ref_gap_ = c.gap;
+      progress_epoch_ = epoch;
+      quiet_ = 0;
+      return false;
+    }
+    ++quiet_;
+    if (quiet_ < kStallCertificates || epoch - progress_epoch_ < kStallEpochs) return false;
+    stall_what_ = fmt::format("in the last {} epochs ({} did not improve and the gap P - D did not change by more than {:.0e} |P|)",
+                              epoch - progress_epoch_, dual_ ? "the dual objective D" : "the primal objective P",
+                              kStallFloor);
+    return true;
+  }
+  /// SolveResult::stalled: what stopped the fit, the gap it reached and the tolerance it could not.
+  std::string stall_message(const Certificate& c) const {
+    return fmt::format(
+        "no measurable progress {}: relative gap {:.3e}, tolerance {:.1e} is not reachable on this data (float32 "
+        "values, certificates in double precision); the smallest relative gap reached is {:.1e}",
+        stall_what_, relative_gap(c), o_.tol, std::min(best_rel_gap_, relative_gap(c)));
+  }
+
   const SolverOptions& o_;
   SolveResult& res_;
   Clock::time_point t0_;
@@ -121,6 +183,14 @@ class EpochDriver {
   double excluded_ = 0;
   Stop stop_ = Stop::none;
   bool polled_ = false, interrupt_ = false;
+  // The stall rule: the solver's objective (D, or -P for the primal) at its best, at the last measurable progress,
+  // and that epoch.
+  bool dual_ = false;
+  double best_ = -std::numeric_limits<double>::infinity(), ref_ = -std::numeric_limits<double>::infinity();
+  double ref_gap_ = std::numeric_limits<double>::infinity();
+  double best_rel_gap_ = std::numeric_limits<double>::infinity();
+  int progress_epoch_ = 0, quiet_ = 0;
+  std::string stall_what_;
 };
 
 }  // namespace hetglm

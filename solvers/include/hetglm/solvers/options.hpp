@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -92,6 +93,10 @@ struct SolveResult {
   int epochs = 0;
   bool converged = false;            ///< gap <= tol |P| reached
   bool interrupted = false;          ///< should_stop() asked to stop
+  /// Not empty when the fit stopped before the tolerance because it made no measurable progress any more (the stall
+  /// rule of epoch_driver.hpp, or the Newton solver's unresolvable steps): the message, which names the relative gap,
+  /// the tolerance and the smallest gap reached. Like the epoch budget, a warning, not a failure.
+  std::string stalled;
   double seconds = 0;
   std::vector<EpochRecord> history;
   std::vector<double> alpha;         ///< coordinate variables (dual: per sample; primal: w)
