@@ -81,6 +81,14 @@ def _engine_path(M, y, model, lambdas, options, initial=None):
             np.array(screened, dtype=np.int64))
 
 
+def _by_feature(X):
+    """X^T for the engine (features as rows, Matrix.by_feature), converted once for the whole path: the Lasso and
+    elastic net train in the primal without a bias, so train() then uses it as it is instead of transposing X at
+    every point (about 0.5 s per point on a 100,000 x 50,000 matrix with 5 million entries). A CSR X is converted
+    to CSC first (by_feature stores CSR input by sample)."""
+    return _to_matrix(X.tocsc() if sp.issparse(X) and X.format != "csc" else X, by_feature=True)
+
+
 def _options_factory(tol, max_iter, random_state, l1_ratio=0.5):
     if not (isinstance(tol, numbers.Real) and tol > 0):
         raise ValueError(f"tol must be a positive number, got {tol!r}")
@@ -142,7 +150,7 @@ def enet_path(X, y, *, l1_ratio=0.5, eps=1e-3, n_alphas=100, alphas=None, tol=1e
             alphas = np.geomspace(amax, amax * eps, num=n)
         else:
             alphas = _path_alphas(X, Y[:, 0], l1_ratio, eps, n_alphas, alphas)
-    M = _to_matrix(X)
+    M = _by_feature(X)
     model = "lasso" if l1_ratio == 1 else "elastic-net"
     options = _options_factory(tol, max_iter, random_state, l1_ratio)
     coefs = np.empty((Y.shape[1], X.shape[1], len(alphas)))
@@ -210,7 +218,7 @@ def _fold_mse(X, y, train, test, l1_ratio, alphas, fit_intercept, tol, max_iter,
         Xc, yc = _centre(Xtr, X_mean), ytr - y_mean
     else:
         X_mean, y_mean, Xc, yc = np.zeros(X.shape[1]), 0.0, Xtr, ytr
-    M = _to_matrix(np.ascontiguousarray(Xc) if not sp.issparse(Xc) else Xc)
+    M = _by_feature(np.ascontiguousarray(Xc) if not sp.issparse(Xc) else Xc)
     model = "lasso" if l1_ratio == 1 else "elastic-net"
     w, gaps, _, _, _, _ = _engine_path(M, np.ascontiguousarray(yc), model, alphas,
                                     _options_factory(tol, max_iter, random_state, l1_ratio))
