@@ -746,6 +746,7 @@ int run_train(TrainArgs& a) {
                {"seconds", c.seconds}, {"converged", c.converged}, {"history", history_json(c.history)}};
     if (!c.stalled.empty()) cj["stalled"] = c.stalled;
     if (res.spec.classifier) cj["label"] = c.label;
+    if (c.screened >= 0) cj["screened"] = c.screened;  // features proved zero by gap-safe screening (working set)
     if (!c.rounds.empty()) {  // DuHL per-round records (duhl.hpp)
       json rj = json::array();
       for (const hetglm::DuhlRound& r : c.rounds) {

@@ -30,6 +30,10 @@ constexpr std::int64_t kSampleChunk = 4096;  // samples per partial sum (fixed: 
 constexpr index_t kFeatureChunk = 64;        // features per partial sum
 constexpr double kGramEpochs = 30;           // Gram mode when building the Gram costs less than this many epochs
 constexpr double kGramMaxEntries = 1 << 23;  // and it has at most this many entries (64 MiB)
+// Gap-safe screening tests |<x^(j), theta>| + R ||x^(j)|| < lambda eta' (1 - kScreenMargin): the computed
+// correlations and gap carry rounding errors, and a feature of the support sits at |<x^(j), theta>| = lambda eta'
+// at the optimum with R -> 0 as the gap does (at a gap rounded to 0, R = 0 would screen it on a rounding error).
+constexpr double kScreenMargin = 1e-9;
 
 /// Solves (G + eps I) z = 1 for the kDepth x kDepth Gram matrix G of the Anderson differences (eps = 1e-10 of its
 /// mean diagonal) by Cholesky; false when G is not positive definite (stalled iterates).
@@ -249,12 +253,11 @@ class WorkingSet {
   bool screen(bool incremental = false) {
     if (!(le_ > 0)) return false;
     const double R = f_.gap_safe_radius(center_gap_);
-    const std::vector<double>& s = *center_s_;
     std::vector<index_t> keep;
     keep.reserve(alive_.size());
     bool changed = false;
     for (index_t j : alive_) {
-      if (center_scale_ * std::fabs(s[j]) + R * col_norm_[j] < le_) {
+      if (provably_zero(j, R)) {
         if (w_[j] != 0) {  // zero at the optimum: drop it from the model (v follows)
           if (incremental) column_axpy(j, -w_[j], v_.data());
           w_[j] = 0;
@@ -268,6 +271,20 @@ class WorkingSet {
     alive_.swap(keep);
     if (changed && !incremental) resync();
     return removed;
+  }
+
+  /// The features the gap-safe rule proves zero at the optimum: those screened out during the solve and those the
+  /// certificate's dual point (center_*) rules out now (counted only: w is not changed).
+  std::int64_t count_screened() const {
+    if (!(le_ > 0)) return 0;
+    const double R = f_.gap_safe_radius(center_gap_);
+    std::int64_t n = static_cast<std::int64_t>(m_) - static_cast<std::int64_t>(alive_.size());
+    for (index_t j : alive_) n += provably_zero(j, R);
+    return n;
+  }
+  /// The gap-safe rule for feature j with the dual point center_* and its radius R.
+  bool provably_zero(index_t j, double R) const {
+    return center_scale_ * std::fabs((*center_s_)[j]) + R * col_norm_[j] < le_ * (1 - kScreenMargin);
   }
 
   /// The next working set (working_set.hpp, step 3).
@@ -716,6 +733,7 @@ SolveResult WorkingSet<Form>::run() {
     }
   }
   driver.finish(f_, cert, v_, it);
+  res.screened = count_screened();
   return res;
 }
 

@@ -347,6 +347,10 @@ nb::dict train_py(Matrix& m, Vec<double> y, const PyTrainOptions& options_in,
     d["stalled"] = c.stalled;  // empty, or why the fit stopped without measurable progress (epoch_driver.hpp)
     d["seconds"] = c.seconds;
     d["alpha"] = to_numpy(std::vector<double>(c.alpha));  // the coordinate variables: a warm start
+    if (c.screened >= 0)  // features proved zero by gap-safe screening; None: the solver does not screen
+      d["screened"] = c.screened;
+    else
+      d["screened"] = nb::none();
     copy_history(d, c.history);
     cols.append(d);
   }

@@ -2,10 +2,15 @@
 """Regularization paths (lasso_path, enet_path, logistic_regression_path) and the CV estimators on top of them,
 against scikit-learn: the same grid, coefficients at every point, a certified gap at every point, the same choice
 of regularization."""
+import json
+import os
+import shutil
+import subprocess
 import warnings
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from sklearn import linear_model as sklm
 
 import hetglm
@@ -143,3 +148,65 @@ def test_ridge_cv_chooses_sklearns_alpha(housing_dense):
     assert ours.best_score_ == pytest.approx(theirs.best_score_, rel=1e-5)
     with pytest.raises(ValueError, match=r"^RidgeCV: leave-one-out needs at least 2 samples, got n_samples = 1$"):
         hetglm.RidgeCV().fit(X[:1], y[:1])
+
+
+@pytest.mark.parametrize("l1_ratio", [1.0, 0.5])
+def test_paths_report_the_features_gap_safe_screening_proved_zero(housing_dense, l1_ratio):
+    """return_n_screened: per point the features the working-set solver's gap-safe rule proved zero at the optimum,
+    warm-started along the path (the first screening at each point uses the previous point's solution)."""
+    rng = np.random.default_rng(3)  # and a wide sparse problem where screening matters: 200 x 2000, 20 per row
+    Xs = sp.random(200, 2000, density=0.01, format="csr", random_state=rng, data_rvs=rng.standard_normal)
+    Xs.data = Xs.data.astype(np.float32).astype(np.float64)  # the engine stores float32
+    w = np.zeros(2000)
+    w[:20] = 1.0
+    Xh, yh = housing_dense
+    for X, y in ((Xh.astype(np.float32).astype(np.float64), yh), (Xs, Xs @ w + 0.1 * rng.standard_normal(200))):
+        alphas, coefs, gaps, n_iter, n_screened = hetglm.enet_path(X, y, l1_ratio=l1_ratio, tol=1e-12, eps=1e-2,
+                                                                   n_alphas=30, max_iter=1000000, return_n_iter=True,
+                                                                   return_n_screened=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _, c2, _ = sklm.enet_path(X, y, l1_ratio=l1_ratio, alphas=alphas, tol=1e-14, max_iter=1000000)
+        assert n_screened.shape == (30,) and n_screened.dtype == np.int64
+        zeros = (c2 == 0).sum(axis=0)
+        d = X.shape[1]
+        xy = np.abs(np.asarray(X.T @ y).ravel())
+        # alpha_max: w = 0 is optimal with a zero gap (radius 0): every feature but the argmax of |x_j . y| (at the
+        # threshold, kept by the rule's rounding margin) is out
+        assert n_screened[0] == d - np.sum(xy == xy.max()), (n_screened[0], d)
+        # a feature proved zero is zero in scikit-learn's solution, at every point
+        assert np.all(n_screened <= zeros), np.flatnonzero(n_screened > zeros)
+        # at tol 1e-12 the safe region is tiny: every zero of scikit-learn's solution is screened but at alpha_max
+        # and the rare points where a feature is about to enter the model
+        assert np.sum(n_screened[1:] == zeros[1:]) >= 27, np.flatnonzero(n_screened != zeros)
+        # and the coefficients are those of the path without the extra output
+        _, coefs_plain, _ = hetglm.enet_path(X, y, l1_ratio=l1_ratio, tol=1e-12, eps=1e-2, n_alphas=30,
+                                             max_iter=1000000)
+        np.testing.assert_array_equal(coefs_plain, coefs)
+
+
+def _cli():
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..")
+    for cand in (os.environ.get("HETGLM_CLI"), os.path.join(root, "build", "bin", "hetglm"), shutil.which("hetglm")):
+        if cand and os.path.exists(cand):
+            return cand
+    return None
+
+
+@pytest.mark.skipif(_cli() is None, reason="the hetglm CLI is not built (build/bin/hetglm)")
+def test_cli_report_carries_the_screened_count(tmp_path, data_dir, housing_dense):
+    X, y = housing_dense
+    alpha = float(0.05 * np.abs(X.T @ y).max() / X.shape[0])
+    *_, n_screened = hetglm.lasso_path(X, y, alphas=[alpha], tol=1e-12, max_iter=100000, return_n_screened=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = sklm.Lasso(alpha=alpha, fit_intercept=False, tol=1e-15, max_iter=1000000).fit(X, y).coef_
+    assert 0 < n_screened[0] == np.sum(ref == 0) < X.shape[1]
+    rep = tmp_path / "r.json"
+    subprocess.run([_cli(), "train", "-q", "--model", "lasso", "--lambda", repr(alpha), "--tol", "1e-12",
+                    "--report-json", str(rep), str(data_dir / "housing_scale"), str(tmp_path / "m")], check=True)
+    col = json.loads(rep.read_text())["columns"][0]
+    assert col["screened"] == n_screened[0]  # the same solve on the CLI's threads (thread-count independent)
+    subprocess.run([_cli(), "train", "-q", "--report-json", str(rep), str(data_dir / "heart_scale"),
+                    str(tmp_path / "m")], check=True)
+    assert "screened" not in json.loads(rep.read_text())["columns"][0]  # Newton does not screen

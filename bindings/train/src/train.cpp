@@ -347,6 +347,7 @@ TrainResult train_multinomial(const Dataset& data, const CsrMatrix& X, const std
   cr.seconds = sr.seconds;
   cr.history = std::move(sr.history);
   cr.alpha = std::move(sr.alpha);
+  cr.screened = sr.screened;
   res.converged = sr.converged;
   res.interrupted = sr.interrupted;
   res.columns.push_back(std::move(cr));
@@ -559,6 +560,7 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
     cr.history = std::move(sr.history);
     cr.rounds = std::move(duhl_rounds);
     cr.alpha = std::move(sr.alpha);
+    cr.screened = sr.screened;
     res.converged = res.converged && sr.converged;
     res.interrupted = res.interrupted || sr.interrupted;
     model.primal.push_back(sr.certificate.primal);

@@ -67,6 +67,7 @@ struct ColumnReport {
   std::vector<EpochRecord> history;
   std::vector<DuhlRound> rounds;      ///< DuHL rounds (empty when the CPU solver ran)
   std::vector<double> alpha;          ///< the coordinate variables (dual: per sample; primal: w): a warm start
+  std::int64_t screened = -1;         ///< features proved zero by gap-safe screening (SolveResult::screened)
 };
 
 struct TrainResult {

@@ -101,6 +101,10 @@ struct SolveResult {
   std::vector<EpochRecord> history;
   std::vector<double> alpha;         ///< coordinate variables (dual: per sample; primal: w)
   std::vector<double> w;             ///< primal weights
+  /// Features the gap-safe rule proved zero at the optimum (working-set solver: those removed during the solve,
+  /// the first removal at a warm start using the warm start's dual point, plus those the final certificate's dual
+  /// point rules out); -1: the solver does not screen.
+  std::int64_t screened = -1;
 };
 
 }  // namespace hetglm

@@ -14,7 +14,12 @@
 //   2. gap-safe screening: with the dual point theta of the better certificate and its gap G, every feature with
 //      |<x^(j), theta>| + sqrt(2 G / gamma) ||x^(j)|| < lambda eta' is zero at the optimum (gamma = n / (L c_max),
 //      the dual's strong concavity; PrimalForm::gap_safe_radius) and is removed for the rest of the solve (its
-//      weight set to 0): the remaining problem has the same optimum, and its dual certifies it;
+//      weight set to 0): the remaining problem has the same optimum, and its dual certifies it. The test keeps a
+//      relative margin of 1e-9 below lambda eta' against rounding (a support feature sits at the threshold when the
+//      gap, hence R, rounds to 0). With a warm start (a path: the previous lambda's solution) the first screening
+//      uses that solution's residual rescaled into this lambda's dual domain: the sequential gap-safe rule (Ndiaye
+//      et al. 2017). SolveResult::screened counts the features removed plus those the final certificate's dual
+//      point rules out;
 //   3. the working set: the support (w_j != 0) first, then the features closest to their dual constraint,
 //      (lambda eta' - |<x^(j), theta>|) / ||x^(j)|| ascending (celer's ranking; violators first); its size is
 //      max(100, 2 |support|, |support| + #violators), never smaller than the previous one (geometric growth);
