@@ -204,11 +204,7 @@ __attribute__((target("avx2,fma"))) inline void axpy_rows_avx2(const double* a, 
     _mm256_storeu_pd(g + k, g0);
     _mm256_storeu_pd(g + k + 4, g1);
   }
-  for (; k < n; ++k) {
-    double t = g[k];
-    for (int r = 0; r < R; ++r) t = std::fma(a[r], double(x[r * ld + k]), t);
-    g[k] = t;
-  }
+  axpy_rows_scalar<R>(a, x + k, ld, g + k, n - k);  // the tail: elementwise, the same fma per entry
 }
 template <int R>
 __attribute__((target("avx2,fma"))) inline void axpy_sq_rows_avx2(const double* a, const double* b, const float* x,
@@ -230,16 +226,7 @@ __attribute__((target("avx2,fma"))) inline void axpy_sq_rows_avx2(const double* 
     _mm256_storeu_pd(g + k, g0);
     _mm256_storeu_pd(h + k, h0);
   }
-  for (; k < n; ++k) {
-    double t = g[k], u = h[k];
-    for (int r = 0; r < R; ++r) {
-      const double xv = double(x[r * ld + k]);
-      t = std::fma(a[r], xv, t);
-      u = std::fma(xv * xv, b[r], u);
-    }
-    g[k] = t;
-    h[k] = u;
-  }
+  axpy_sq_rows_scalar<R>(a, b, x + k, ld, g + k, h + k, n - k);  // the tail: elementwise, the same fmas per entry
 }
 inline bool has_avx2() {
   static const bool yes = [] {
