@@ -30,9 +30,9 @@ runs=(
 for r in "${runs[@]}"; do
   IFS='|' read -r name train test opts <<<"$r"
   echo
-  echo "=== $name: hetglm train $opts --tol 1e-5 $train"
   testopt=()
   [ -n "$test" ] && testopt=(--test "$test")
+  echo "=== $name: hetglm train $opts --tol 1e-5 --max-epochs 20000 --progress 5s ${testopt[*]} --report-json $out/$name.json $train $out/$name.model"
   # shellcheck disable=SC2086
   "$hetglm" train $opts --tol 1e-5 --max-epochs 20000 --progress 5s "${testopt[@]}" --report-json "$out/$name.json" \
     "$train" "$out/$name.model"

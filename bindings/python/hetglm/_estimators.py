@@ -708,8 +708,8 @@ def load_model(path):
         if d["bias"] >= 0:
             est.intercept_scaling = float(d["bias"])
         est.n_iter_ = np.zeros(w.shape[1], dtype=np.int32) if model in ("logistic", "multinomial") else 0
-        if n_samples > 0:
-            est.C = 1.0 / (lam * n_samples)
+        if n_samples > 0:  # 15 significant digits undo the rounding of lambda = 1/(C n): C = 4 comes back as 4.0
+            est.C = float(f"{1.0 / (lam * n_samples):.15g}")
     else:
         est = {"ridge": Ridge, "lasso": Lasso, "elastic-net": ElasticNet}[model]()
         est.coef_ = w[:nf, 0].copy()
@@ -720,7 +720,7 @@ def load_model(path):
         if model in ("lasso", "elastic-net"):
             est.alpha = lam  # lambda = alpha for these two (no sample count involved)
         elif n_samples > 0:
-            est.alpha = lam * n_samples  # Ridge: lambda = alpha / n
+            est.alpha = float(f"{lam * n_samples:.15g}")  # Ridge: lambda = alpha / n (15 digits, as C above)
         est.n_iter_ = 0
     est.duality_gap_ = float(np.sum(d["gap"]))
     est.primal_objective_ = float(np.sum(d["primal"]))

@@ -148,9 +148,13 @@ def test_save_and_load_model(cancer, housing, tmp_path, data_dir):
         if isinstance(est, (hetglm.Lasso, hetglm.ElasticNet)):  # lambda = alpha: the hyperparameter comes back
             assert back.alpha == est.alpha == 0.05
         elif isinstance(est, hetglm.Ridge):  # lambda = alpha / n, n from the file's n_samples
-            assert back.alpha == pytest.approx(3.0, rel=1e-14)
+            assert back.alpha == 3.0
         else:  # lambda = 1 / (C n)
-            assert back.C == pytest.approx(est.C, rel=1e-14)
+            assert back.C == est.C
+    # C as a user gives it comes back exactly (1/(lambda n) alone gives 4.000000000000001 or 1.0000000000000002)
+    for C in (4.0, 1.0, 0.1, 3.0, 1e-3, 123.456):
+        hetglm.LogisticRegression(C=C).fit(X, y).save_model(tmp_path / "c.model")
+        assert hetglm.load_model(tmp_path / "c.model").C == C
         if hasattr(est, "predict_proba"):
             np.testing.assert_allclose(back.predict_proba(Xi), est.predict_proba(Xi), rtol=1e-15)
 
