@@ -303,6 +303,22 @@ namespace {
 /// --model multinomial (multinomial.hpp): the softmax loss over K > 2 classes, one weight column per class (classes
 /// ascending, the layout of one-vs-rest models), trained together by the Newton-CG solver on the CPU. The model file
 /// holds one certificate for the whole matrix: in the first column's primal / dual / gap, 0 in the others.
+/// The report of one weight column from its solver's result (label: the positive class, NaN for regression and the
+/// multinomial model); moves the history, the dual variables and the stall message out of `sr`.
+ColumnReport column_report(double label, SolveResult& sr) {
+  ColumnReport cr;
+  cr.label = label;
+  cr.certificate = sr.certificate;
+  cr.epochs = sr.epochs;
+  cr.converged = sr.converged;
+  cr.stalled = std::move(sr.stalled);
+  cr.seconds = sr.seconds;
+  cr.history = std::move(sr.history);
+  cr.alpha = std::move(sr.alpha);
+  cr.screened = sr.screened;
+  return cr;
+}
+
 TrainResult train_multinomial(const Dataset& data, const CsrMatrix& X, const std::vector<double>& c, double lambda,
                               const TrainOptions& o, TrainResult res, std::chrono::steady_clock::time_point t0) {
   std::set<double> uniq(data.y.begin(), data.y.end());
@@ -338,16 +354,7 @@ TrainResult train_multinomial(const Dataset& data, const CsrMatrix& X, const std
   model.primal[0] = sr.certificate.primal;
   model.dual[0] = sr.certificate.dual;
   model.gap[0] = sr.certificate.gap;
-  ColumnReport cr;
-  cr.label = std::numeric_limits<double>::quiet_NaN();
-  cr.certificate = sr.certificate;
-  cr.epochs = sr.epochs;
-  cr.converged = sr.converged;
-  cr.stalled = std::move(sr.stalled);
-  cr.seconds = sr.seconds;
-  cr.history = std::move(sr.history);
-  cr.alpha = std::move(sr.alpha);
-  cr.screened = sr.screened;
+  ColumnReport cr = column_report(std::numeric_limits<double>::quiet_NaN(), sr);
   res.converged = sr.converged;
   res.interrupted = sr.interrupted;
   res.columns.push_back(std::move(cr));
@@ -550,17 +557,8 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
       }
     });
     for (index_t j = 0; j < nrows_w; ++j) model.w[static_cast<std::size_t>(j) * ncol + k] = sr.w[j];
-    ColumnReport cr;
-    cr.label = positives[k];
-    cr.certificate = sr.certificate;
-    cr.epochs = sr.epochs;
-    cr.converged = sr.converged;
-    cr.stalled = std::move(sr.stalled);
-    cr.seconds = sr.seconds;
-    cr.history = std::move(sr.history);
+    ColumnReport cr = column_report(positives[k], sr);
     cr.rounds = std::move(duhl_rounds);
-    cr.alpha = std::move(sr.alpha);
-    cr.screened = sr.screened;
     res.converged = res.converged && sr.converged;
     res.interrupted = res.interrupted || sr.interrupted;
     model.primal.push_back(sr.certificate.primal);
