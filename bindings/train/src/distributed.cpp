@@ -491,14 +491,7 @@ int run(const Comm& c, const DistributedArgs& a) {
       if (labels.size() < 2)
         throw InvalidArgument(fmt::format("'{}': all samples have the same label {}; a classifier needs two classes",
                                           a.train_file, labels.empty() ? 0.0 : labels[0]));
-      if (labels.size() == 2) {
-        model.labels = {labels[1], labels[0]};
-        positives = {labels[1]};
-      } else {
-        model.labels = labels;
-        positives = labels;
-      }
-      model.nr_class = static_cast<int>(labels.size());
+      positives = set_class_labels(model, labels);
     } else {
       model.nr_class = 2;
       positives = {std::numeric_limits<double>::quiet_NaN()};

@@ -183,6 +183,12 @@ RowNormSample sample_row_norms(const CsrMatrix& X, std::int64_t row_off, std::in
   return s;
 }
 
+std::vector<double> set_class_labels(LinearModel& model, const std::vector<double>& classes) {
+  model.nr_class = static_cast<int>(classes.size());
+  model.labels = classes.size() == 2 ? std::vector<double>{classes[1], classes[0]} : classes;
+  return classes.size() == 2 ? std::vector<double>{classes[1]} : classes;
+}
+
 FormulationChoice newton_or_dual(const ModelSpec& spec, std::int64_t n, std::int64_t d, std::int64_t nnz,
                                  double mean_r2, double lambda) {
   // Measured on 2 cores (bench/results/formulation.md), one Newton solve costs about as much as kNewtonEpochs dual
@@ -441,15 +447,7 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
     if (uniq.size() < 2)
       throw InvalidArgument(fmt::format("{}: all samples have the same label {}; a classifier needs two classes", src,
                                         *uniq.begin()));
-    std::vector<double> classes(uniq.begin(), uniq.end());
-    if (classes.size() == 2) {
-      model.labels = {classes[1], classes[0]};
-      positives = {classes[1]};
-    } else {
-      model.labels = classes;
-      positives = classes;
-    }
-    model.nr_class = static_cast<int>(classes.size());
+    positives = set_class_labels(model, std::vector<double>(uniq.begin(), uniq.end()));
   } else {
     model.nr_class = 2;
     positives = {std::numeric_limits<double>::quiet_NaN()};

@@ -111,6 +111,12 @@ RowNormSample sample_row_norms(const CsrMatrix& X, std::int64_t row_off, std::in
 FormulationChoice newton_or_dual(const ModelSpec& spec, std::int64_t n, std::int64_t d, std::int64_t nnz,
                                  double mean_r2, double lambda);
 
+/// A classifier's labels into the model file (docs/conventions.md, "Labels and the positive class"): two classes list the larger one first
+/// and train one weight column for it; more classes list them ascending, one-vs-rest. `classes`: the distinct
+/// labels, ascending, at least two (train() and the distributed trainer check that with their own message).
+/// Returns the positive class of each weight column.
+std::vector<double> set_class_labels(LinearModel& model, const std::vector<double>& classes);
+
 /// The CPU coordinate-descent solver that --solver auto runs on `n_threads` threads (0 = all cores): sequential on
 /// one thread, SySCD otherwise (one process; a CoCoA+ rank's local solver under --distributed).
 SolverKind auto_cd_solver(int n_threads);
