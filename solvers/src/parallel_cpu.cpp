@@ -531,12 +531,14 @@ SolveResult solve_parallel_cpu(const Form& form, const SolverOptions& o) {
   std::iota(perm.begin(), perm.end(), index_t{0});
   SplitMix64 prng(o.seed ^ 0x2545F4914F6CDD1Dull);
   shuffle(std::span<index_t>(perm), prng);
-  const PermutedForm<Form> pf(form, perm);
   SolveResult start;
   EpochDriver(o, start, Form::formulation).initial_alpha(form, start.alpha);
   std::vector<double> alpha0(static_cast<std::size_t>(m));
   for (index_t p = 0; p < m; ++p) alpha0[p] = start.alpha[perm[p]];
-  SolveResult r = in_solver_arena(o.n_threads, [&](int T) { return run_parallel(pf.form, o, T, perm, std::move(alpha0)); });
+  SolveResult r = in_solver_arena(o.n_threads, [&](int T) {
+    const PermutedForm<Form> pf(form, perm, [](std::size_t n, const auto& body) { for_ranges(n, body); });
+    return run_parallel(pf.form, o, T, perm, std::move(alpha0));
+  });
   std::vector<double> alpha(static_cast<std::size_t>(m));
   for (index_t p = 0; p < m; ++p) alpha[perm[p]] = r.alpha[p];
   r.alpha = std::move(alpha);

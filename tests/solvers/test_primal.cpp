@@ -433,9 +433,25 @@ TEST(PrimalNewton, AutoPicksNewtonOrDualByTheEstimate) {
             "vs primal Newton ~5 sqrt(max(1, d/n)) = 35.4 dual-epoch equivalents; chose dual");
   o.solver.n_threads = 1;  // auto without Newton: sequential on one thread
   EXPECT_EQ(train(wide, o).solver, SolverKind::sequential);
+  // The hinge loss: the sequential solver below kAutoSequentialHingeNnz nonzeros (mushrooms, 170,604), SySCD from
+  // there on (10,000 x 100 dense = 10^6 nonzeros).
   o.problem.model = model_spec("svm");
   o.solver.n_threads = 0;
-  EXPECT_EQ(train(dataset("mushrooms"), o).solver, SolverKind::syscd);
+  EXPECT_EQ(train(dataset("mushrooms"), o).solver, SolverKind::sequential);
+  Dataset dense;
+  dense.X.n_cols = 100;
+  std::uniform_real_distribution<float> value(-0.5f, 0.5f);
+  for (int i = 0; i < 10000; ++i) {
+    for (int j = 0; j < 100; ++j) {
+      dense.X.indices.push_back(j);
+      dense.X.values.push_back(value(rng));
+    }
+    dense.X.offsets.push_back(static_cast<offset_t>(dense.X.indices.size()));
+    dense.X.n_rows += 1;
+    dense.y.push_back(dense.X.values[dense.X.values.size() - 100] > 0 ? 1.0 : -1.0);
+  }
+  ASSERT_EQ(dense.X.nnz(), kAutoSequentialHingeNnz);
+  EXPECT_EQ(train(dense, o).solver, SolverKind::syscd);
   o.problem.model = model_spec("ridge");
   o.problem.C.reset();
   EXPECT_EQ(train(dataset("housing_scale"), o).solver, SolverKind::syscd);

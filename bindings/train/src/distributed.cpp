@@ -536,9 +536,10 @@ int run(const Comm& c, const DistributedArgs& a) {
     fk_reason = choice.reason;
     use_newton = pick_newton(o, spec, fk);
   }
-  // The rank's CoCoA+ local solver: --solver sequential, syscd, or auto (sequential on one thread, else SySCD:
-  // auto_cd_solver, the single process's rule) on `threads` threads.
-  const SolverKind local_kind = o.solver.solver == SolverKind::automatic ? auto_cd_solver(threads) : o.solver.solver;
+  // The rank's CoCoA+ local solver: --solver sequential, syscd, or auto (the single process's rule, auto_cd_solver,
+  // on the rank's rows: sequential on one thread or for a small hinge part, else SySCD) on `threads` threads.
+  const SolverKind local_kind =
+      o.solver.solver == SolverKind::automatic ? auto_cd_solver(threads, spec.loss, Xb.nnz()) : o.solver.solver;
   const int local_threads = !use_newton && local_kind == SolverKind::syscd ? threads : 1;
   const int sigma_all = K * local_threads;  // CoCoA+'s sigma' over the K x T blocks
   if (!a.quiet && c.rank == 0) {

@@ -165,7 +165,10 @@ FormulationChoice resolve_formulation(const TrainOptions& o, const ModelSpec& sp
 
 bool auto_newton_loss(const ModelSpec& spec) { return is_smooth(spec.loss) && spec.loss != Loss::squared; }
 
-SolverKind auto_cd_solver(int n_threads) { return n_threads == 1 ? SolverKind::sequential : SolverKind::syscd; }
+SolverKind auto_cd_solver(int n_threads, Loss loss, offset_t nnz) {
+  return n_threads == 1 || (loss == Loss::hinge && nnz < kAutoSequentialHingeNnz) ? SolverKind::sequential
+                                                                                 : SolverKind::syscd;
+}
 
 RowNormSample sample_row_norms(const CsrMatrix& X, std::int64_t row_off, std::int64_t n, const double* c) {
   RowNormSample s;
@@ -476,7 +479,7 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
   res.formulation_reason = choice.reason;
 
   // The solver that runs: auto -> newton for the primal of logistic / squared hinge, else sequential on one thread
-  // and syscd otherwise (options.hpp).
+  // or for a small hinge problem, and syscd otherwise (auto_cd_solver, train.hpp).
   // The Lasso and elastic net (squared loss, L1 part) train with the working-set solver (working_set.hpp).
   SolverKind solver = o.solver.solver;
   if (solver == SolverKind::automatic)
@@ -484,7 +487,7 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
              : form_kind == Formulation::primal && !use_accel && spec.loss == Loss::squared &&
                      has_l1_part(spec.penalty) && eta > 0
                  ? SolverKind::working_set
-                 : auto_cd_solver(o.solver.n_threads);
+                 : auto_cd_solver(o.solver.n_threads, spec.loss, X0.nnz());
   res.solver = use_accel ? SolverKind::automatic : solver;
 
   ProblemData pd;

@@ -117,9 +117,14 @@ FormulationChoice newton_or_dual(const ModelSpec& spec, std::int64_t n, std::int
 /// Returns the positive class of each weight column.
 std::vector<double> set_class_labels(LinearModel& model, const std::vector<double>& classes);
 
-/// The CPU coordinate-descent solver that --solver auto runs on `n_threads` threads (0 = all cores): sequential on
-/// one thread, SySCD otherwise (one process; a CoCoA+ rank's local solver under --distributed).
-SolverKind auto_cd_solver(int n_threads);
+/// The CPU coordinate-descent solver that --solver auto runs on `n_threads` threads (0 = all cores) for a problem
+/// of `nnz` nonzeros (one process; a CoCoA+ rank's local solver under --distributed, with the rank's nonzeros):
+/// sequential on one thread, and for the hinge loss's SDCA below kAutoSequentialHingeNnz nonzeros; SySCD otherwise.
+/// The hinge rule is measured (docs/parallel-cpu.md, "Which solver auto runs"): on a9a, w7a and mushrooms the
+/// sequential solver's shrinking reaches tol 1e-3 in 0.6-0.9x the time of SySCD on 2 threads, whose replicas need
+/// up to 1.7x the epochs there; from 10^6 nonzeros on SySCD is as fast or faster (generated sparse and dense sets).
+inline constexpr offset_t kAutoSequentialHingeNnz = 1000000;
+SolverKind auto_cd_solver(int n_threads, Loss loss, offset_t nnz);
 
 /// Checks the options that do not need the data (tol, epoch budget, l1 ratio, bias, C and lambda, solver and
 /// formulation against the model, device combinations) with the messages train() gives; the CLI calls it before

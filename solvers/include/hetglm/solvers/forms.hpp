@@ -486,7 +486,13 @@ struct PermutedForm {
   std::vector<double> y, c, sq_norm;  // dual: per coordinate (samples)
   Form form;
 
-  PermutedForm(const Form& f, std::span<const index_t> perm) : form(f) {
+  PermutedForm(const Form& f, std::span<const index_t> perm)
+      : PermutedForm(f, perm, [](std::size_t n, const auto& body) { body(std::size_t{0}, n); }) {}
+  /// The same, the rows copied by `for_ranges(n, body)`, which must call body(lo, hi) once for each range of a
+  /// partition of [0, n), in any order or in parallel (the parallel CPU solver passes its threads' ranges: the
+  /// copy is a gather of random rows, bound by memory latency).
+  template <class ForRanges>
+  PermutedForm(const Form& f, std::span<const index_t> perm, const ForRanges& for_ranges) : form(f) {
     const CsrMatrix& src = *f.A;
     const auto m = static_cast<std::size_t>(src.n_rows);
     A.n_rows = src.n_rows;
@@ -494,13 +500,18 @@ struct PermutedForm {
     A.offsets.assign(m + 1, 0);
     for (std::size_t p = 0; p < m; ++p)
       A.offsets[p + 1] = A.offsets[p] + (src.offsets[perm[p] + 1] - src.offsets[perm[p]]);
-    A.indices.resize(static_cast<std::size_t>(A.offsets[m]));
-    A.values.resize(static_cast<std::size_t>(A.offsets[m]));
-    for (std::size_t p = 0; p < m; ++p) {
-      const offset_t b = src.offsets[perm[p]], e = src.offsets[perm[p] + 1];
-      std::copy(src.indices.begin() + b, src.indices.begin() + e, A.indices.begin() + A.offsets[p]);
-      std::copy(src.values.begin() + b, src.values.begin() + e, A.values.begin() + A.offsets[p]);
-    }
+    const auto nnz = static_cast<std::size_t>(A.offsets[m]);
+    A.indices.reserve(nnz);
+    A.values.reserve(nnz);
+    A.indices.resize(nnz);
+    A.values.resize(nnz);
+    for_ranges(m, [&](std::size_t lo, std::size_t hi) {
+      for (std::size_t p = lo; p < hi; ++p) {
+        const offset_t b = src.offsets[perm[p]], e = src.offsets[perm[p] + 1];
+        std::copy(src.indices.begin() + b, src.indices.begin() + e, A.indices.begin() + A.offsets[p]);
+        std::copy(src.values.begin() + b, src.values.begin() + e, A.values.begin() + A.offsets[p]);
+      }
+    });
     form.A = &A;
     if constexpr (Form::formulation == Formulation::dual) {
       y.resize(m);

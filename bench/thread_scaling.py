@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Wall time to relative gap 1e-4 of the dual models at 1 and 2 threads (issue 15's scaling point).
+
+For each generated set (dense 50,000 x 500 and sparse 200,000 rows by default) and each dual model, runs
+`hetglm train --formulation dual --tol 1e-4 --threads T` for T = 1 and T = 2, REPS times each, interleaved
+(1, 2, 1, 2, ...) so that a change of load on a shared machine hits both alike, and reports the median
+training time (load excluded: the report's train_seconds), the epochs, the solver the default picked and
+the ratio t(1) / t(2). Writes a Markdown table to --out and prints it.
+
+    python3 bench/thread_scaling.py --build-dir build [--reps 5] [--out bench/results/thread_scaling.md]
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+from machine_info import cpu_model, memory_gib  # bench/machine_info.py
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+SETS = {
+    "dense_50000x500": ("dense", ["--rows", "50000", "--cols", "500"]),
+    "sparse_200000x100000": ("sparse", ["--rows", "200000", "--cols", "100000", "--nnz-per-row", "50"]),
+}
+MODELS = ["logistic", "svm", "squared-hinge", "ridge"]
+
+
+def generate(build, name):
+    path = os.path.join(build, "data", name)
+    if not os.path.exists(path):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        kind, args = SETS[name]
+        subprocess.run([os.path.join(build, "bin", "hetglm-generate"), kind, path, *args, "--seed", "1"], check=True)
+    return path
+
+
+def train(hetglm, data, model, threads, tmp, max_epochs):
+    rep = os.path.join(tmp, "r.json")
+    cmd = [hetglm, "train", "-q", "--model", model, "--formulation", "dual", "--tol", "1e-4", "--threads",
+           str(threads), "--max-epochs", str(max_epochs), "--report-json", rep, data, os.path.join(tmp, "m")]
+    subprocess.run(cmd, check=True, capture_output=True)
+    return json.load(open(rep))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--sets", default=",".join(SETS))
+    ap.add_argument("--models", default=",".join(MODELS))
+    ap.add_argument("--max-epochs", type=int, default=5000)
+    ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "thread_scaling.md"))
+    a = ap.parse_args()
+    hetglm = os.path.join(a.build_dir, "bin", "hetglm")
+    t0 = time.perf_counter()
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in a.sets.split(","):
+            data = generate(a.build_dir, name)
+            for model in a.models.split(","):
+                runs = {1: [], 2: []}
+                for _ in range(a.reps):
+                    for t in (1, 2):
+                        runs[t].append(train(hetglm, data, model, t, tmp, a.max_epochs))
+                row = {"set": name, "model": model}
+                for t in (1, 2):
+                    rs = runs[t]
+                    row[t] = {"s": statistics.median(r["train_seconds"] for r in rs),
+                              "epochs": statistics.median(r["epochs"] for r in rs),
+                              "solver": rs[0]["solver"], "converged": all(r["converged"] for r in rs),
+                              "rel_gap": max(r["rel_gap"] for r in rs), "all_s": [r["train_seconds"] for r in rs]}
+                row["ratio"] = row[1]["s"] / row[2]["s"]
+                rows.append(row)
+                print(f"{name} {model}: 1t {row[1]['s']:.3f} s ({row[1]['epochs']} ep, {row[1]['solver']}) "
+                      f"2t {row[2]['s']:.3f} s ({row[2]['epochs']} ep, {row[2]['solver']}) "
+                      f"ratio {row['ratio']:.2f}", file=sys.stderr)
+    ver = subprocess.run([hetglm, "--version"], capture_output=True, text=True).stdout.strip()
+    lines = ["# Dual models: wall time to relative gap 1e-4 at 1 and 2 threads", "",
+             f"Machine: {cpu_model()}, {os.cpu_count()} cores, {memory_gib():.1f} GiB. {ver}.",
+             f"Command: `python3 bench/thread_scaling.py --reps {a.reps}` ({time.perf_counter() - t0:.0f} s). "
+             "Each run: `hetglm train --model M --formulation dual --tol 1e-4 --threads T` (the default solver "
+             "for that thread count); training time from the report (load excluded); medians of the runs, 1- and "
+             "2-thread runs interleaved.", "",
+             "| set | model | 1 thread: solver, epochs, time | 2 threads: solver, epochs, time | t(1) / t(2) | runs (s), 1t / 2t |",
+             "|---|---|---|---|---|---|"]
+    for r in rows:
+        def cell(x):
+            c = f"{x['solver']}, {x['epochs']:g}, {x['s']:.3f} s"
+            return c if x["converged"] else c + f" (not converged: {x['rel_gap']:.1e})"
+        lines.append(f"| {r['set']} | {r['model']} | {cell(r[1])} | {cell(r[2])} | **{r['ratio']:.2f}** | "
+                     f"{' '.join(f'{s:.2f}' for s in r[1]['all_s'])} / {' '.join(f'{s:.2f}' for s in r[2]['all_s'])} |")
+    text = "\n".join(lines) + "\n"
+    with open(a.out, "w") as f:
+        f.write(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
