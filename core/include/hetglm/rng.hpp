@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Small portable random number generation for coordinate orders: splitmix64 (Steele, Lea, Flood,
 // OOPSLA 2014) and a Fisher-Yates shuffle with Lemire's unbiased bounded integers. Same sequence on
-// every compiler and platform, so a seed reproduces a model byte for byte.
+// every compiler and platform, so a seed reproduces a model byte for byte. GlibcRandom: glibc's rand(), for
+// LIBLINEAR's cross-validation folds.
 #pragma once
 #include <cstdint>
 #include <span>
