@@ -200,11 +200,11 @@ std::vector<int> make_folds(const std::vector<double>& y, FoldKind kind, int n_f
     // LIBLINEAR: for(i=0;i<l;i++) { j = i+rand()%(l-i); swap(perm[i],perm[j]); } with rand() after srand(1).
     if (n > static_cast<std::size_t>(std::numeric_limits<int>::max()))
       throw InvalidArgument(fmt::format("--folds liblinear: {} samples; LIBLINEAR's split counts them in an int", n));
-    GlibcRandom rand(1);
+    GlibcRandom glibc_rand(1);
     std::vector<index_t> perm(n);
     for (std::size_t i = 0; i < n; ++i) perm[i] = static_cast<index_t>(i);
     for (std::size_t i = 0; i < n; ++i) {
-      const std::size_t j = i + static_cast<std::size_t>(rand.next() % static_cast<int>(n - i));
+      const std::size_t j = i + static_cast<std::size_t>(glibc_rand.next() % static_cast<int>(n - i));
       std::swap(perm[i], perm[j]);
     }
     cut(perm);
