@@ -182,6 +182,8 @@ struct TrainArgs {
   bool find_C = false;                           ///< -C
   std::vector<hetglm::cli::ClassWeight> class_weights;  ///< -wi weight (taken out of argv before CLI11)
   std::string progress;                          ///< --progress N | Ts
+  std::string folds = "liblinear";               ///< --folds liblinear|stratified|random (-v, -C)
+  bool folds_given = false;
   // Which of hetglm's spellings were given (set from CLI11's counts): -s and -e, -n conflict with them.
   bool model_given = false, penalty_given = false, formulation_given = false, tol_given = false,
        threads_given = false;
@@ -189,6 +191,7 @@ struct TrainArgs {
   const hetglm::cli::LiblinearType* liblinear = nullptr;  ///< -s
   double c_factor = 1;       ///< problem C = c_factor * -c (2 for -s 11 / -s 12: LIBLINEAR's SVR C)
   int cv_folds = 0;          ///< -v n (0: no cross-validation; -C alone uses 5)
+  hetglm::FoldKind fold_kind = hetglm::FoldKind::liblinear;  ///< --folds
   int progress_epochs = 1;   ///< --progress N: a line every N epochs
   double progress_seconds = 0;  ///< --progress Ts: a line every T seconds (0: by epochs)
 };
@@ -297,6 +300,7 @@ void parse_liblinear_flags(TrainArgs& a) {
   }
   if (a.find_C && a.lambda)
     throw InvalidArgument("-C: the search sets C (lambda = 1/(C n)) along its path; drop --lambda");
+  a.fold_kind = hetglm::parse_fold_kind(a.folds);
   parse_progress(a);
 }
 
@@ -371,6 +375,10 @@ void parse_options(TrainArgs& a) {
                                      "only; ignored\n",
                                      name));
   hetglm::check_options(o);
+  if (a.cv_folds > 0 || a.find_C)
+    hetglm::resolve_fold_kind(a.fold_kind, o);  // --folds stratified of a regression model: the library's error
+  else if (a.folds_given)
+    warnings.push_back("warning: --folds applies to -v and -C only; ignored\n");
   for (const hetglm::cli::ClassWeight& w : a.class_weights)
     if (!o.problem.model.classifier)
       throw hetglm::InvalidArgument(fmt::format("{}: class weights apply to classifiers; --model {} is a regression",
@@ -461,6 +469,7 @@ int run_cross_validation(TrainArgs& a, const Dataset& data, double load_seconds,
   hetglm::CvOptions cv;
   cv.n_folds = folds;
   cv.seed = a.opt.solver.seed;
+  cv.folds = a.fold_kind;
   const bool classifier = a.opt.problem.model.classifier;
   json report;
   report["version"] = HETGLM_VERSION;
@@ -482,7 +491,11 @@ int run_cross_validation(TrainArgs& a, const Dataset& data, double load_seconds,
   report["n_features"] = data.X.n_cols;
   report["nnz"] = data.X.nnz();
   report["load_seconds"] = load_seconds;
-  const char* folds_kind = classifier ? "stratified" : "random";
+  const char* folds_kind = hetglm::fold_kind_name(a.fold_kind);
+  // The summary line: LIBLINEAR's folds depend on no seed (its rand() after srand(1)); the others on --seed.
+  const std::string folds_text = a.fold_kind == hetglm::FoldKind::liblinear
+                                     ? std::string("LIBLINEAR's folds")
+                                     : fmt::format("{} folds, seed {}", folds_kind, a.opt.solver.seed);
   if (!a.find_C) {
     if (a.C) report["C"] = *a.C;
     if (a.lambda) report["lambda"] = *a.lambda;
@@ -518,9 +531,8 @@ int run_cross_validation(TrainArgs& a, const Dataset& data, double load_seconds,
       fmt::print("Cross Validation Squared correlation coefficient = {:g}\n", r.score.squared_correlation);
     }
     if (!a.quiet)
-      fmt::print("{}-fold cross-validation ({} folds, seed {}, {} thread{} per fold) in {:.3f}s, {:.3f}s total\n",
-                 r.n_folds, folds_kind, r.seed, r.fold_threads, r.fold_threads == 1 ? "" : "s", r.seconds,
-                 seconds_since(t_start));
+      fmt::print("{}-fold cross-validation ({}, {} thread{} per fold) in {:.3f}s, {:.3f}s total\n", r.n_folds,
+                 folds_text, r.fold_threads, r.fold_threads == 1 ? "" : "s", r.seconds, seconds_since(t_start));
   } else {
     hetglm::CPathOptions po;
     po.start_C = a.C;
@@ -563,9 +575,8 @@ int run_cross_validation(TrainArgs& a, const Dataset& data, double load_seconds,
     else
       fmt::print("Best C = {:g}  CV MSE = {:g}\n", r.best_C, r.best.mse);
     if (!a.quiet)
-      fmt::print("searched {} values of C x {} {} folds (seed {}, warm starts along the path) in {:.3f}s, {:.3f}s "
-                 "total\n",
-                 r.path.size(), r.n_folds, folds_kind, r.seed, r.seconds, seconds_since(t_start));
+      fmt::print("searched {} values of C x {} folds ({}, warm starts along the path) in {:.3f}s, {:.3f}s total\n",
+                 r.path.size(), r.n_folds, folds_text, r.seconds, seconds_since(t_start));
   }
   flush_info(stdout);
   if (g_stdout_closed)
@@ -1063,6 +1074,10 @@ int hetglm_cli_main(int argc, char** argv) {
   train->add_option("-p", ta.svr_p, "LIBLINEAR's SVR epsilon: only -p 0 (ridge) with -s 11 / -s 12");
   train->add_option("-v", ta.cv_folds_text, "n-fold cross-validation: prints the CV accuracy (or MSE); no model");
   train->add_flag("-C", ta.find_C, "search C by cross-validation (5 folds, or -v n) with warm starts; no model");
+  train->add_option("--folds", ta.folds,
+                    "-v / -C: liblinear (LIBLINEAR's own split, the folds liblinear-train uses) | stratified "
+                    "(classifiers; by --seed) | random (by --seed)")
+      ->capture_default_str();
   train->add_option("-n", ta.n_threads_text, "threads (= --threads; LIBLINEAR's multicore -n)");
   // -wi weight: listed for --help only; extract_class_weights() has already taken every -wLABEL WEIGHT out of argv.
   train->footer("Class weights: -wi weight (LIBLINEAR): c_i = weight for the samples of class i, e.g. -w1 2 -w-1 0.5.");
@@ -1129,6 +1144,7 @@ int hetglm_cli_main(int argc, char** argv) {
       if (train->count(name) > 0) ta.duhl_options_given.push_back(name);
     ta.local_epochs_given = train->count("--local-epochs") > 0;
     ta.partition_given = train->count("--partition") > 0;
+    ta.folds_given = train->count("--folds") > 0;
     // An option given an empty value ("-c ''", "--lambda=") would parse as its default or 0: an error instead.
     for (CLI::App* sub : {train, pred}) {
       if (!app.got_subcommand(sub)) continue;

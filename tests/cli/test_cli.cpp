@@ -627,7 +627,7 @@ TEST_F(Cli, CrossValidationPrintsLiblinearsLineAndWritesNoModel) {
   const auto& cv = rep["cross_validation"];
   EXPECT_EQ(cv["n_folds"].get<int>(), 5);
   EXPECT_EQ(cv["seed"].get<std::uint64_t>(), 1u);
-  EXPECT_EQ(cv["folds_kind"].get<std::string>(), "stratified");
+  EXPECT_EQ(cv["folds_kind"].get<std::string>(), "liblinear");
   int n_test = 0;
   for (const auto& f : cv["folds"]) {
     n_test += f["n_test"].get<int>();
@@ -657,6 +657,60 @@ TEST_F(Cli, CrossValidationPrintsLiblinearsLineAndWritesNoModel) {
   EXPECT_EQ(loo.code, 0) << loo.err;
   EXPECT_EQ(loo.err, "warning: -v 5: more folds than the 4 samples; using 4 folds (leave-one-out)\n");
   EXPECT_EQ(loo.out, "Cross Validation Accuracy = 100%\n");
+}
+
+// The default folds are LIBLINEAR's (its rand() shuffle after srand(1)): on heart_scale every -s prints the very line
+// that `liblinear-train -q -s N -v 5 heart_scale` prints (LIBLINEAR 2.3.0, Debian liblinear-tools, glibc), and -C
+// -s 0 picks its C with its accuracy. --folds stratified / random are the seeded splits.
+TEST_F(Cli, CrossValidationUsesLiblinearsFoldsByDefault) {
+  const std::vector<std::pair<int, std::string>> liblinear = {
+      {0, "82.2222"}, {1, "82.5926"}, {2, "82.5926"}, {3, "81.1111"}, {5, "82.5926"}, {6, "82.963"}, {7, "82.2222"}};
+  for (const auto& [s, acc] : liblinear) {
+    const CliRun r = run("train -q -s " + std::to_string(s) + " -v 5 " + data("heart_scale"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out, "Cross Validation Accuracy = " + acc + "%\n") << "-s " << s;
+  }
+  // On heart_scale the stratified folds give the same line for 5 of the 7 types; dna.scale (3 classes) tells them
+  // apart: liblinear-train -s 1 / -s 3 -v 5 print 93.4% / 93.85%, hetglm --folds stratified 93.75% / 94.3%.
+  for (const auto& [s, acc] : std::vector<std::pair<int, std::string>>{{1, "93.4"}, {3, "93.85"}}) {
+    const CliRun r = run("train -q -s " + std::to_string(s) + " -v 5 " + data("dna.scale"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out, "Cross Validation Accuracy = " + acc + "%\n") << "dna.scale -s " << s;
+  }
+  // liblinear-train -s 0 -C heart_scale: "Best C = 0.00390625  CV accuracy = 83.3333%".
+  const CliRun c = run("train -q -s 0 -C --report-json c.json " + data("heart_scale"));
+  ASSERT_EQ(c.code, 0) << c.err;
+  EXPECT_EQ(c.out, "Best C = 0.00390625  CV accuracy = 83.3333%\n");
+  EXPECT_EQ(nlohmann::json::parse(slurp(dir / "c.json"))["c_search"]["folds_kind"].get<std::string>(), "liblinear");
+  // --seed does not move LIBLINEAR's folds; it decides the stratified ones.
+  const CliRun s9 = run("train -q -s 0 -v 5 --seed 9 " + data("heart_scale"));
+  EXPECT_EQ(s9.out, "Cross Validation Accuracy = 82.2222%\n");
+  const CliRun st = run("train -s 0 -v 5 --folds stratified --report-json st.json " + data("heart_scale"));
+  ASSERT_EQ(st.code, 0) << st.err;
+  EXPECT_NE(st.out.find("5-fold cross-validation (stratified folds, seed 1, "), std::string::npos) << st.out;
+  const auto sr = nlohmann::json::parse(slurp(dir / "st.json"))["cross_validation"];
+  EXPECT_EQ(sr["folds_kind"].get<std::string>(), "stratified");
+  const CliRun li = run("train -s 0 -v 5 " + data("heart_scale"));
+  EXPECT_NE(li.out.find("5-fold cross-validation (LIBLINEAR's folds, "), std::string::npos) << li.out;
+  // Regression: LIBLINEAR's split (-s 11 -p 0) or a seeded random one; stratified is an error before any data is read.
+  const CliRun rr = run("train -q -s 11 -p 0 -v 5 --folds random --report-json rr.json " + data("housing_scale"));
+  ASSERT_EQ(rr.code, 0) << rr.err;
+  EXPECT_EQ(nlohmann::json::parse(slurp(dir / "rr.json"))["cross_validation"]["folds_kind"].get<std::string>(),
+            "random");
+  const CliRun rs = run("train -q -s 11 -p 0 -v 5 --folds stratified no-such-file");
+  EXPECT_EQ(rs.code, 2);
+  EXPECT_EQ(rs.err, "error: --folds stratified: --model ridge is a regression (no classes to stratify); use --folds "
+                    "random or --folds liblinear\n");
+  const CliRun bad = run("train -v 5 --folds loo no-such-file");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_EQ(bad.err, "error: --folds: unknown value 'loo' (expected liblinear, stratified or random)\n");
+  EXPECT_EQ(bad.out, "");
+  // Checked without -v too, and then a warning that it is not used.
+  EXPECT_EQ(run("train --folds '' no-such-file").err, "error: --folds: the value is empty\n");
+  EXPECT_EQ(run("train -q --folds Liblinear " + data("heart_scale") + " m").code, 2);
+  const CliRun unused = run("train -q --folds random " + data("heart_scale") + " m");
+  EXPECT_EQ(unused.code, 0) << unused.err;
+  EXPECT_EQ(unused.err, "warning: --folds applies to -v and -C only; ignored\n");
 }
 
 // -C: LIBLINEAR's path (log2c lines, "Best C = ...  CV accuracy = ...%"), warm starts after the first C, -c as the

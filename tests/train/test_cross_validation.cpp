@@ -3,12 +3,14 @@
 // model that did not see the sample, determinism, warm starts that reach the cold optimum's score.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <map>
 #include <set>
 
 #include "hetglm/cross_validation.hpp"
 #include "hetglm/libsvm.hpp"
 #include "hetglm/model.hpp"
+#include "hetglm/rng.hpp"
 
 namespace {
 hetglm::Dataset load(const std::string& name) { return hetglm::read_libsvm(std::string(HETGLM_DATA_DIR) + "/" + name); }
@@ -16,7 +18,7 @@ hetglm::Dataset load(const std::string& name) { return hetglm::read_libsvm(std::
 
 TEST(CrossValidation, StratifiedFoldsKeepEveryClassShare) {
   const hetglm::Dataset d = load("dna.scale");  // three classes
-  const std::vector<int> fold = hetglm::make_folds(d.y, true, 5, 7);
+  const std::vector<int> fold = hetglm::make_folds(d.y, hetglm::FoldKind::stratified, 5, 7);
   std::map<double, std::vector<int>> per_class;  // class -> count per fold
   std::vector<int> sizes(5, 0);
   for (std::size_t i = 0; i < d.y.size(); ++i) {
@@ -31,15 +33,75 @@ TEST(CrossValidation, StratifiedFoldsKeepEveryClassShare) {
         << "class " << label;
   EXPECT_LE(*std::max_element(sizes.begin(), sizes.end()) - *std::min_element(sizes.begin(), sizes.end()), 1);
   // The seed decides the folds.
-  EXPECT_EQ(hetglm::make_folds(d.y, true, 5, 7), fold);
-  EXPECT_NE(hetglm::make_folds(d.y, true, 5, 8), fold);
+  EXPECT_EQ(hetglm::make_folds(d.y, hetglm::FoldKind::stratified, 5, 7), fold);
+  EXPECT_NE(hetglm::make_folds(d.y, hetglm::FoldKind::stratified, 5, 8), fold);
   // Regression folds: a permutation cut into nearly equal parts.
-  const std::vector<int> r = hetglm::make_folds(d.y, false, 3, 1);
+  const std::vector<int> r = hetglm::make_folds(d.y, hetglm::FoldKind::random, 3, 1);
   std::vector<int> rs(3, 0);
   for (int f : r) ++rs[f];
   EXPECT_LE(*std::max_element(rs.begin(), rs.end()) - *std::min_element(rs.begin(), rs.end()), 1);
-  EXPECT_THROW(hetglm::make_folds(d.y, true, 1, 1), hetglm::InvalidArgument);
-  EXPECT_THROW(hetglm::make_folds({1.0, -1.0}, true, 3, 1), hetglm::InvalidArgument);
+  EXPECT_THROW(hetglm::make_folds(d.y, hetglm::FoldKind::stratified, 1, 1), hetglm::InvalidArgument);
+  EXPECT_THROW(hetglm::make_folds({1.0, -1.0}, hetglm::FoldKind::stratified, 3, 1), hetglm::InvalidArgument);
+}
+
+// LIBLINEAR's folds: its shuffle (linear.cpp cross_validation(): j = i + rand() % (l - i), swap) with glibc's rand()
+// after srand(1), cut at k l / n_folds. GlibcRandom is glibc's generator; on glibc it is compared with rand() itself.
+TEST(CrossValidation, LiblinearFoldsAreItsRandShuffleAfterSrand1) {
+  hetglm::GlibcRandom g(1);
+  // glibc's first values of rand() after srand(1), on any platform.
+  EXPECT_EQ(g.next(), 1804289383);
+  EXPECT_EQ(g.next(), 846930886);
+  EXPECT_EQ(g.next(), 1681692777);
+  const hetglm::Dataset d = load("heart_scale");
+  const int l = static_cast<int>(d.y.size());
+  const std::vector<int> fold = hetglm::make_folds(d.y, hetglm::FoldKind::liblinear, 5, 1);
+  EXPECT_EQ(hetglm::make_folds(d.y, hetglm::FoldKind::liblinear, 5, 12345), fold);  // no seed
+  std::vector<int> sizes(5, 0);
+  for (int f : fold) ++sizes.at(static_cast<std::size_t>(f));
+  EXPECT_EQ(sizes, (std::vector<int>{54, 54, 54, 54, 54}));
+  // The first fold holds perm[0 .. 54): perm[0] = rand() % 270 with rand()'s first value, and so on.
+  EXPECT_EQ(fold[1804289383 % 270], 0);
+#ifdef __GLIBC__
+  std::srand(1);
+  hetglm::GlibcRandom h(1);
+  for (int k = 0; k < 100000; ++k) ASSERT_EQ(h.next(), std::rand()) << "value " << k;
+  // LIBLINEAR's code, with the C library's rand().
+  for (int n_folds : {5, 7}) {
+    std::srand(1);
+    std::vector<int> perm(static_cast<std::size_t>(l)), ref(static_cast<std::size_t>(l));
+    for (int i = 0; i < l; ++i) perm[i] = i;
+    for (int i = 0; i < l; ++i) std::swap(perm[i], perm[i + std::rand() % (l - i)]);
+    for (int k = 0; k < n_folds; ++k)
+      for (int j = k * l / n_folds; j < (k + 1) * l / n_folds; ++j) ref[perm[j]] = k;
+    EXPECT_EQ(hetglm::make_folds(d.y, hetglm::FoldKind::liblinear, n_folds, 1), ref) << n_folds << " folds";
+  }
+#endif
+  // cross_validate records the kind and uses these folds; unset is stratified (classifier) / random (regression).
+  hetglm::TrainOptions o;
+  hetglm::CvOptions cv;
+  cv.folds = hetglm::FoldKind::liblinear;
+  const hetglm::CvResult r = hetglm::cross_validate(d, o, cv);
+  EXPECT_EQ(r.fold_kind, hetglm::FoldKind::liblinear);
+  EXPECT_EQ(r.fold, fold);
+  EXPECT_EQ(hetglm::resolve_fold_kind(std::nullopt, o), hetglm::FoldKind::stratified);
+  hetglm::TrainOptions ridge;
+  ridge.problem.model = hetglm::model_spec("ridge");
+  EXPECT_EQ(hetglm::resolve_fold_kind(std::nullopt, ridge), hetglm::FoldKind::random);
+  try {
+    hetglm::resolve_fold_kind(hetglm::FoldKind::stratified, ridge);
+    ADD_FAILURE() << "no error";
+  } catch (const hetglm::InvalidArgument& e) {
+    EXPECT_STREQ(e.what(), "--folds stratified: --model ridge is a regression (no classes to stratify); use --folds "
+                           "random or --folds liblinear");
+  }
+  try {
+    hetglm::parse_fold_kind("loo");
+    ADD_FAILURE() << "no error";
+  } catch (const hetglm::InvalidArgument& e) {
+    EXPECT_STREQ(e.what(), "--folds: unknown value 'loo' (expected liblinear, stratified or random)");
+  }
+  for (hetglm::FoldKind k : {hetglm::FoldKind::liblinear, hetglm::FoldKind::stratified, hetglm::FoldKind::random})
+    EXPECT_EQ(hetglm::parse_fold_kind(hetglm::fold_kind_name(k)), k);
 }
 
 // Each prediction is the one of a model trained with train() on the other folds, whichever threads ran the folds.
@@ -54,7 +116,7 @@ TEST(CrossValidation, PredictionsComeFromTheModelThatDidNotSeeTheSample) {
   const hetglm::CvResult r = hetglm::cross_validate(d, o, cv);
   ASSERT_EQ(r.folds.size(), 4u);
   EXPECT_TRUE(r.converged);
-  EXPECT_EQ(r.fold, hetglm::make_folds(d.y, true, 4, 3));
+  EXPECT_EQ(r.fold, hetglm::make_folds(d.y, hetglm::FoldKind::stratified, 4, 3));
   const int f = 2;
   std::vector<hetglm::index_t> train_rows, test_rows;
   for (std::size_t i = 0; i < d.y.size(); ++i) (r.fold[i] == f ? test_rows : train_rows).push_back(i);

@@ -91,7 +91,7 @@ struct Plan {
   int n_folds = 0;
   int fold_threads = 1;
   bool parallel = true;
-  bool stratified = false;
+  FoldKind kind = FoldKind::liblinear;
 };
 
 Plan make_plan(const Dataset& data, const TrainOptions& o, const CvOptions& cv) {
@@ -108,8 +108,8 @@ Plan make_plan(const Dataset& data, const TrainOptions& o, const CvOptions& cv) 
     throw InvalidArgument("cross-validation: TrainOptions::initial_alpha is per fold; leave it empty");
   Plan p;
   p.n_folds = cv.n_folds;
-  p.stratified = o.problem.model.classifier;
-  p.fold_of = make_folds(data.y, p.stratified, cv.n_folds, cv.seed);
+  p.kind = resolve_fold_kind(cv.folds, o);
+  p.fold_of = make_folds(data.y, p.kind, cv.n_folds, cv.seed);
   p.folds = build_folds(data, o.problem.sample_weight, p.fold_of, cv.n_folds);
   // One accelerator cannot train several folds at once: with DuHL the folds run one after another.
   const bool accel = o.device.device && (*o.device.device != Device::cpu || !o.device.accel_memory.empty());
@@ -158,14 +158,60 @@ CvScore score_predictions(bool classifier, const std::vector<double>& y, const s
   return score_of(classifier, y, pred, nullptr);
 }
 
-std::vector<int> make_folds(const std::vector<double>& y, bool stratified, int n_folds, std::uint64_t seed) {
+const char* fold_kind_name(FoldKind kind) {
+  switch (kind) {
+    case FoldKind::liblinear: return "liblinear";
+    case FoldKind::stratified: return "stratified";
+    case FoldKind::random: return "random";
+  }
+  return "?";
+}
+
+FoldKind parse_fold_kind(const std::string& name) {
+  for (FoldKind k : {FoldKind::liblinear, FoldKind::stratified, FoldKind::random})
+    if (name == fold_kind_name(k)) return k;
+  throw InvalidArgument(
+      fmt::format("--folds: unknown value '{}' (expected liblinear, stratified or random)", name));
+}
+
+FoldKind resolve_fold_kind(const std::optional<FoldKind>& requested, const TrainOptions& o) {
+  const bool classifier = o.problem.model.classifier;
+  const FoldKind kind = requested ? *requested : classifier ? FoldKind::stratified : FoldKind::random;
+  if (kind == FoldKind::stratified && !classifier)
+    throw InvalidArgument(fmt::format("--folds stratified: --model {} is a regression (no classes to stratify); use "
+                                      "--folds random or --folds liblinear",
+                                      o.problem.model.name));
+  return kind;
+}
+
+std::vector<int> make_folds(const std::vector<double>& y, FoldKind kind, int n_folds, std::uint64_t seed) {
   const std::size_t n = y.size();
   if (n_folds < 2) throw InvalidArgument(fmt::format("-v: n-fold cross-validation needs n >= 2, got {}", n_folds));
   if (static_cast<std::size_t>(n_folds) > n)
     throw InvalidArgument(fmt::format("-v: {} folds for {} samples: at most one fold per sample", n_folds, n));
   std::vector<int> fold(n, 0);
+  // perm cut into n_folds parts: fold k is perm[k n / n_folds .. (k + 1) n / n_folds) (LIBLINEAR's fold_start).
+  const auto cut = [&](const std::vector<index_t>& perm) {
+    const std::size_t F = static_cast<std::size_t>(n_folds);
+    for (std::size_t f = 0; f < F; ++f)
+      for (std::size_t k = f * n / F; k < (f + 1) * n / F; ++k) fold[perm[k]] = static_cast<int>(f);
+  };
+  if (kind == FoldKind::liblinear) {
+    // LIBLINEAR: for(i=0;i<l;i++) { j = i+rand()%(l-i); swap(perm[i],perm[j]); } with rand() after srand(1).
+    if (n > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+      throw InvalidArgument(fmt::format("--folds liblinear: {} samples; LIBLINEAR's split counts them in an int", n));
+    GlibcRandom glibc_rand(1);
+    std::vector<index_t> perm(n);
+    for (std::size_t i = 0; i < n; ++i) perm[i] = static_cast<index_t>(i);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::size_t j = i + static_cast<std::size_t>(glibc_rand.next() % static_cast<int>(n - i));
+      std::swap(perm[i], perm[j]);
+    }
+    cut(perm);
+    return fold;
+  }
   SplitMix64 rng(seed);
-  if (stratified) {
+  if (kind == FoldKind::stratified) {
     std::map<double, std::vector<index_t>> by_class;
     for (std::size_t i = 0; i < n; ++i) by_class[y[i]].push_back(static_cast<index_t>(i));
     std::size_t next = 0;  // dealing continues across classes, so fold sizes differ by at most one
@@ -177,8 +223,7 @@ std::vector<int> make_folds(const std::vector<double>& y, bool stratified, int n
     std::vector<index_t> perm(n);
     for (std::size_t i = 0; i < n; ++i) perm[i] = static_cast<index_t>(i);
     shuffle(std::span<index_t>(perm), rng);
-    for (std::size_t k = 0; k < n; ++k)
-      fold[perm[k]] = static_cast<int>(k * static_cast<std::size_t>(n_folds) / n);
+    cut(perm);
   }
   return fold;
 }
@@ -189,7 +234,7 @@ CvResult cross_validate(const Dataset& data, const TrainOptions& o, const CvOpti
   CvResult res;
   res.n_folds = p.n_folds;
   res.seed = cv.seed;
-  res.stratified = p.stratified;
+  res.fold_kind = p.kind;
   res.fold = p.fold_of;
   res.fold_threads = p.fold_threads;
   res.parallel = p.parallel;
@@ -261,7 +306,7 @@ CPathResult search_C(const Dataset& data, const TrainOptions& o, const CvOptions
   CPathResult res;
   res.n_folds = p.n_folds;
   res.seed = cv.seed;
-  res.stratified = p.stratified;
+  res.fold_kind = p.kind;
   res.fold_threads = p.fold_threads;
   res.parallel = p.parallel;
   const std::size_t F = static_cast<std::size_t>(p.n_folds);

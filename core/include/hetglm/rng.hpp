@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Small portable random number generation for coordinate orders: splitmix64 (Steele, Lea, Flood,
 // OOPSLA 2014) and a Fisher-Yates shuffle with Lemire's unbiased bounded integers. Same sequence on
-// every compiler and platform, so a seed reproduces a model byte for byte.
+// every compiler and platform, so a seed reproduces a model byte for byte. GlibcRandom: glibc's rand(), for
+// LIBLINEAR's cross-validation folds.
 #pragma once
 #include <cstdint>
 #include <span>
@@ -30,6 +31,37 @@ struct SplitMix64 {
     }
     return static_cast<std::uint64_t>(m >> 64);
   }
+};
+
+/// glibc's rand() (random_r's TYPE_3 additive feedback generator: 31 words seeded by srandom's Park-Miller sequence,
+/// then o_i = (r[i-3] + r[i-31] mod 2^32) >> 1 after 310 discarded values), as a value with its own state: the
+/// same numbers as `srand(seed); rand(); rand(); ...` on a glibc system, on every platform and without touching the
+/// process's global rand() state. Used for LIBLINEAR's cross-validation folds (cross_validation.hpp, FoldKind).
+class GlibcRandom {
+ public:
+  explicit GlibcRandom(std::uint32_t seed = 1) {
+    std::int32_t word = static_cast<std::int32_t>(seed == 0 ? 1 : seed);  // srandom_r: seed 0 is seed 1
+    r_[0] = static_cast<std::uint32_t>(word);
+    for (int i = 1; i < 31; ++i) {  // 16807 * word mod (2^31 - 1) without overflow (Schrage)
+      const std::int32_t hi = word / 127773, lo = word % 127773;
+      word = 16807 * lo - 2836 * hi;
+      if (word < 0) word += 2147483647;
+      r_[i] = static_cast<std::uint32_t>(word);
+    }
+    for (int k = 0; k < 310; ++k) next();
+  }
+  /// The next value of rand(), in [0, 2^31 - 1]: glibc's random_r, state[f] += state[r], both positions one on.
+  int next() {
+    r_[front_] += r_[rear_];
+    const int v = static_cast<int>(r_[front_] >> 1);
+    front_ = front_ == 30 ? 0 : front_ + 1;
+    rear_ = rear_ == 30 ? 0 : rear_ + 1;
+    return v;
+  }
+
+ private:
+  std::uint32_t r_[31] = {};
+  int front_ = 3, rear_ = 0;  // glibc's fptr = &state[SEP_3], rptr = &state[0]
 };
 
 /// Fisher-Yates shuffle in place.

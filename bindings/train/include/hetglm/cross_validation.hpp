@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // n-fold cross-validation and the search of C along a warm-started path (LIBLINEAR's `train -v n` and `train -C`),
 // built on train() (train.hpp): each fold is a sub-dataset trained with train() and scored on the samples it did not
-// see. Folds are trained in parallel in the caller's oneTBB arena (docs/conventions.md, "Threads"); classifiers use
-// stratified folds; the seed decides the folds (docs/liblinear-cli.md).
+// see. Folds are trained in parallel in the caller's oneTBB arena (docs/conventions.md, "Threads"). The folds are
+// LIBLINEAR's own split, or stratified / random ones decided by a seed (FoldKind, docs/liblinear-cli.md).
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -15,16 +15,42 @@
 
 namespace hetglm {
 
-/// The fold (0 .. n_folds-1) of every sample. Stratified (classifiers): the samples of each class, in a seeded random
-/// order, are dealt to the folds in turn, the classes one after another in ascending label order, so every fold
-/// holds each class's share up to one sample and fold sizes differ by at most one. Not stratified (regression): a
-/// seeded random permutation cut into n_folds nearly equal parts. Needs 2 <= n_folds <= y.size() (InvalidArgument
-/// naming -v otherwise).
-std::vector<int> make_folds(const std::vector<double>& y, bool stratified, int n_folds, std::uint64_t seed);
+/// How the samples are split into folds.
+enum class FoldKind {
+  /// LIBLINEAR's split (linear.cpp, cross_validation() and find_parameters()): perm = 0 .. n-1, then for i = 0 .. n-1
+  /// swap perm[i] with perm[i + rand() % (n - i)], and fold k is perm[k n / n_folds .. (k + 1) n / n_folds). rand() is
+  /// glibc's after srand(1) (LIBLINEAR's train never seeds it), computed by GlibcRandom (rng.hpp), so these are the
+  /// folds that liblinear-train -v / -C uses on a glibc system, whatever the platform. Not stratified; no seed.
+  liblinear,
+  /// Classifiers: the samples of each class, in a seeded random order, are dealt to the folds in turn, the classes
+  /// one after another in ascending label order, so every fold holds each class's share up to one sample and fold
+  /// sizes differ by at most one.
+  stratified,
+  /// A seeded random permutation cut into n_folds nearly equal parts (at k n / n_folds, as LIBLINEAR cuts).
+  random,
+};
+
+/// "liblinear", "stratified", "random".
+const char* fold_kind_name(FoldKind kind);
+/// The inverse of fold_kind_name; anything else is InvalidArgument "--folds: unknown value 'x' (expected liblinear,
+/// stratified or random)".
+FoldKind parse_fold_kind(const std::string& name);
+
+/// The split that CvOptions::folds = `requested` gives for the model of `options`: unset is stratified for classifiers
+/// and random for regression; stratified folds of a regression model are InvalidArgument ("--folds stratified: ...").
+FoldKind resolve_fold_kind(const std::optional<FoldKind>& requested, const TrainOptions& options);
+
+/// The fold (0 .. n_folds-1) of every sample, split as `kind` says (the seed decides stratified and random folds and
+/// is not used by LIBLINEAR's). Stratified folds take the classes from y. Needs 2 <= n_folds <= y.size()
+/// (InvalidArgument naming -v otherwise).
+std::vector<int> make_folds(const std::vector<double>& y, FoldKind kind, int n_folds, std::uint64_t seed);
 
 struct CvOptions {
   int n_folds = 5;           ///< LIBLINEAR -v n (at most the number of samples: the caller clamps, as LIBLINEAR does)
-  std::uint64_t seed = 1;    ///< decides the folds (the CLI passes --seed)
+  std::uint64_t seed = 1;    ///< decides stratified and random folds (the CLI passes --seed)
+  /// The split; unset: stratified for classifiers, random for regression (the CLI passes --folds, default liblinear).
+  /// Stratified folds of a regression model are InvalidArgument.
+  std::optional<FoldKind> folds;
   /// Threads of each fold's solver: 0 = max(1, T / n_folds) with T = TrainOptions::solver.n_threads, or the
   /// concurrency of the current arena when that is 0. With one thread per fold the folds run side by side and each
   /// runs the sequential (dual) or single-threaded Newton (primal) solver, so results do not depend on scheduling.
@@ -63,7 +89,7 @@ struct CvResult {
   std::vector<FoldReport> folds;
   int n_folds = 0;
   std::uint64_t seed = 0;
-  bool stratified = false;
+  FoldKind fold_kind = FoldKind::liblinear;
   int fold_threads = 1;
   bool parallel = true;            ///< folds trained side by side (false with an accelerator: one device)
   bool converged = true;           ///< every fold reached the tolerance
@@ -110,7 +136,7 @@ struct CPathResult {
   CvScore best;
   int n_folds = 0;
   std::uint64_t seed = 0;
-  bool stratified = false;
+  FoldKind fold_kind = FoldKind::liblinear;
   int fold_threads = 1;
   bool parallel = true;
   std::string stop_reason;         ///< "maximum C reached" or "w unchanged for 5 values of C" (LIBLINEAR's rule)
