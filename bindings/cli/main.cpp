@@ -1025,8 +1025,8 @@ int hetglm_cli_main(int argc, char** argv) {
   train->add_option("--duhl-epochs", ta.opt.device.duhl.epochs_per_round, "DuHL: accelerator epochs per round")->capture_default_str();
   train->add_option("--solver", ta.solver,
                     "auto | newton | working-set | sequential | syscd | passcode-atomic | passcode-wild (auto: newton for the "
-                    "primal of logistic and squared hinge, working-set for the primal of lasso and elastic net, else "
-                    "syscd, or sequential with --threads 1)")
+                    "primal of logistic, squared hinge and ridge, working-set for the primal of lasso and elastic net, else "
+                    "syscd, or sequential with --threads 1 and for the hinge loss below 10^6 nonzeros)")
       ->capture_default_str();
   train->add_option("--numa-nodes", ta.opt.solver.numa_nodes, "syscd: NUMA nodes (0 = the machine's; K = K virtual nodes)")
       ->capture_default_str();

@@ -147,7 +147,7 @@ class _HetGLMBase(BaseEstimator):
         if formulation not in ("auto", "primal", "dual"):
             raise ValueError(f"formulation must be 'auto', 'primal' or 'dual', got {formulation!r}")
         o.formulation = formulation
-        # Solver 'auto': the primal Newton solver for the primal of logistic / squared hinge; otherwise, with
+        # Solver 'auto': the primal Newton solver for the primal of logistic / squared hinge / ridge; otherwise, with
         # n_jobs=None or 1, the sequential reference solver, and else the parallel CPU solver (SySCD,
         # deterministic for a given n_jobs) with n_jobs threads (-1 or 0: all cores).
         o.solver = "auto"

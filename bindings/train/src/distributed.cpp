@@ -241,11 +241,11 @@ std::optional<Formulation> pick_formulation(const TrainOptions& o, const ModelSp
 }
 
 /// The distributed truncated Newton (Zhuang, Chin, Juan, Lin 2015) where the single-process auto picks Newton: the
-/// primal of the smooth non-quadratic losses (logistic, squared hinge) with the L2 penalty, or --solver newton.
+/// primal of the smooth losses with the L2 penalty (logistic, squared hinge, ridge: auto_newton_loss), or --solver
+/// newton.
 bool pick_newton(const TrainOptions& o, const ModelSpec& spec, Formulation fk) {
   if (fk != Formulation::primal || spec.penalty != Penalty::l2 || !is_smooth(spec.loss)) return false;
-  return o.solver.solver == SolverKind::newton ||
-         (o.solver.solver == SolverKind::automatic && spec.loss != Loss::squared);
+  return o.solver.solver == SolverKind::newton || (o.solver.solver == SolverKind::automatic && auto_newton_loss(spec));
 }
 
 /// Column redistribution for the primal: rows (local, this rank's samples starting at global row `row_off`) ->

@@ -163,7 +163,9 @@ FormulationChoice resolve_formulation(const TrainOptions& o, const ModelSpec& sp
 
 }  // namespace
 
-bool auto_newton_loss(const ModelSpec& spec) { return is_smooth(spec.loss) && spec.loss != Loss::squared; }
+bool auto_newton_loss(const ModelSpec& spec) {
+  return is_smooth(spec.loss) && (spec.loss != Loss::squared || spec.penalty == Penalty::l2);
+}
 
 SolverKind auto_cd_solver(int n_threads, Loss loss, offset_t nnz) {
   return n_threads == 1 || (loss == Loss::hinge && nnz < kAutoSequentialHingeNnz) ? SolverKind::sequential
@@ -456,8 +458,8 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
     positives = {std::numeric_limits<double>::quiet_NaN()};
   }
 
-  // The primal runs the Newton solver when asked, or under --solver auto for the smooth losses that are not
-  // quadratic (for the squared loss coordinate descent is exact).
+  // The primal runs the Newton solver when asked, or under --solver auto for the smooth losses with the L2 penalty
+  // (auto_newton_loss; the Lasso and elastic net run the working-set solver).
   const bool newton_loss = auto_newton_loss(spec);
   const bool primal_newton =
       !use_accel && (o.solver.solver == SolverKind::newton || (o.solver.solver == SolverKind::automatic && newton_loss));
@@ -478,7 +480,7 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
   res.formulation = form_kind;
   res.formulation_reason = choice.reason;
 
-  // The solver that runs: auto -> newton for the primal of logistic / squared hinge, else sequential on one thread
+  // The solver that runs: auto -> newton for the primal of logistic / squared hinge / ridge, else sequential on one thread
   // or for a small hinge problem, and syscd otherwise (auto_cd_solver, train.hpp).
   // The Lasso and elastic net (squared loss, L1 part) train with the working-set solver (working_set.hpp).
   SolverKind solver = o.solver.solver;
