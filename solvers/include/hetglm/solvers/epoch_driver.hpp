@@ -30,11 +30,11 @@
 // second half is not faster (r2 <= r1; a gap that bounces has no new smallest value for a while, hence the window's
 // rate, not the second half's), else by r2 h (q + q^2 + ... + q^(H/h)) with q = r2/r1 per half window of h = e - em
 // epochs (the rate growing as it just did; without limit when r1 = 0). The fit stops when that is less than
-// ln(g1/tol) and the objective the solver
-// optimizes, at its pace over the window, would not move by tol |P| within H either. L1 logistic on a9a with
-// duplicated columns at C = 1e12 (SySCD), whose gap creeps by 1e-6 of itself per epoch (P flat to 1e-16 from epoch
-// 450, which ran to the budget): stopped at epoch 293; heart_scale with duplicated columns (the plateau above) leaves
-// its plateau at a rate that grows with every half window: not stopped (certified at epoch 520).
+// ln(g1/tol) and the objective the solver optimizes, at its pace over the window, would not move by tol |P| within H
+// either. L1 logistic on a9a with duplicated columns at C = 1e12 (SySCD), whose gap creeps by 1e-6 of itself per
+// epoch (P flat to 1e-16 from epoch 450, which ran to the budget): stopped at epoch 293; heart_scale with duplicated
+// columns (the plateau above) leaves its plateau at a rate that grows with every half window: not stopped (certified
+// at epoch 520).
 #pragma once
 #include <algorithm>
 #include <chrono>
