@@ -529,18 +529,158 @@ TEST(StallRule, FrozenCertificatesStopWithTheMessageAndAMovingGapDoesNot) {
     Certificate done{2.0, 2.0 - 1e-5, 1e-5};
     EXPECT_EQ(driver.stall_report(done), "");  // a certified final point has no stall to report
   }
-  {  // dual: D frozen but the gap wanders by 1e-6 (P moving up and down): never stalled, the budget ends it
+  {  // dual: D frozen but the gap wanders by 1e-6 (P moving up and down): progress for this rule, which never fires;
+     // the rate rule (below) stops it at epoch 100, the first it looks at, since the smallest gap does not fall.
     SolveResult res;
     o.max_epochs = 400;
     EpochDriver driver(o, res, Formulation::dual);
     EpochDriver::Stop last = EpochDriver::Stop::none;
-    for (int e = 1; e <= 400 && last == EpochDriver::Stop::none; ++e) {
-      Certificate c;
+    int e = 0;
+    Certificate c;
+    while (e < 400 && last == EpochDriver::Stop::none) {
+      ++e;
       c.dual = 1.0;
       c.primal = 2.0 + ((e / 7) % 2 ? 1e-6 : 0.0);
       c.gap = c.primal - c.dual;
       last = driver.record(e, c, {}, {});
     }
-    EXPECT_EQ(last, EpochDriver::Stop::budget);
+    EXPECT_EQ(last, EpochDriver::Stop::stalled);
+    EXPECT_EQ(e, 100);
+    EXPECT_EQ(driver.stall_report(c),
+              "no measurable progress in the last 50 epochs (the relative gap went from 5.000002e-01 at epoch "
+              "50 to 5.000000e-01 at its smallest, falling by 1.0e-08 of its logarithm per epoch, not faster in "
+              "the last 25 epochs than in the 25 before; extrapolated, it reaches 4.999500e-01 in the next "
+              "10000 epochs, the larger of 100 times the 100 so far and the budget left, and the dual objective "
+              "D moves by 0.0e+00 |P| in them, 0.0e+00 |P| in the last 50): relative gap 5.000e-01, tolerance "
+              "1.0e-04 is not reachable at this rate; the smallest relative gap reached is 5.0e-01");
+  }
+}
+
+// The rate rule of the epoch driver (issue 18; docs/conventions.md, "Stalls"): a gap that still moves, but whose
+// extrapolated fall (at the rate of the window from e/2 to e, or growing as it grew from the window's first half to
+// its second) cannot reach the tolerance within 100 times the epochs so far, while the objective would not move by
+// tol |P| at its pace either.
+TEST(StallRule, AGapCreepingTooSlowlyStopsAndAnAcceleratingOneDoesNot) {
+  SolverOptions o;
+  o.tol = 1e-4;
+  o.max_epochs = 5000;
+  // Certificates every 4 epochs: P = primal(e), gap = gap(e); returns the epoch and kind of the stop.
+  const auto run = [&](Formulation f, auto primal, auto gap, std::string* stalled) {
+    SolveResult res;
+    EpochDriver driver(o, res, f);
+    for (int e = 4;; e += 4) {
+      Certificate c;
+      c.primal = primal(e);
+      c.gap = gap(e);
+      c.dual = c.primal - c.gap;
+      if (const EpochDriver::Stop s = driver.record(e, c, {}, {}); s != EpochDriver::Stop::none) {
+        if (stalled) *stalled = driver.stall_report(c);
+        return std::pair{e, s};
+      }
+    }
+  };
+  const auto flat = [](int) { return 2.0; };
+  const auto creep = [](int e) { return 1.0 + 1e-3 / e; };  // relative gap 0.5 + 5e-4 / e: moves, ever slower
+  {  // P flat, the gap creeping: stopped at epoch 100, the first the rule looks at (the floor rule never fires).
+    std::string msg;
+    EXPECT_EQ(run(Formulation::primal, flat, creep, &msg), std::pair(100, EpochDriver::Stop::stalled));
+    EXPECT_EQ(msg,
+              "no measurable progress in the last 52 epochs (the relative gap went from 5.000104e-01 at epoch "
+              "48 to 5.000050e-01 at its smallest, falling by 2.1e-07 of its logarithm per epoch, not faster in "
+              "the last 28 epochs than in the 24 before; extrapolated, it reaches 4.989644e-01 in the next "
+              "10000 epochs, the larger of 100 times the 100 so far and the budget left, and the primal "
+              "objective P moves by 0.0e+00 |P| in them, 0.0e+00 |P| in the last 52): relative gap 5.000e-01, "
+              "tolerance 1.0e-04 is not reachable at this rate; the smallest relative gap reached is 5.0e-01");
+  }
+  {  // The same gap in the dual with D = 1 flat (P = D + gap): the same stop, naming D.
+    std::string msg;
+    EXPECT_EQ(run(Formulation::dual, [&](int e) { return 1.0 + creep(e); }, creep, &msg),
+              std::pair(100, EpochDriver::Stop::stalled));
+    EXPECT_NE(msg.find("and the dual objective D moves by 0.0e+00 |P| in them"), std::string::npos) << msg;
+  }
+  {  // The same gap with P still descending (by 1e-3 / e): P would move by more than tol |P|, not stopped.
+    o.max_epochs = 400;
+    EXPECT_EQ(run(Formulation::primal, [](int e) { return 2.0 + 1e-3 / e; }, creep, nullptr),
+              std::pair(400, EpochDriver::Stop::budget));
+    o.max_epochs = 5000;
+  }
+  {  // A plateau that accelerates out (relative gap exp(-(e/400)^4) / 2, P flat): at epoch 100 the window's rate
+     // (7.1e-5 per epoch) would need 1.3e5 epochs, but it grows 2.9 times per half window: converged at epoch 684.
+    EXPECT_EQ(run(Formulation::primal, flat, [](int e) { return std::exp(-std::pow(e / 400.0, 4)); }, nullptr),
+              std::pair(684, EpochDriver::Stop::converged));
+  }
+}
+
+namespace {
+// `d` with every column written twice (columns j and j + p equal), its first `rows` rows (0: all).
+Dataset duplicated_columns(const Dataset& d, index_t rows = 0) {
+  const index_t p = d.X.n_cols, n = rows > 0 ? std::min(rows, d.X.n_rows) : d.X.n_rows;
+  Dataset dup;
+  dup.source = d.source + " (columns duplicated)";
+  dup.y.assign(d.y.begin(), d.y.begin() + n);
+  dup.X.n_rows = n;
+  dup.X.n_cols = 2 * p;
+  for (index_t i = 0; i < n; ++i) {
+    for (int copy = 0; copy < 2; ++copy)
+      for (offset_t k = d.X.offsets[i]; k < d.X.offsets[i + 1]; ++k) {
+        dup.X.indices.push_back(d.X.indices[k] + copy * p);
+        dup.X.values.push_back(d.X.values[k]);
+      }
+    dup.X.offsets.push_back(static_cast<offset_t>(dup.X.indices.size()));
+  }
+  return dup;
+}
+}  // namespace
+
+// Issue 18's case, small: L1 logistic at C = 1e12 on a9a's first 2000 rows with duplicated columns (sequential
+// solver). P is flat to 1e-13 from epoch ~500 but the gap creeps (relative gap 1.46557 to 1.46548 from epoch 361 to
+// 1500), so the floor rule never fires and it ran to the budget (1500 epochs: 44 s); the rate rule stops it at epoch
+// 322 (325 from the CLI on the same rows), where P moves by 4e-7 |P| per 160 epochs. heart_scale with duplicated columns
+// (same C) plateaus near relative gap 1.58 from epoch 17 to 100 and still certifies at epoch 520, as before the rule.
+// A dual ridge on housing_scale with every value times 1e6 (relative gap 1 - 1e-11, D rising by 3 per epoch against
+// P ~ 1e14) ran 5000 epochs; now it stops at epoch 133 (sequential; 109 with the CLI's SySCD).
+TEST(StallRule, SlowGapsOnRealDataStopAndAPlateauThatEndsStillConverges) {
+  TrainOptions o;
+  o.solver.solver = SolverKind::sequential;
+  o.problem.model = model_spec("logistic", "l1");
+  o.problem.C = 1e12;
+  o.solver.tol = 1e-4;
+  {
+    const TrainResult r = train(duplicated_columns(dataset("a9a"), 2000), o);
+    const ColumnReport& c = r.columns.at(0);
+    EXPECT_FALSE(c.converged);
+    EXPECT_EQ(c.epochs, 322);
+    EXPECT_EQ(c.stalled,
+              "no measurable progress in the last 161 epochs (the relative gap was 1.465325e+00 at epoch 161 "
+              "and not smaller since; extrapolated, it reaches 1.465325e+00 in the next 32200 epochs, the "
+              "larger of 100 times the 322 so far and the budget left, and the primal objective P moves by "
+              "8.5e-05 |P| in them, 4.2e-07 |P| in the last 161): relative gap 1.466e+00, tolerance 1.0e-04 is "
+              "not reachable at this rate; the smallest relative gap reached is 1.5e+00");
+  }
+  {
+    const TrainResult r = train(duplicated_columns(dataset("heart_scale")), o);
+    EXPECT_TRUE(r.columns.at(0).converged);
+    EXPECT_EQ(r.columns.at(0).epochs, 520);
+    EXPECT_EQ(r.columns.at(0).stalled, "");
+  }
+  {
+    Dataset h = dataset("housing_scale");
+    for (float& x : h.X.values) x *= 1e6f;
+    for (double& y : h.y) y *= 1e6;
+    TrainOptions ridge;
+    ridge.solver.solver = SolverKind::sequential;
+    ridge.problem.model = model_spec("ridge");
+    ridge.problem.formulation = parse_formulation("dual");
+    const TrainResult r = train(h, ridge);
+    const ColumnReport& c = r.columns.at(0);
+    EXPECT_FALSE(c.converged);
+    EXPECT_EQ(c.epochs, 133);
+    EXPECT_EQ(c.stalled,
+              "no measurable progress in the last 68 epochs (the relative gap went from 1.000000e+00 at epoch "
+              "65 to 1.000000e+00 at its smallest, falling by 3.2e-13 of its logarithm per epoch, not faster in "
+              "the last 36 epochs than in the 32 before; extrapolated, it reaches 1.000000e+00 in the next "
+              "13300 epochs, the larger of 100 times the 133 so far and the budget left, and the dual objective "
+              "D moves by 1.8e-09 |P| in them, 9.2e-12 |P| in the last 68): relative gap 1.000e+00, tolerance "
+              "1.0e-04 is not reachable at this rate; the smallest relative gap reached is 1.0e+00");
   }
 }

@@ -20,6 +20,21 @@
 // rounds) without measurable progress, the gap still above tol, the fit stops: the certificate is at its rounding
 // floor. The Newton solvers, whose line search already sees the objective's rounding, report their own stop through
 // mark_stalled().
+//
+// The rate rule (same section of docs/conventions.md): a gap that still moves, but too slowly to matter. From epoch
+// kRateMinEpochs on, at every certificate of epoch e, over the window from the last certificate at or before e/2
+// (epoch e0) to e, split at the last certificate at or before (e0 + e)/2 (epoch em): g0 is the relative gap at e0,
+// gm and g1 the smallest relative gaps in [e0, em] and [e0, e]. r1 = ln(g0/gm)/(em - e0) and r2 = ln(gm/g1)/(e - em)
+// are the per-epoch rates of the gap's logarithm in the two halves, r = ln(g0/g1)/(e - e0) the window's. Over the
+// horizon H = max(epochs left in the budget, kRateMultiple e), the log gap is extrapolated to fall by r H when the
+// second half is not faster (r2 <= r1; a gap that bounces has no new smallest value for a while, hence the window's
+// rate, not the second half's), else by r2 h (q + q^2 + ... + q^(H/h)) with q = r2/r1 per half window of h = e - em
+// epochs (the rate growing as it just did; without limit when r1 = 0). The fit stops when that is less than
+// ln(g1/tol) and the objective the solver optimizes, at its pace over the window, would not move by tol |P| within H
+// either. L1 logistic on a9a with duplicated columns at C = 1e12 (SySCD), whose gap creeps by 1e-6 of itself per
+// epoch (P flat to 1e-16 from epoch 450, which ran to the budget): stopped at epoch 293; heart_scale with duplicated
+// columns (the plateau above) leaves its plateau at a rate that grows with every half window: not stopped (certified
+// at epoch 520).
 #pragma once
 #include <algorithm>
 #include <chrono>
@@ -48,6 +63,8 @@ class EpochDriver {
   static constexpr double kStallFloor = 1e-13;
   /// Certificates, and epochs, without measurable progress before the stall stop.
   static constexpr int kStallCertificates = 10, kStallEpochs = 20;
+  /// The rate rule (top of this file): from this epoch on, with a horizon of at least this many times the epochs so far.
+  static constexpr int kRateMinEpochs = 100, kRateMultiple = 100;
 
   /// `res` receives the history now and the final fields in finish(); `formulation` names the coordinate variables
   /// in error messages ("alpha" dual, "w" primal).
@@ -88,7 +105,10 @@ class EpochDriver {
     polled_ = false;
     if (r.rel_gap <= o_.tol) return stopped(Stop::converged);
     if (interrupt) return stopped(Stop::interrupted);
-    if (no_progress(epoch, c)) return stopped(Stop::stalled);
+    best_rel_gap_ = std::min(best_rel_gap_, r.rel_gap);
+    best_ = std::max(best_, dual_ ? c.dual : -c.primal);
+    track_.push_back({epoch, r.rel_gap, best_});
+    if (no_progress(epoch, c) || out_of_reach(epoch, c)) return stopped(Stop::stalled);
     if (epoch >= o_.max_epochs) return stopped(Stop::budget);
     return Stop::none;
   }
@@ -152,8 +172,6 @@ class EpochDriver {
   /// The stall rule (see the top of this file) after the certificate of epoch `epoch`.
   bool no_progress(int epoch, const Certificate& c) {
     const double floor = kStallFloor * std::fabs(c.primal);
-    best_rel_gap_ = std::min(best_rel_gap_, relative_gap(c));
-    best_ = std::max(best_, dual_ ? c.dual : -c.primal);
     if (!(best_ - ref_ <= floor && std::fabs(c.gap - ref_gap_) <= floor)) {  // progress (or the first certificate)
       ref_ = best_;
       ref_gap_ = c.gap;
@@ -166,14 +184,67 @@ class EpochDriver {
     stall_what_ = fmt::format("in the last {} epochs ({} did not improve and the gap P - D did not change by more than {:.0e} |P|)",
                               epoch - progress_epoch_, dual_ ? "the dual objective D" : "the primal objective P",
                               kStallFloor);
+    stall_why_ = "on this data (float32 values, certificates in double precision)";
+    return true;
+  }
+  /// The rate rule (see the top of this file) after the certificate of epoch `epoch` (the last of track_).
+  bool out_of_reach(int epoch, const Certificate& c) {
+    if (epoch < kRateMinEpochs || !(o_.tol > 0)) return false;
+    const auto at_or_before = [&](double e) {  // index of the last certificate at or before epoch e
+      const auto it = std::upper_bound(track_.begin(), track_.end(), e,
+                                       [](double x, const Track& t) { return x < double(t.epoch); });
+      return static_cast<std::ptrdiff_t>(it - track_.begin()) - 1;
+    };
+    const std::ptrdiff_t last = std::ssize(track_) - 1, j0 = at_or_before(epoch / 2.0);
+    if (j0 < 0) return false;
+    const std::ptrdiff_t jm = at_or_before((track_[j0].epoch + epoch) / 2.0);
+    if (jm <= j0 || jm >= last) return false;  // a certificate strictly inside each half of the window
+    const int e0 = track_[j0].epoch, em = track_[jm].epoch, h = epoch - em;
+    double gm = track_[j0].rel_gap;
+    for (std::ptrdiff_t j = j0; j <= jm; ++j) gm = std::min(gm, track_[j].rel_gap);
+    double g1 = gm;
+    for (std::ptrdiff_t j = jm; j <= last; ++j) g1 = std::min(g1, track_[j].rel_gap);
+    const double g0 = track_[j0].rel_gap;
+    const double horizon = std::max(double(o_.max_epochs) - epoch, double(kRateMultiple) * epoch);
+    // The objective at its pace over the window: would it move by tol |P| within the horizon?
+    const double moved = (track_[last].best - track_[j0].best) / std::fabs(c.primal);
+    if (!(moved / (epoch - e0) * horizon < o_.tol)) return false;
+    const double needed = std::log(g1 / o_.tol);
+    const double r1 = std::log(g0 / gm) / (em - e0), r2 = std::log(gm / g1) / h, r = std::log(g0 / g1) / (epoch - e0);
+    const bool faster = r2 > r1 && r2 > 0;  // accelerating: the second half's rate above the first's
+    double reach = r * horizon;             // the extrapolated fall of ln(relative gap) over the horizon
+    if (faster && !(r1 > 0)) {
+      reach = std::numeric_limits<double>::infinity();  // from no fall to a fall: any growth
+    } else if (faster) {  // r2 h (q + ... + q^n), q = r2 / r1, n = horizon / h; beyond double range: anything
+      const double q = r2 / r1, n = horizon / h;
+      reach = n * std::log(q) > 700 ? std::numeric_limits<double>::infinity()
+                                    : r2 * h * q * std::expm1(n * std::log(q)) / (q - 1);
+    }
+    if (!(reach < needed)) return false;
+    const std::string fall =
+        !(r > 0) ? fmt::format("the relative gap was {:.6e} at epoch {} and not smaller since", g0, e0)
+        : faster ? fmt::format("the relative gap went from {:.6e} at epoch {} to {:.6e} at its smallest, falling by "
+                               "{:.1e} of its logarithm per epoch in the last {} epochs, {:.3f} times the rate of the "
+                               "{} before",
+                               g0, e0, g1, r2, h, r2 / r1, em - e0)
+                 : fmt::format("the relative gap went from {:.6e} at epoch {} to {:.6e} at its smallest, falling by "
+                               "{:.1e} of its logarithm per epoch, not faster in the last {} epochs than in the {} "
+                               "before",
+                               g0, e0, g1, r, h, em - e0);
+    stall_what_ = fmt::format(
+        "in the last {} epochs ({}; extrapolated, it reaches {:.6e} in the next {:.0f} epochs, the larger of {} times "
+        "the {} so far and the budget left, and {} moves by {:.1e} |P| in them, {:.1e} |P| in the last {})",
+        epoch - e0, fall, g1 * std::exp(-reach), horizon, kRateMultiple, epoch,
+        dual_ ? "the dual objective D" : "the primal objective P", moved / (epoch - e0) * horizon, moved, epoch - e0);
+    stall_why_ = "at this rate";
     return true;
   }
   /// SolveResult::stalled: what stopped the fit, the gap it reached and the tolerance it could not.
   std::string stall_message(const Certificate& c) const {
     return fmt::format(
-        "no measurable progress {}: relative gap {:.3e}, tolerance {:.1e} is not reachable on this data (float32 "
-        "values, certificates in double precision); the smallest relative gap reached is {:.1e}",
-        stall_what_, relative_gap(c), o_.tol, std::min(best_rel_gap_, relative_gap(c)));
+        "no measurable progress {}: relative gap {:.3e}, tolerance {:.1e} is not reachable {}; the smallest relative "
+        "gap reached is {:.1e}",
+        stall_what_, relative_gap(c), o_.tol, stall_why_, std::min(best_rel_gap_, relative_gap(c)));
   }
 
   const SolverOptions& o_;
@@ -190,7 +261,14 @@ class EpochDriver {
   double ref_gap_ = std::numeric_limits<double>::infinity();
   double best_rel_gap_ = std::numeric_limits<double>::infinity();
   int progress_epoch_ = 0, quiet_ = 0;
+  // The rate rule: per certificate, its epoch, relative gap and best_ then.
+  struct Track {
+    int epoch;
+    double rel_gap, best;
+  };
+  std::vector<Track> track_;
   std::string stall_what_;
+  std::string_view stall_why_ = "on this data (float32 values, certificates in double precision)";
 };
 
 }  // namespace hetglm
