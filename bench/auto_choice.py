@@ -14,7 +14,7 @@ and each alternative a user could pick by hand:
 
 are timed (training seconds from the report, load excluded; medians of --reps runs, 1 run on the sets of more
 than 10^7 nonzeros). An alternative the engine refuses for the model is left out; one that runs past
-max(30 s, 5 x the default's time) is stopped and shown as "> T". The ratio is the default's time over the best
+max(10 s, 5 x the default's time) is stopped and shown as "> T". The ratio is the default's time over the best
 converged alternative's (<= 1.3 is the goal); "converged" is the default run's certificate within the default
 epoch budget.
 
@@ -111,7 +111,7 @@ def main():
                 row = {"set": name, "model": model, "default_s": t_def, "solver": first["solver"],
                        "formulation": first["formulation"], "epochs": first["epochs"],
                        "converged": all(r["converged"] for r in default), "alts": []}
-                limit = max(30.0, 5 * t_def)
+                limit = max(10.0, 5 * t_def)
                 for label, extra, applies in ALTERNATIVES:
                     if model not in applies:
                         continue

@@ -623,11 +623,13 @@ def main():
         dense = generated(a.build_dir, "dense_100000x200", {"kind": "dense", "rows": 100000, "cols": 200})
         sparse = generated(a.build_dir, "sparse_100000x50000", {"kind": "sparse", "rows": 100000, "cols": 50000,
                                                                 "nnz": 80})
+        dense_wide = generated(a.build_dir, "dense_50000x500", {"kind": "dense", "rows": 50000, "cols": 500})
         sets = [("a9a", D + "/a9a", D + "/a9a.t", cls, False), ("w7a", D + "/w7a", D + "/w7a.t", cls, False),
                 ("mushrooms", D + "/mushrooms", None, cls, False),
                 ("housing_scale", D + "/housing_scale", None, reg, False),
                 ("dense_100000x200", dense[0], dense[1], ["logistic", "squared-hinge"], True),
-                ("sparse_100000x50000", sparse[0], sparse[1], ["logistic", "svm"], True)]
+                ("sparse_100000x50000", sparse[0], sparse[1], ["logistic", "svm"], True),
+                ("dense_50000x500", dense_wide[0], dense_wide[1], ["svm"], True)]
     if a.only:
         keep = set(a.only.split(","))
         sets = [s for s in sets if s[0] in keep]
