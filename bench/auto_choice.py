@@ -30,6 +30,7 @@ import sys
 import tempfile
 import time
 
+from bench_io import generated_set, write_table  # bench/bench_io.py
 from formulation_auto import classification_set  # bench/formulation_auto.py
 from machine_info import cpu_model, memory_gib  # bench/machine_info.py
 
@@ -47,16 +48,6 @@ ALTERNATIVES = [
     ("primal sequential", ["--formulation", "primal", "--solver", "sequential", "--threads", "1"],
      CLASSIFIERS + REGRESSORS),
 ]
-
-
-def generated(hetglm, cache, name, kind, args):
-    path = os.path.join(cache, name)
-    if not os.path.exists(path):
-        os.makedirs(cache, exist_ok=True)
-        gen = os.path.join(os.path.dirname(hetglm), "hetglm-generate")
-        subprocess.run([gen, kind, path, *args, "--seed", "1", "--model-seed", "1"], check=True,
-                       stdout=subprocess.DEVNULL)
-    return path
 
 
 def train(hetglm, path, model, extra, tmp, timeout):
@@ -84,12 +75,13 @@ def main():
     a = ap.parse_args()
     D = os.path.join(ROOT, "data")
     h = a.hetglm
+    gen = os.path.join(os.path.dirname(h), "hetglm-generate")
     sets = [("a9a", D + "/a9a", CLASSIFIERS + REGRESSORS), ("w7a", D + "/w7a", CLASSIFIERS + REGRESSORS),
             ("mushrooms", D + "/mushrooms", CLASSIFIERS + REGRESSORS), ("housing_scale", D + "/housing_scale", REGRESSORS),
-            ("dense_100000x200", generated(h, a.cache, "dense_100000x200", "dense", ["--rows", "100000", "--cols", "200"]),
+            ("dense_100000x200", generated_set(gen, os.path.join(a.cache, "dense_100000x200"), "dense", 100000, 200),
              CLASSIFIERS + REGRESSORS),
-            ("sparse_100000x50000", generated(h, a.cache, "sparse_100000x50000", "sparse",
-                                              ["--rows", "100000", "--cols", "50000", "--nnz-per-row", "80"]),
+            ("sparse_100000x50000", generated_set(gen, os.path.join(a.cache, "sparse_100000x50000"), "sparse", 100000,
+                                                  50000, 80),
              CLASSIFIERS + REGRESSORS),
             ("make_classification 200000x200", classification_set(a.cache, 200000, 200), CLASSIFIERS + REGRESSORS),
             ("make_classification 20000x100", classification_set(a.cache, 20000, 100), CLASSIFIERS + REGRESSORS)]
@@ -152,10 +144,7 @@ def main():
                      f"{r['default_s']:.3f} s | {'yes' if r['converged'] else '**no**'} | "
                      f"{b['label'] + ' ' + format(b['s'], '.3f') + ' s' if b else '-'} | "
                      f"{'**' + format(r['ratio'], '.2f') + '**' if r['ratio'] else '-'} | {alts} |")
-    text = "\n".join(lines) + "\n"
-    with open(a.out, "w") as f:
-        f.write(text)
-    print(text)
+    write_table(a.out, lines)
 
 
 if __name__ == "__main__":

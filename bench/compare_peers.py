@@ -35,6 +35,7 @@ import sys
 import tempfile
 import time
 
+from bench_io import generated_set  # bench/bench_io.py
 from machine_info import cpu_model, memory_gib  # bench/machine_info.py
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -73,20 +74,9 @@ def ensure_build(build):
 
 def generated(build, name, args):
     """A synthetic set (train and test share the planted model), cached in BUILD/data."""
-    d = os.path.join(build, "data")
-    os.makedirs(d, exist_ok=True)
-    paths = []
-    for suffix, seed in (("", "1"), (".t", "2")):
-        p = os.path.join(d, name + suffix)
-        if not os.path.exists(p):
-            rows = args["rows"] if suffix == "" else max(1000, args["rows"] // 4)
-            cmd = [os.path.join(build, "bin", "hetglm-generate"), args["kind"], p, "--rows", str(rows),
-                   "--cols", str(args["cols"]), "--seed", seed, "--model-seed", "1"]
-            if "nnz" in args:
-                cmd += ["--nnz-per-row", str(args["nnz"])]
-            subprocess.run(cmd, check=True)
-        paths.append(p)
-    return paths
+    gen, d = os.path.join(build, "bin", "hetglm-generate"), os.path.join(build, "data")
+    return [generated_set(gen, os.path.join(d, name + suffix), args["kind"], rows, args["cols"], args.get("nnz"), seed)
+            for suffix, seed, rows in (("", 1, args["rows"]), (".t", 2, max(1000, args["rows"] // 4)))]
 
 
 def machine(hetglm):
@@ -615,21 +605,21 @@ def main():
     D = os.path.join(ROOT, "data")
     cls = ["logistic", "svm", "squared-hinge"]
     reg = [("ridge", None), ("lasso", 0.1), ("elastic-net", 0.1)]
+    # The synthetic sets (train and test paths None here) are generated below, only those that are run.
+    synthetic = {"dense_20000x100": {"kind": "dense", "rows": 20000, "cols": 100},
+                 "dense_100000x200": {"kind": "dense", "rows": 100000, "cols": 200},
+                 "sparse_100000x50000": {"kind": "sparse", "rows": 100000, "cols": 50000, "nnz": 80},
+                 "dense_50000x500": {"kind": "dense", "rows": 50000, "cols": 500}}
     if a.quick:
-        dense = generated(a.build_dir, "dense_20000x100", {"kind": "dense", "rows": 20000, "cols": 100})
         sets = [("a9a", D + "/a9a", D + "/a9a.t", cls, False), ("housing_scale", D + "/housing_scale", None, reg, False),
-                ("dense_20000x100", dense[0], dense[1], ["logistic"], True)]
+                ("dense_20000x100", None, None, ["logistic"], True)]
     else:
-        dense = generated(a.build_dir, "dense_100000x200", {"kind": "dense", "rows": 100000, "cols": 200})
-        sparse = generated(a.build_dir, "sparse_100000x50000", {"kind": "sparse", "rows": 100000, "cols": 50000,
-                                                                "nnz": 80})
-        dense_wide = generated(a.build_dir, "dense_50000x500", {"kind": "dense", "rows": 50000, "cols": 500})
         sets = [("a9a", D + "/a9a", D + "/a9a.t", cls, False), ("w7a", D + "/w7a", D + "/w7a.t", cls, False),
                 ("mushrooms", D + "/mushrooms", None, cls, False),
                 ("housing_scale", D + "/housing_scale", None, reg, False),
-                ("dense_100000x200", dense[0], dense[1], ["logistic", "squared-hinge"], True),
-                ("sparse_100000x50000", sparse[0], sparse[1], ["logistic", "svm"], True),
-                ("dense_50000x500", dense_wide[0], dense_wide[1], ["svm"], True)]
+                ("dense_100000x200", None, None, ["logistic", "squared-hinge"], True),
+                ("sparse_100000x50000", None, None, ["logistic", "svm"], True),
+                ("dense_50000x500", None, None, ["svm"], True)]
     if a.only:
         keep = set(a.only.split(","))
         sets = [s for s in sets if s[0] in keep]
@@ -637,6 +627,8 @@ def main():
         want = set(a.models.split(","))
         sets = [(n, tr, te, [m for m in ms if (m[0] if isinstance(m, tuple) else m) in want], lg)
                 for n, tr, te, ms, lg in sets]
+    sets = [(n, *(generated(a.build_dir, n, synthetic[n]) if n in synthetic and ms else (tr, te)), ms, lg)
+            for n, tr, te, ms, lg in sets]
     res = {"machine": machine(hetglm), "command": "python3 bench/compare_peers.py" + (" --quick" if a.quick else "")
            + (f" --only {a.only}" if a.only else "") + (f" --models {a.models}" if a.models else ""),
            "thresholds": THRESHOLDS, "ladder": LADDER, "pip_pins": PIP_PINS, "problems": []}

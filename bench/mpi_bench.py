@@ -15,14 +15,14 @@ import subprocess
 import tempfile
 import time
 
+from bench_io import MPI_ENV, MPIRUN  # bench/bench_io.py
+
 ap = argparse.ArgumentParser()
 ap.add_argument("--cli", default="build-mpi/bin/hetglm")
 ap.add_argument("--data", default="data")
 ap.add_argument("--out", default="bench/results/mpi-bench")  # bench/results/mpi.md is written by hand
 ap.add_argument("--ks", default="1,2,4")
 args = ap.parse_args()
-ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none"]
 CASES = [
     ("logistic dual, w7a", "w7a", ["--model", "logistic", "-B", "1"]),
     ("svm dual, w7a", "w7a", ["--model", "svm", "-B", "1"]),
@@ -35,7 +35,7 @@ for name, data, opts in CASES:
     rep = os.path.join(tmp, "single.json")
     t0 = time.time()
     subprocess.run([args.cli, "train", "-q", "--solver", "sequential", "--tol", "1e-4", "--report-json", rep, *opts, src,
-                    os.path.join(tmp, "s.model")], check=True, env=ENV)
+                    os.path.join(tmp, "s.model")], check=True, env=MPI_ENV)
     single_wall = time.time() - t0
     with open(rep) as f:
         s = json.load(f)
@@ -44,7 +44,7 @@ for name, data, opts in CASES:
         t0 = time.time()
         subprocess.run([*MPIRUN, "-np", str(k), args.cli, "train", "--distributed", "-q", "--tol", "1e-4",
                         "--max-epochs", "100000", "--report-json", rep, *opts, src, os.path.join(tmp, "d.model")],
-                       check=True, env=ENV)
+                       check=True, env=MPI_ENV)
         wall = time.time() - t0
         with open(rep) as f:
             d = json.load(f)

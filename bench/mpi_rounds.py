@@ -17,6 +17,7 @@ import platform
 import subprocess
 import tempfile
 
+from bench_io import MPI_ENV, MPIRUN  # bench/bench_io.py
 from machine_info import cpu_model, memory_gib  # bench/machine_info.py
 
 ap = argparse.ArgumentParser()
@@ -31,8 +32,6 @@ ap.add_argument("--max-rounds", default="100000")
 ap.add_argument("--seeds", default="1", help="comma-separated --seed values (partition and coordinate order)")
 ap.add_argument("--threads", default="1", help="comma-separated --threads values per rank (T > 1: SySCD local solver)")
 args = ap.parse_args()
-ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none"]
 tmp = tempfile.mkdtemp(prefix="hetglm-mpirounds-")
 
 
@@ -71,7 +70,7 @@ for case in args.cases.split(","):
             cmd = [*MPIRUN, "-np", str(k), args.cli, "train", "--distributed", "-q", "--tol", args.tol,
                    "--max-epochs", args.max_rounds, "--seed", seed, "--threads", t, "--partition", partition, "--aggregation", aggregation,
                    "--report-json", rep, *MODELS[model], src, os.path.join(tmp, "d.model")]
-            subprocess.run(cmd, check=True, env=ENV)
+            subprocess.run(cmd, check=True, env=MPI_ENV)
             with open(rep) as f:
                 d = json.load(f)
             gammas = [h["gamma"] for h in d["columns"][0]["history"]]

@@ -18,11 +18,10 @@ import sys
 import tempfile
 import time
 
+from bench_io import MPI_ENV, MPIRUN, generated_set, write_table  # bench/bench_io.py
 from machine_info import cpu_model, memory_gib  # bench/machine_info.py
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none"]
 
 
 def main():
@@ -37,12 +36,8 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "mpi_wall.md"))
     a = ap.parse_args()
     name = f"sparse_{a.rows}x{a.cols}"
-    data = os.path.join(a.cache, name)
-    if not os.path.exists(data):
-        os.makedirs(a.cache, exist_ok=True)
-        gen = os.path.join(os.path.dirname(a.cli), "hetglm-generate")
-        subprocess.run([gen, "sparse", data, "--rows", str(a.rows), "--cols", str(a.cols), "--nnz-per-row",
-                        str(a.nnz_per_row), "--seed", "1", "--model-seed", "1"], check=True)
+    data = generated_set(os.path.join(os.path.dirname(a.cli), "hetglm-generate"), os.path.join(a.cache, name),
+                         "sparse", a.rows, a.cols, a.nnz_per_row)
     t0 = time.perf_counter()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -54,7 +49,7 @@ def main():
                     cmd = [*MPIRUN, "-np", str(k), a.cli, "train", "-q", "--distributed", "--threads", "1", "--tol",
                            "1e-3", "--model", model, "--report-json", rep, data, os.path.join(tmp, "m")]
                     s = time.perf_counter()
-                    subprocess.run(cmd, check=True, env=ENV, capture_output=True)
+                    subprocess.run(cmd, check=True, env=MPI_ENV, capture_output=True)
                     wall = time.perf_counter() - s
                     r = json.load(open(rep))
                     runs[k].append({"train": r["train_seconds"], "wall": wall, "rounds": r.get("rounds", r.get("epochs")),
@@ -83,10 +78,7 @@ def main():
             return f"{x['rounds']}, {x['train']:.2f} s, {x['wall']:.2f} s" + ("" if x["converged"] else " (budget)")
         lines.append(f"| {r['model']} | {r[1]['solver']} | {cell(r[1])} | {cell(r[2])} | "
                      f"**{r[2]['train'] / r[1]['train']:.2f}** | **{r[2]['wall'] / r[1]['wall']:.2f}** |")
-    text = "\n".join(lines) + "\n"
-    with open(a.out, "w") as f:
-        f.write(text)
-    print(text)
+    write_table(a.out, lines)
 
 
 if __name__ == "__main__":

@@ -18,24 +18,20 @@ import sys
 import tempfile
 import time
 
+from bench_io import generated_set, write_table  # bench/bench_io.py
 from machine_info import cpu_model, memory_gib  # bench/machine_info.py
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-SETS = {
-    "dense_50000x500": ("dense", ["--rows", "50000", "--cols", "500"]),
-    "sparse_200000x100000": ("sparse", ["--rows", "200000", "--cols", "100000", "--nnz-per-row", "50"]),
+SETS = {  # name: kind, rows, cols, nonzeros per row (sparse)
+    "dense_50000x500": ("dense", 50000, 500, None),
+    "sparse_200000x100000": ("sparse", 200000, 100000, 50),
 }
 MODELS = ["logistic", "svm", "squared-hinge", "ridge"]
 
 
 def generate(build, name):
-    path = os.path.join(build, "data", name)
-    if not os.path.exists(path):
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        kind, args = SETS[name]
-        subprocess.run([os.path.join(build, "bin", "hetglm-generate"), kind, path, *args, "--seed", "1"], check=True)
-    return path
+    return generated_set(os.path.join(build, "bin", "hetglm-generate"), os.path.join(build, "data", name), *SETS[name])
 
 
 def train(hetglm, data, model, threads, tmp, max_epochs):
@@ -93,10 +89,7 @@ def main():
             return c if x["converged"] else c + f" (not converged: {x['rel_gap']:.1e})"
         lines.append(f"| {r['set']} | {r['model']} | {cell(r[1])} | {cell(r[2])} | **{r['ratio']:.2f}** | "
                      f"{' '.join(f'{s:.2f}' for s in r[1]['all_s'])} / {' '.join(f'{s:.2f}' for s in r[2]['all_s'])} |")
-    text = "\n".join(lines) + "\n"
-    with open(a.out, "w") as f:
-        f.write(text)
-    print(text)
+    write_table(a.out, lines)
 
 
 if __name__ == "__main__":
