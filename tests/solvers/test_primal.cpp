@@ -438,18 +438,7 @@ TEST(PrimalNewton, AutoPicksNewtonOrDualByTheEstimate) {
   o.problem.model = model_spec("svm");
   o.solver.n_threads = 0;
   EXPECT_EQ(train(dataset("mushrooms"), o).solver, SolverKind::sequential);
-  Dataset dense;
-  dense.X.n_cols = 100;
-  std::uniform_real_distribution<float> value(-0.5f, 0.5f);
-  for (int i = 0; i < 10000; ++i) {
-    for (int j = 0; j < 100; ++j) {
-      dense.X.indices.push_back(j);
-      dense.X.values.push_back(value(rng));
-    }
-    dense.X.offsets.push_back(static_cast<offset_t>(dense.X.indices.size()));
-    dense.X.n_rows += 1;
-    dense.y.push_back(dense.X.values[dense.X.values.size() - 100] > 0 ? 1.0 : -1.0);
-  }
+  const Dataset dense = generated_dense(10000, 100, 7);
   ASSERT_EQ(dense.X.nnz(), kAutoSequentialHingeNnz);
   EXPECT_EQ(train(dense, o).solver, SolverKind::syscd);
   // Ridge: the primal Newton solver (auto_newton_loss), its formulation by the same estimate.
