@@ -649,6 +649,7 @@ int run_train(TrainArgs& a) {
   ro.n_threads = a.threads;
   ro.memory_limit = memory_limit_option(a.memory_limit);
   ro.memory_limit_name = "--memory-limit";
+  a.opt.memory_limit = ro.memory_limit;  // the same budget for train()'s memory estimate
   ro.should_stop = [] { return g_interrupted.load(); };  // Interrupted: "interrupted while loading", exit 130
   auto t0 = std::chrono::steady_clock::now();
   const Dataset data = hetglm::read_libsvm(a.train_file, ro);
@@ -1053,8 +1054,9 @@ int hetglm_cli_main(int argc, char** argv) {
                   "exit code 130");
   train->add_flag("-q,--quiet", ta.quiet, "no progress output");
   train->add_option("--memory-limit", ta.memory_limit,
-                    "stop reading TRAIN / --test once the data kept would exceed SIZE bytes (K M G or Ki Mi Gi; "
-                    "default: 90% of the cgroup limit or MemAvailable)");
+                    "stop reading TRAIN / --test once the data kept would exceed SIZE bytes, and refuse to train when "
+                    "the memory estimate exceeds it (K M G or Ki Mi Gi; default: 90% of the cgroup limit or "
+                    "MemAvailable)");
   train->add_flag("--distributed", ta.distributed,
                   "CoCoA+ over MPI: run under `mpirun -np K`; each rank reads its byte range of TRAIN (docs/mpi.md)");
   train->add_option("--local-epochs", ta.local_epochs, "--distributed: local epochs per communication round")

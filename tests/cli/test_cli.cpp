@@ -422,6 +422,14 @@ TEST_F(Cli, MemoryLimitOptionForPredictAndBadSizes) {
         << cmd;
   }
   EXPECT_FALSE(fs::exists(dir / "m2"));
+  // The same limit bounds training: 29 bytes naming feature 300,000,000 need dense vectors of 19 GB, which
+  // MemAvailable on a large machine allows (it then trained for 90 s at 18.7 GB) but --memory-limit does not.
+  write("wide.svm", "1 300000000:1\n-1 300000000:1\n");
+  r = run("train -q --threads 2 --memory-limit 1500M wide.svm m3");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "error: training needs about 19.2 GB of memory (2 samples, 300000000 features, 2 nonzeros, 1 weight "
+                   "columns), more than the memory limit of 1.5 GB (--memory-limit)\n");
+  EXPECT_FALSE(fs::exists(dir / "m3"));
 }
 
 TEST_F(Cli, OutOfMemoryWhileReadingNamesTheFile) {

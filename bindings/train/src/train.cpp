@@ -226,22 +226,25 @@ void check_memory(const Dataset& data, const TrainOptions& o, const ModelSpec& s
     classes = u.size() > 2 ? u.size() : 1;
   }
   check_training_memory(data.n_samples(), double(data.n_features()) + (bias >= 0 ? 1 : 0),
-                        double(data.X.nnz()) + (bias >= 0 ? data.n_samples() : 0), classes, o.solver.n_threads);
+                        double(data.X.nnz()) + (bias >= 0 ? data.n_samples() : 0), classes, o.solver.n_threads,
+                        o.memory_limit, "--memory-limit");
 }
 }  // namespace
 
-void check_training_memory(double n, double d, double nnz, std::size_t classes, int n_threads) {
+void check_training_memory(double n, double d, double nnz, std::size_t classes, int n_threads, std::uint64_t limit,
+                           const char* limit_name) {
   const double threads = n_threads > 0 ? n_threads : std::thread::hardware_concurrency();
   const double matrix = nnz * (sizeof(float) + sizeof(index_t)) + (n + d + 2) * sizeof(offset_t);
   const double vectors = (n + d) * sizeof(double) * (3 + threads) + d * sizeof(double) * classes;
   const double need = 2 * matrix + vectors;
-  const double avail = available_memory_bytes();
+  const double avail = limit > 0 ? double(limit) : available_memory_bytes();
   if (avail > 0 && need > avail)
     throw InvalidArgument(fmt::format(
         "training needs about {:.1f} GB of memory ({} samples, {} features, {} nonzeros, {} weight columns), more "
-        "than the {:.1f} GB available",
+        "than {}",
         need / 1e9, static_cast<std::int64_t>(n), static_cast<std::int64_t>(d), static_cast<std::int64_t>(nnz), classes,
-        avail / 1e9));
+        limit > 0 ? fmt::format("the memory limit of {:.1f} GB ({})", avail / 1e9, limit_name)
+                  : fmt::format("the {:.1f} GB available", avail / 1e9)));
 }
 
 void check_options(const TrainOptions& o) {

@@ -54,6 +54,9 @@ struct TrainOptions {
   /// Warm start per weight column: a previous TrainResult's ColumnReport::alpha on the same data and formulation
   /// (e.g. at another C: dual variables stay feasible). Empty = cold start; sizes must match.
   std::vector<std::vector<double>> initial_alpha;
+  /// Bytes the memory estimate may not exceed (check_training_memory); 0 = automatic (memory_limit_bytes()). The CLI
+  /// sets it from --memory-limit, the readers' budget, so one number bounds both reading and training.
+  std::uint64_t memory_limit = 0;
 };
 
 /// What happened for one weight column (one class of one-vs-rest, or the only column).
@@ -138,8 +141,10 @@ void check_options(const TrainOptions& options);
 /// its transpose, alpha, v and one replica of v per thread, and the model. Throws InvalidArgument "training needs
 /// about X GB of memory (n samples, d features, nnz nonzeros, k weight columns), more than the Y GB available" when
 /// that exceeds memory_limit_bytes() (a libsvm index near 2^31 asks for dense vectors of 17 GB each). The Python
-/// regressors call it before they allocate anything of d entries themselves.
-void check_training_memory(double n, double d, double nnz, std::size_t classes, int n_threads);
+/// regressors call it before they allocate anything of d entries themselves. An explicit `limit` (bytes, not 0)
+/// replaces memory_limit_bytes(); the message then ends "more than the memory limit of Y GB (<limit_name>)".
+void check_training_memory(double n, double d, double nnz, std::size_t classes, int n_threads,
+                           std::uint64_t limit = 0, const char* limit_name = "memory_limit");
 
 /// Train. Throws InvalidArgument for bad options or data (empty data, one class, NaN labels, bad weights),
 /// TrainingError for numerical failure. Reaching the epoch budget is not an error: see TrainResult::converged.
