@@ -491,6 +491,31 @@ TEST(Unscaled, SquaredHingeOnA9aTimes1e6IsCertified) {
   }
 }
 
+// Where the certificate cannot resolve the optimum the Newton solver says so: mushrooms (separable) times 1e6 has
+// P* ~ 1e-15 (||w|| ~ 1e-6, every margin met), below the rounding of the double-precision gap (3.5e-14 absolute), so
+// no relative tolerance is reachable; the stop names the reason instead of running to the budget.
+TEST(Unscaled, SquaredHingeOnSeparableMushroomsTimes1e6StopsWithTheStallMessage) {
+  Dataset d = dataset(data_path("mushrooms"));
+  for (float& v : d.X.values) v *= 1e6f;
+  TrainOptions o = options("squared-hinge", 1e-4, 5000);
+  o.solver.solver = SolverKind::newton;
+  const TrainResult r = train(d, o);
+  ASSERT_EQ(r.columns.size(), 1u);
+  const ColumnReport& c = r.columns[0];
+  EXPECT_FALSE(r.converged);
+  EXPECT_LT(c.epochs, 1000);  // 384 measured
+  EXPECT_EQ(c.stalled.rfind("no measurable progress after " + std::to_string(c.epochs) + " iterations (10 Newton steps "
+                            "whose decrease of the objective double precision could not resolve, without a better gap)",
+                            0),
+            0u)
+      << c.stalled;
+  EXPECT_NE(c.stalled.find("tolerance 1.0e-04 is not reachable on this data"), std::string::npos) << c.stalled;
+  EXPECT_GE(c.certificate.gap, 0.0);
+  EXPECT_LT(c.certificate.primal, 1e-13);
+  EXPECT_LT(c.certificate.gap, 1e-12);
+  EXPECT_NEAR(test::primal_objective(r.model, d), c.certificate.primal, 1e-14);
+}
+
 TEST(Unscaled, HingeSvmOnUnscaledHeartIsCertifiedAndNeverNan) {
   // Hinge trains in the dual only (SDCA), whose epochs grow with max ||x_i||^2 C: on heart (values up to 564) it
   // certifies 1e-6 at C = 0.01 within about 125,000 epochs (LIBLINEAR -s 3 -c 0.01 stops at its iteration limit
