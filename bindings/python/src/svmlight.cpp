@@ -22,6 +22,7 @@
 #include <array>
 #include <charconv>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <numeric>
 #include <optional>
@@ -72,8 +73,12 @@ inline bool parse_double(std::string_view t, double& out) {
   if (b != e && *b == '+') ++b;
   if (b == e) return false;
   const auto [p, ec] = std::from_chars(b, e, out, std::chars_format::general);
-  if (ec == std::errc::result_out_of_range) {  // as Python's float(): overflow is inf, underflow 0
-    return p == e;
+  if (ec == std::errc::result_out_of_range && p == e) {
+    // from_chars leaves `out` unset here: strtod gives what Python's float() gives (overflow +-inf, underflow 0
+    // or a denormal); the caller refuses a non-finite value.
+    const std::string copy(t);
+    out = std::strtod(copy.c_str(), nullptr);
+    return true;
   }
   return ec == std::errc() && p == e;
 }
@@ -152,8 +157,10 @@ void parse_piece(Piece& pc) {
         first = false;
         std::int64_t j;
         double v;
-        if (colon == std::string_view::npos || !parse_int(tok.substr(0, colon), j) || j < 0 ||
-            j > INT32_MAX - 1 || !parse_double(tok.substr(colon + 1), v)) {
+        // A non-finite value (nan, inf, or beyond double range) and a signed index ('-0') are refused as by the
+        // CLI's reader, whose exact FILE:LINE:COLUMN message parse_svmlight then raises.
+        if (colon == std::string_view::npos || tok[0] == '-' || !parse_int(tok.substr(0, colon), j) || j < 0 ||
+            j > INT32_MAX - 1 || !parse_double(tok.substr(colon + 1), v) || !std::isfinite(v)) {
           pc.failed = true;
           pc.error = fmt::format("invalid feature '{}'", tok);
           return;
@@ -206,6 +213,8 @@ Parsed parse_svmlight(std::string_view text, const std::string& name, int shift)
   const std::size_t threads = static_cast<std::size_t>(std::max(1, tbb::info::default_concurrency()));
   const std::size_t target = std::clamp<std::size_t>(text.size() / (1 << 16), 1, threads * 8);
   std::vector<Piece> pieces;
+  // A UTF-8 byte-order mark at the start is skipped, as the CLI's reader does.
+  if (text.size() >= 3 && std::memcmp(text.data(), "\xEF\xBB\xBF", 3) == 0) text.remove_prefix(3);
   const char* b = text.data();
   const char* const e = b + text.size();
   for (std::size_t c = 0; c < target && b < e; ++c) {

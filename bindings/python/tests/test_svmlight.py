@@ -92,6 +92,27 @@ def test_errors(tmp_path):
         hetglm.load_svmlight_file(p, n_features=2)
 
 
+def test_values_the_cli_refuses_are_refused_with_its_message(tmp_path):
+    # A value beyond double range came back as whatever the parser's variable held (4.7e-310 one run, 1.0 the
+    # next), and nan / inf were returned: the CLI refuses all of them, and so does load_svmlight_file, with the
+    # CLI's FILE:LINE:COLUMN message. A signed index '-0' likewise.
+    p = tmp_path / "v.svm"
+    for text, msg in [(b"1 1:1e400 2:5\n", "v.svm:1:5: feature value '1e400' out of float range"),
+                      (b"1 1:1\n-1 1:-1e309\n", "v.svm:2:6: feature value '-1e309' out of float range"),
+                      (b"1 1:nan 2:3\n", "v.svm:1:5: non-finite feature value 'nan'"),
+                      (b"1 1:1\n" * 200 + b"1 1:inf\n", "v.svm:201:5: non-finite feature value 'inf'"),
+                      (b"1 -0:1\n", "v.svm:1:3: negative feature index '-0'")]:
+        p.write_bytes(text)
+        with pytest.raises(ValueError) as e:
+            hetglm.load_svmlight_file(p)
+        assert str(e.value) == f"{p}:{msg[len('v.svm:'):]}"
+    # Underflow is 0, as in Python's float() and the CLI; a UTF-8 byte-order mark is skipped, as by the CLI.
+    p.write_bytes(b"\xef\xbb\xbf1 1:1e-400 2:1\n-1 1:1\n")
+    X, y = hetglm.load_svmlight_file(p)
+    assert X.toarray().tolist() == [[0.0, 1.0], [1.0, 0.0]]
+    assert y.tolist() == [1.0, -1.0]
+
+
 @pytest.mark.parametrize("zero_based", [True, False])
 def test_dump_round_trips_and_sklearn_reads_it(tmp_path, data_dir, zero_based):
     X, y = sk_load(str(data_dir / "housing_scale"))
