@@ -5,6 +5,7 @@
 // 130 interrupted (SIGINT).
 #include <CLI/CLI.hpp>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <fmt/format.h>
 #include <tbb/info.h>
@@ -127,6 +128,15 @@ void check_outputs(const Files& inputs, const Files& outputs) {
         throw hetglm::InvalidArgument(
             fmt::format("{} '{}' is the same file as {} '{}': refusing to overwrite it", role, path, orole, opath));
   }
+}
+
+/// True when `path` names the file that standard output already is (/dev/stdout, /proc/self/fd/1, or the file the
+/// shell redirected it to): written as "-" then, so that the progress and result lines go to standard error instead
+/// of into the same stream as the model or the predictions.
+bool is_standard_output(const std::string& path) {
+  struct stat a {}, b {};
+  return !path.empty() && path != "-" && ::stat(path.c_str(), &a) == 0 && ::fstat(STDOUT_FILENO, &b) == 0 &&
+         a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
 /// --seed: a decimal integer in [0, 2^64 - 1] (CLI11 would wrap a negative or too large value silently).
@@ -609,6 +619,7 @@ int run_train(TrainArgs& a) {
                     double(std::numeric_limits<float>::max()), a.opt.problem.bias));
   const bool cross_validation = a.cv_folds > 0 || a.find_C;  // -v / -C: no model is written
   if (a.model_file.empty()) a.model_file = default_model_path(a.train_file);
+  if (is_standard_output(a.model_file)) a.model_file = "-";  // MODEL /dev/stdout: as MODEL -
   // Outputs must not overwrite an input or each other.
   check_outputs({{"TRAIN", a.train_file}, {"--test", a.test_file}},
                 {{"MODEL", cross_validation ? std::string() : a.model_file}, {"--report-json", a.report_file}});
@@ -906,7 +917,7 @@ int run_predict(PredictArgs& a) {
       throw hetglm::InvalidArgument("-b 0 and --probability contradict each other: give one of them");
     a.probability = a.probability || b == 1;
   }
-  if (a.output_file == "-") a.output_file.clear();  // "-": standard output
+  if (a.output_file == "-" || is_standard_output(a.output_file)) a.output_file.clear();  // standard output
   check_outputs({{"MODEL", a.model_file}, {"DATA", a.data_file}}, {{"OUTPUT", a.output_file}});
   try {  // an output that cannot be written fails before anything is read (exit code 1)
     if (!a.output_file.empty()) hetglm::check_writable(a.output_file);

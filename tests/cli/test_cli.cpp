@@ -815,6 +815,18 @@ TEST_F(Cli, ModelDashWritesToStandardOutput) {
   EXPECT_EQ(m.solver_type, "L2R_LR");
   EXPECT_NE(r.err.find("epoch     1  primal"), std::string::npos);
   EXPECT_NE(r.err.find("wrote the model to standard output in "), std::string::npos) << r.err;
+  // /dev/stdout (or the file standard output is) is "-": the progress lines went into the model's stream before,
+  // and predict's "Accuracy = ..." into the predictions.
+  const CliRun d = run("train -s 0 " + data("heart_scale") + " /dev/stdout");
+  ASSERT_EQ(d.code, 0) << d.err;
+  EXPECT_EQ(d.out, r.out);
+  EXPECT_NE(d.err.find("wrote the model to standard output in "), std::string::npos) << d.err;
+  write("m", r.out);
+  const CliRun p = run("predict m " + data("heart_scale") + " /dev/stdout");
+  ASSERT_EQ(p.code, 0) << p.err;
+  EXPECT_EQ(p.out.find("Accuracy"), std::string::npos);
+  EXPECT_EQ(std::count(p.out.begin(), p.out.end(), '\n'), 270);
+  EXPECT_EQ(p.err.rfind("Accuracy = ", 0), 0u) << p.err;
 }
 
 // --progress N prints the first record, the first certified epoch at or after each multiple of N, and the last one;
