@@ -87,6 +87,7 @@ def _to_matrix(X, by_feature=False):
 
 
 _FLOAT_MAX = float(np.finfo(np.float32).max)
+_INT_MAX = 2**31 - 1  # the engine's epoch budget and thread count are 32-bit ints
 
 
 def _check_float_range(a, name):
@@ -112,7 +113,11 @@ def _seed(random_state):
     if random_state is None:
         return 1
     if isinstance(random_state, numbers.Integral):
-        return int(random_state) & 0xFFFFFFFFFFFFFFFF
+        # The engine's seed is 64-bit: a value outside [0, 2^64 - 1] was wrapped silently (2**70 seeded as 0).
+        if not 0 <= int(random_state) <= 0xFFFFFFFFFFFFFFFF:
+            raise ValueError(f"random_state must be None, an integer in [0, 2^64 - 1] or a numpy RandomState, got "
+                             f"{random_state!r}")
+        return int(random_state)
     return int(check_random_state(random_state).randint(0, 2**31 - 1))
 
 
@@ -127,8 +132,11 @@ class _HetGLMBase(BaseEstimator):
         # Otherwise the engine checks the device (a ValueError with its message when it is not available).
         if not (isinstance(self.tol, numbers.Real) and self.tol > 0):
             raise ValueError(f"tol must be a positive number, got {self.tol!r}")
-        if not (isinstance(self.max_iter, numbers.Integral) and self.max_iter >= 1):
-            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
+        if not (isinstance(self.max_iter, numbers.Integral) and 1 <= self.max_iter <= _INT_MAX):
+            raise ValueError(f"max_iter must be an integer in [1, {_INT_MAX}], got {self.max_iter!r}")
+        multi_class = getattr(self, "multi_class", "auto")
+        if multi_class not in ("auto", "multinomial", "ovr"):  # checked at every fit, not only for > 2 classes
+            raise ValueError(f"multi_class must be 'auto', 'multinomial' or 'ovr', got {multi_class!r}")
 
     def _options(self, model, penalty="", C=None, lam=None, l1_ratio=0.5, bias=-1.0):
         o = _hetglm.TrainOptions()
@@ -154,6 +162,8 @@ class _HetGLMBase(BaseEstimator):
         n_jobs = getattr(self, "n_jobs", None)
         if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral)):
             raise ValueError(f"n_jobs must be None or an integer, got {n_jobs!r}")
+        if n_jobs is not None and not -_INT_MAX <= n_jobs <= _INT_MAX:
+            raise ValueError(f"n_jobs must be None or an integer in [-{_INT_MAX}, {_INT_MAX}], got {n_jobs!r}")
         o.n_threads = 1
         if n_jobs is not None and n_jobs != 1:
             # scikit-learn's convention: -1 all cores, -2 all but one, ...; 0 is taken as all cores.
@@ -264,8 +274,14 @@ class _BaseClassifier(LinearClassifierMixin, _HetGLMBase):
         if not (isinstance(self.C, numbers.Real) and self.C > 0):
             raise ValueError(f"C must be a positive number, got {self.C!r}")
         unpenalized = self._unpenalized()
-        if self.fit_intercept and not (isinstance(self.intercept_scaling, numbers.Real) and self.intercept_scaling > 0):
-            raise ValueError(f"intercept_scaling must be a positive number, got {self.intercept_scaling!r}")
+        if self.fit_intercept and not (isinstance(self.intercept_scaling, numbers.Real) and
+                                       0 < self.intercept_scaling <= _FLOAT_MAX):
+            raise ValueError(f"intercept_scaling must be a positive number of at most {_FLOAT_MAX:g} (the bias feature "
+                             f"is stored as float32), got {self.intercept_scaling!r}")
+        if isinstance(self.class_weight, dict):
+            for k, v in self.class_weight.items():
+                if not (isinstance(v, numbers.Real) and np.isfinite(v) and v >= 0):
+                    raise ValueError(f"class_weight[{k!r}] must be a finite number >= 0, got {v!r}")
         X, y = validate_data(self, X, y, accept_sparse=["csr", "csc"], dtype=[np.float64, np.float32],
                              order="C", accept_large_sparse=True)
         check_classification_targets(y)

@@ -97,3 +97,25 @@ def test_regressors_refuse_a_sparse_x_with_3e9_columns_before_allocating(Est):
                                          r"features, 3 nonzeros, 1 weight columns\), more than the [0-9.]+ GB "
                                          r"available$"):
         Est().fit(X, np.array([1.0, -1.0, 1.0]))
+
+
+@pytest.mark.parametrize("kwargs, msg", [
+    (dict(max_iter=10**12), "max_iter must be an integer in [1, 2147483647], got 1000000000000"),
+    (dict(n_jobs=2**31), "n_jobs must be None or an integer in [-2147483647, 2147483647], got 2147483648"),
+    (dict(random_state=2**70), "random_state must be None, an integer in [0, 2^64 - 1] or a numpy RandomState, got "
+                               "1180591620717411303424"),
+    (dict(random_state=-1), "random_state must be None, an integer in [0, 2^64 - 1] or a numpy RandomState, got -1"),
+    (dict(multi_class="foo"), "multi_class must be 'auto', 'multinomial' or 'ovr', got 'foo'"),
+    (dict(intercept_scaling=1e300), "intercept_scaling must be a positive number of at most 3.40282e+38 (the bias "
+                                    "feature is stored as float32), got 1e+300"),
+    (dict(class_weight={-1: float("nan"), 1: 1}), "class_weight[-1] must be a finite number >= 0, got nan"),
+    (dict(class_weight={-1: -1.0, 1: 1}), "class_weight[-1] must be a finite number >= 0, got -1.0"),
+])
+def test_parameters_beyond_what_the_engine_holds_are_value_errors(small, kwargs, msg):
+    # Found by an adversarial trial: max_iter / n_jobs beyond 32 bits raised the binding's TypeError, a seed beyond
+    # 64 bits or negative was wrapped (2**70 trained as 0), multi_class='foo' passed on binary data, intercept_scaling
+    # 1e300 failed as a "numerical failure" after training started, a NaN class weight said "only one class".
+    X, y = small
+    with pytest.raises(ValueError) as e:
+        hetglm.LogisticRegression(**kwargs).fit(X, y)
+    assert str(e.value) == msg
