@@ -679,6 +679,18 @@ int run_train(TrainArgs& a) {
     fmt::print(info, "loaded '{}': {} samples, {} features, {} nonzeros in {:.3f}s\n", a.train_file, data.X.n_rows,
                data.X.n_cols, data.X.nnz(), load_seconds);
 
+  // A classifier on real-valued targets (housing_scale with the default model trained 229 one-vs-rest classes
+  // without a word): warned, as LIBLINEAR would cast them to int; the labels are kept as they are.
+  if (a.opt.problem.model.classifier) {
+    const auto it = std::find_if(data.y.begin(), data.y.end(), [](double v) { return v != std::nearbyint(v); });
+    if (it != data.y.end()) {
+      const std::set<double> labels(data.y.begin(), data.y.end());
+      fmt::print(stderr,
+                 "warning: '{}': label {:g} of sample {} is not an integer: training a classifier of {} classes, one "
+                 "per distinct label (for a regression give --model ridge, lasso or elastic-net, or -s 11)\n",
+                 a.train_file, *it, (it - data.y.begin()) + 1, labels.size());
+    }
+  }
   a.opt.solver.should_stop = [] { return g_interrupted.load(); };
   apply_class_weights(a, data);
   // The process's one oneTBB arena (docs/conventions.md, "Threads"): the solver threads, one-vs-rest classes and

@@ -806,6 +806,21 @@ TEST_F(Cli, LiblinearTypeIsNamedAsTheFormulationsReason) {
 }
 
 // MODEL "-" writes the model to standard output (and nothing else there); no file named "-".
+// A classifier on real-valued targets trains one class per distinct value (as LIBLINEAR would after casting them to
+// int): said, since housing_scale with the default model silently trained 229 one-vs-rest classes.
+TEST_F(Cli, NonIntegerLabelsForAClassifierAreWarnedAbout) {
+  write("frac.svm", "+1.5 1:1 2:3\n-1 1:1 3:2\n");
+  CliRun r = run("train -q frac.svm m");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "warning: 'frac.svm': label 1.5 of sample 1 is not an integer: training a classifier of 2 classes, "
+                   "one per distinct label (for a regression give --model ridge, lasso or elastic-net, or -s 11)\n");
+  r = run("train -q --model ridge frac.svm m");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.err, "");
+  r = run("train -q " + data("heart_scale") + " m");
+  EXPECT_EQ(r.err, "");
+}
+
 TEST_F(Cli, ModelDashWritesToStandardOutput) {
   const CliRun r = run("train -s 0 " + data("heart_scale") + " -");
   ASSERT_EQ(r.code, 0) << r.err;
