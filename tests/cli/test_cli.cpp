@@ -430,6 +430,11 @@ TEST_F(Cli, MemoryLimitOptionForPredictAndBadSizes) {
   EXPECT_EQ(r.err, "error: training needs about 19.2 GB of memory (2 samples, 300000000 features, 2 nonzeros, 1 weight "
                    "columns), more than the memory limit of 1.5 GB (--memory-limit)\n");
   EXPECT_FALSE(fs::exists(dir / "m3"));
+  // Small limits are worded in their own unit (it said "needs about 0.0 GB ..., more than ... 0.0 GB").
+  r = run("train -q --threads 1 --memory-limit 50K " + data("heart_scale") + " m3");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "error: training needs about 67.8 kB of memory (270 samples, 13 features, 3378 nonzeros, 1 weight "
+                   "columns), more than the memory limit of 50.0 kB (--memory-limit)\n");
 }
 
 TEST_F(Cli, OutOfMemoryWhileReadingNamesTheFile) {
