@@ -929,6 +929,7 @@ int run_predict(PredictArgs& a) {
       throw hetglm::InvalidArgument("-b 0 and --probability contradict each other: give one of them");
     a.probability = a.probability || b == 1;
   }
+  if (a.threads < 0) throw hetglm::InvalidArgument(fmt::format("--threads: must be >= 0 (0 = all cores), got {}", a.threads));
   if (a.output_file == "-" || is_standard_output(a.output_file)) a.output_file.clear();  // standard output
   check_outputs({{"MODEL", a.model_file}, {"DATA", a.data_file}}, {{"OUTPUT", a.output_file}});
   try {  // an output that cannot be written fails before anything is read (exit code 1)
@@ -1124,6 +1125,11 @@ int hetglm_cli_main(int argc, char** argv) {
   train->allow_extras();
   pred->allow_extras();
   std::vector<std::string> args(argv, argv + argc);
+  // A first word that is neither a subcommand nor an option is named (CLI11 says only "A subcommand is required").
+  if (args.size() > 1 && !args[1].empty() && args[1][0] != '-' && args[1] != "train" && args[1] != "predict") {
+    fmt::print(stderr, "error: unknown command '{}' (expected train or predict; see hetglm --help)\n", args[1]);
+    return kExitUsage;
+  }
   try {
     ta.class_weights = hetglm::cli::extract_class_weights(args);
   } catch (const hetglm::Error& e) {

@@ -564,6 +564,14 @@ TEST_F(Cli, LiblinearFlagErrorsComeBeforeTheDataAndNameTheToken) {
 // what to write instead.
 TEST_F(Cli, UnknownOptionsNameTheTokenAndSuggestTheSpellingHere) {
   write("ok.svm", "+1 1:0.5\n-1 2:1\n");
+  // An unknown first word is named (CLI11 said "A subcommand is required"); predict's --threads names the option.
+  for (const auto& [args, err] : std::vector<std::pair<std::string, std::string>>{
+           {"bogus ok.svm", "error: unknown command 'bogus' (expected train or predict; see hetglm --help)\n"},
+           {"predict --threads -1 m ok.svm", "error: --threads: must be >= 0 (0 = all cores), got -1\n"}}) {
+    const CliRun r = run(args);
+    EXPECT_EQ(r.code, 2) << args;
+    EXPECT_EQ(r.err, err) << args;
+  }
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"train -t 2 ok.svm m",
        "error: The following argument was not expected: -t\nhint: -t is a LIBSVM kernel option: hetglm trains linear "
