@@ -49,12 +49,18 @@ def _parse(f, shift):
     path = os.fspath(f)
     if isinstance(path, bytes):
         path = path.decode()
-    if path.endswith(".gz"):
-        with gzip.open(path, "rb") as fh:
-            return _hetglm.parse_svmlight_bytes(fh.read(), path, shift)
-    if path.endswith(".bz2"):
-        with bz2.open(path, "rb") as fh:
-            return _hetglm.parse_svmlight_bytes(fh.read(), path, shift)
+    if path.endswith(".gz") or path.endswith(".bz2"):
+        opener = gzip.open if path.endswith(".gz") else bz2.open
+        try:
+            with opener(path, "rb") as fh:
+                data = fh.read()
+        except (EOFError, gzip.BadGzipFile, OSError) as e:
+            if isinstance(e, FileNotFoundError):
+                raise
+            # The decompressor's own exception type (as scikit-learn's reader raises), with the file named: a
+            # truncated .gz said only "Compressed file ended before the end-of-stream marker was reached".
+            raise type(e)(f"cannot read '{path}': {e}") from e
+        return _hetglm.parse_svmlight_bytes(data, path, shift)
     return _hetglm.parse_svmlight_file(path, shift)
 
 

@@ -106,6 +106,15 @@ def test_values_the_cli_refuses_are_refused_with_its_message(tmp_path):
         with pytest.raises(ValueError) as e:
             hetglm.load_svmlight_file(p)
         assert str(e.value) == f"{p}:{msg[len('v.svm:'):]}"
+    # A truncated or false .gz keeps the decompressor's exception type (as scikit-learn) and names the file.
+    import gzip
+    z = tmp_path / "t.svm.gz"
+    z.write_bytes(gzip.compress(b"1 1:1\n" * 1000)[:-20])
+    with pytest.raises(EOFError, match=r"^cannot read '.*t\.svm\.gz': Compressed file ended"):
+        hetglm.load_svmlight_file(z)
+    z.write_bytes(b"+1 1:1\n")
+    with pytest.raises(gzip.BadGzipFile, match=r"^cannot read '.*t\.svm\.gz': Not a gzipped file"):
+        hetglm.load_svmlight_file(z)
     # Underflow is 0, as in Python's float() and the CLI; a UTF-8 byte-order mark is skipped, as by the CLI.
     p.write_bytes(b"\xef\xbb\xbf1 1:1e-400 2:1\n-1 1:1\n")
     X, y = hetglm.load_svmlight_file(p)
