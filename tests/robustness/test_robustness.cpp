@@ -412,6 +412,32 @@ TEST_F(Robust, CliNumericalFailureExitsOneAndWritesNoModelAndFloatOverflowIsRefu
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+namespace {
+/// The data as a dense double matrix (Eigen).
+Eigen::MatrixXd dense_matrix(const Dataset& d) {
+  Eigen::MatrixXd X = Eigen::MatrixXd::Zero(d.X.n_rows, d.X.n_cols);
+  for (int i = 0; i < d.X.n_rows; ++i)
+    for (offset_t k = d.X.offsets[i]; k < d.X.offsets[i + 1]; ++k) X(i, d.X.indices[k]) = d.X.values[k];
+  return X;
+}
+
+/// Ridge's closed form (X^T X / n + lambda I) w = X^T y / n (Eigen, double).
+Eigen::VectorXd ridge_closed_form(const Dataset& d, double lambda) {
+  const int n = d.X.n_rows, p = d.X.n_cols;
+  const Eigen::MatrixXd X = dense_matrix(d);
+  const Eigen::VectorXd y = Eigen::Map<const Eigen::VectorXd>(d.y.data(), n);
+  const Eigen::MatrixXd H = X.transpose() * X / n + lambda * Eigen::MatrixXd::Identity(p, p);
+  return H.ldlt().solve(X.transpose() * y / n);
+}
+
+/// The primal objective of `model` with its weights replaced by w.
+double objective_at(const LinearModel& model, const Eigen::VectorXd& w, const Dataset& d) {
+  LinearModel ref = model;
+  ref.w.assign(w.data(), w.data() + w.size());
+  return test::primal_objective(ref, d);
+}
+}  // namespace
+
 // Unscaled features: german.numer_scale with column j multiplied by 10^(j mod 7) (values up to 1e6;
 // tests/data/robustness/german.numer_unscaled) and UCI heart unscaled (tests/data/robustness/heart).
 
@@ -446,16 +472,10 @@ TEST(Unscaled, LogisticRidgeAndSquaredHingeReachTheCertifiedOptimum) {
     SCOPED_TRACE("ridge");
     const TrainResult r = train(d, options("ridge", 1e-10, 5000));
     expect_certified(r, d, 1e-10);
-    const int n = d.X.n_rows, p = d.X.n_cols;
-    Eigen::MatrixXd X = Eigen::MatrixXd::Zero(n, p);
-    for (int i = 0; i < n; ++i)
-      for (offset_t k = d.X.offsets[i]; k < d.X.offsets[i + 1]; ++k) X(i, d.X.indices[k]) = d.X.values[k];
-    const Eigen::VectorXd y = Eigen::Map<const Eigen::VectorXd>(d.y.data(), n);
-    const Eigen::MatrixXd H = X.transpose() * X / n + r.lambda * Eigen::MatrixXd::Identity(p, p);
-    const Eigen::VectorXd w = H.ldlt().solve(X.transpose() * y / n);
-    LinearModel ref = r.model;
-    ref.w.assign(w.data(), w.data() + p);
-    const double p_ref = test::primal_objective(ref, d);
+    const Eigen::MatrixXd X = dense_matrix(d);
+    const Eigen::VectorXd w = ridge_closed_form(d, r.lambda);
+    const int p = d.X.n_cols;
+    const double p_ref = objective_at(r.model, w, d);
     EXPECT_NEAR(r.columns[0].certificate.primal, p_ref, 1e-9 * p_ref);
     // Weights relative to each column's scale (|w_j| ~ 1/scale_j): compare w_j * max|x_j|.
     for (int j = 0; j < p; ++j) {
@@ -499,16 +519,7 @@ TEST(Unscaled, SquaredHingeAndRidgeOnA9aTimes1e6AreCertified) {
     EXPECT_EQ(r.solver, SolverKind::newton);
     expect_certified(r, d, 1e-4);
     EXPECT_LT(r.columns[0].epochs, 30);
-    const int n = d.X.n_rows, p = d.X.n_cols;
-    Eigen::MatrixXd X = Eigen::MatrixXd::Zero(n, p);
-    for (int i = 0; i < n; ++i)
-      for (offset_t k = d.X.offsets[i]; k < d.X.offsets[i + 1]; ++k) X(i, d.X.indices[k]) = d.X.values[k];
-    const Eigen::VectorXd y = Eigen::Map<const Eigen::VectorXd>(d.y.data(), n);
-    const Eigen::MatrixXd H = X.transpose() * X / n + r.lambda * Eigen::MatrixXd::Identity(p, p);
-    const Eigen::VectorXd w = H.ldlt().solve(X.transpose() * y / n);
-    LinearModel ref = r.model;
-    ref.w.assign(w.data(), w.data() + p);
-    const double p_ref = test::primal_objective(ref, d);
+    const double p_ref = objective_at(r.model, ridge_closed_form(d, r.lambda), d);
     // The closed form is not better than the certified P by more than its own rounding (condition number ~1e16).
     EXPECT_GE(r.columns[0].certificate.primal, p_ref - 1e-6 * p_ref);
     EXPECT_LE(r.columns[0].certificate.primal, p_ref + 1e-4 * p_ref);
