@@ -466,16 +466,16 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
       // whose kinks the full step crosses): the slope finds the line minimum in [0, 1], where halving would accept
       // a step of 2^-25 on a rounding-level decrease (squared hinge on a9a x 1e6 stalled at relative gap 6.2).
       const bool unresolved_dF = std::abs(dF) <= kFlat * std::abs(cert.primal);
-      if (unresolved_dF && (bt == 0 || PenP::id == Penalty::l2)) {
-        if constexpr (PenP::id == Penalty::l2) {
+      if constexpr (PenP::id == Penalty::l2) {
+        if (unresolved_dF) {
           t = slope_step();
           if (t > 0) {
             accepted = unresolved = true;
             break;
           }
-        } else if (flat) {
-          accepted = true;
         }
+      } else if (bt == 0 && unresolved_dF && flat) {
+        accepted = true;
       }
       if (accepted) {
         unresolved = dF > -kFlat * std::abs(cert.primal);
