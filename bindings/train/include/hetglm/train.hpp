@@ -139,10 +139,11 @@ void check_options(const TrainOptions& options);
 /// train()'s memory estimate, before it allocates anything: n samples, d features (the bias column included), nnz
 /// nonzeros, `classes` weight columns, n_threads solver threads (0: the hardware concurrency). Counted: the matrix and
 /// its transpose, alpha, v and one replica of v per thread, and the model. Throws InvalidArgument "training needs
-/// about X GB of memory (n samples, d features, nnz nonzeros, k weight columns), more than the Y GB available" when
+/// about X of memory (n samples, d features, nnz nonzeros, k weight columns), more than the Y available" (sizes by
+/// format_bytes, e.g. "19.2 GB", "67.8 kB") when
 /// that exceeds memory_limit_bytes() (a libsvm index near 2^31 asks for dense vectors of 17 GB each). The Python
 /// regressors call it before they allocate anything of d entries themselves. An explicit `limit` (bytes, not 0)
-/// replaces memory_limit_bytes(); the message then ends "more than the memory limit of Y GB (<limit_name>)".
+/// replaces memory_limit_bytes(); the message then ends "more than the memory limit of Y (<limit_name>)".
 void check_training_memory(double n, double d, double nnz, std::size_t classes, int n_threads,
                            std::uint64_t limit = 0, const char* limit_name = "memory_limit");
 
