@@ -54,11 +54,12 @@ def _parse(f, shift):
         try:
             with opener(path, "rb") as fh:
                 data = fh.read()
-        except (EOFError, gzip.BadGzipFile, OSError) as e:
-            if isinstance(e, FileNotFoundError):
+        except (EOFError, OSError) as e:
+            if getattr(e, "errno", None) is not None:  # the file system's errors (missing file ...) name the file
                 raise
-            # The decompressor's own exception type (as scikit-learn's reader raises), with the file named: a
-            # truncated .gz said only "Compressed file ended before the end-of-stream marker was reached".
+            # The decompressor's own exception type (EOFError, gzip.BadGzipFile, bz2's OSError), as scikit-learn's
+            # reader raises, with the file named: a truncated .gz said only "Compressed file ended before the
+            # end-of-stream marker was reached".
             raise type(e)(f"cannot read '{path}': {e}") from e
         return _hetglm.parse_svmlight_bytes(data, path, shift)
     return _hetglm.parse_svmlight_file(path, shift)
