@@ -5,6 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake/install-deps.sh
+# One C and C++ compiler for every build: scikit-build-core sets CC and CXX from Python's sysconfig (gcc, g++) when
+# they are unset, and the Python stage builds in the Release tree, which a changed compiler would make CMake rebuild.
+export CC="${CC:-gcc}" CXX="${CXX:-g++}"
 jobs=$(nproc)
 start=$SECONDS
 stage() { echo "== $1 (at $((SECONDS - start)) s)"; }
@@ -19,8 +22,9 @@ if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
 fi
 
 stage "Release build and tests"
+# HETGLM_ENABLE_PYTHON=OFF: the Python stage below turns it on in this tree (pip's nanobind is not installed here).
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DHETGLM_BUILD_TESTS=ON -DHETGLM_ENABLE_OPENCL=ON \
-  -DHETGLM_ENABLE_XRT=ON -DHETGLM_ENABLE_MPI=ON $cuda_flags >/dev/null
+  -DHETGLM_ENABLE_XRT=ON -DHETGLM_ENABLE_MPI=ON -DHETGLM_ENABLE_PYTHON=OFF $cuda_flags >/dev/null
 cmake --build build -j"$jobs"
 ctest --test-dir build --output-on-failure -j"$jobs"
 
@@ -59,15 +63,20 @@ HETGLM_TEST_SMALL=1 TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1" build
 # Python package (bindings/python, issue 6): `pip install .` into a fresh virtual environment, then pytest.
 # `-C build-dir=build`: scikit-build-core configures the Release tree above with pyproject.toml's settings
 # (HETGLM_ENABLE_PYTHON=ON, tests and benchmarks off) and builds only the extension and the CLI there, so the engine
-# is not compiled a third time (about 170 s on 2 cores); the package is built, installed and imported as from a
-# plain `pip install .`, with the backends that tree was configured with (OpenCL, CUDA, XRT, MPI).
+# is not compiled a third time (about 170 s on 2 cores); the package is built, installed and imported as by a plain
+# `pip install .`, with the backends that tree was configured with. No build isolation: scikit-build-core clears the
+# CMake cache of a build folder whenever the isolated environment is a new one (every run but the first), which
+# would rebuild the tree; pyproject.toml's build requirements are installed into the environment instead.
 stage "Python package: pip install . and pytest"
 venv=build/venv-test
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
 pip=("$venv/bin/python" -m pip install -q --disable-pip-version-check)
 "${pip[@]}" --upgrade pip
-"${pip[@]}" pytest scikit-learn scipy numpy matplotlib
-CMAKE_BUILD_PARALLEL_LEVEL="$jobs" "${pip[@]}" -C build-dir=build .
+build_requires=$("$venv/bin/python" -c \
+  'import tomllib; print(*tomllib.load(open("pyproject.toml", "rb"))["build-system"]["requires"])')
+# shellcheck disable=SC2086
+"${pip[@]}" $build_requires pytest scikit-learn scipy numpy matplotlib
+CMAKE_BUILD_PARALLEL_LEVEL="$jobs" "${pip[@]}" --no-build-isolation -C build-dir=build .
 HETGLM_CLI="$PWD/build/bin/hetglm" MPLBACKEND=Agg "$venv/bin/python" -m pytest -q -p no:cacheprovider \
   bindings/python/tests && rc=0 || rc=$?
 if [ "$rc" = 5 ]; then echo "pytest collected no tests in bindings/python/tests" >&2; exit 1; fi
