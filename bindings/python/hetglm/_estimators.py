@@ -176,12 +176,17 @@ class _HetGLMBase(BaseEstimator):
             o.accel_memory = str(self.accel_memory)
         return o
 
-    def _warm_start_alpha(self, options, key, slot=0):
+    def _warm_start_alpha(self, options, key, n_features, slot=0):
         """warm_start=True: the coordinate variables of the previous fit (dual variables for the dual, the weights
         for the primal) when that fit saw a problem of the same shape (`key`: samples, features, weight columns)
         and the same formulation; formulation='auto' then keeps the previous fit's formulation. Otherwise None (a
-        cold start). `slot` numbers the targets of a multi-target Ridge."""
+        cold start). `slot` numbers the targets of a multi-target Ridge. Raises ValueError when X has another
+        number of features than the previous fit (as scikit-learn's warm starts do: the weights cannot carry over)."""
         state = getattr(self, "_warm_state", None) if getattr(self, "warm_start", False) else None
+        if state and state[0].get("n_features", n_features) != n_features:
+            raise ValueError(f"X has {n_features} features, but {type(self).__name__} was fitted with "
+                             f"{state[0]['n_features']} features and warm_start=True starts from that fit; give X "
+                             f"the same features or set warm_start=False")
         if not state or slot >= len(state) or state[slot]["key"] != key:
             return None
         prev = state[slot]
@@ -200,13 +205,13 @@ class _HetGLMBase(BaseEstimator):
         y = np.ascontiguousarray(y, dtype=np.float64)
         if c is not None:
             c = np.ascontiguousarray(c, dtype=np.float64)
-        alpha = None if key is None else self._warm_start_alpha(options, key, slot)
+        alpha = None if key is None else self._warm_start_alpha(options, key, X.shape[1], slot)
         res = _hetglm.train(M, y, options, c, bool(self.verbose), alpha)
         cols = res["columns"]
         if key is not None:
             state = list(getattr(self, "_warm_state", None) or []) if slot > 0 else []
             del state[slot:]
-            state.append({"key": key, "formulation": str(res["formulation"]),
+            state.append({"key": key, "formulation": str(res["formulation"]), "n_features": X.shape[1],
                           "alpha": [np.asarray(col["alpha"], dtype=np.float64) for col in cols]})
             self._warm_state = state
         self.duality_gap_ = float(sum(col["gap"] for col in cols))

@@ -105,10 +105,20 @@ def test_warm_start_is_honoured_by_every_estimator(a9a, housing):
     # warm_start=False (the default) always starts from zero: the same epochs as a fresh estimator
     est = hetglm.Lasso(alpha=0.01, tol=1e-10).fit(Xh, yh)
     assert est.set_params(alpha=0.011).fit(Xh, yh).n_iter_ == hetglm.Lasso(alpha=0.011, tol=1e-10).fit(Xh, yh).n_iter_
-    # another shape of data: a cold start, not an error
+    # fewer samples: a cold start, not an error
     est = hetglm.Ridge(warm_start=True).fit(Xh, yh)
     est.fit(Xh[:100], yh[:100])
     assert est.coef_.shape == (Xh.shape[1],)
+    # other features: the previous weights cannot carry over, an error as in scikit-learn (it was a silent cold start)
+    for est, Xi, yi in [(hetglm.Ridge(warm_start=True), Xh, yh),
+                        (hetglm.LogisticRegression(warm_start=True), X[:500], y[:500])]:
+        est.fit(Xi, yi)
+        name, nf = type(est).__name__, Xi.shape[1]
+        with pytest.raises(ValueError) as e:
+            est.fit(Xi[:, :5], yi)
+        assert str(e.value) == (f"X has 5 features, but {name} was fitted with {nf} features and warm_start=True "
+                                f"starts from that fit; give X the same features or set warm_start=False")
+        assert est.set_params(warm_start=False).fit(Xi[:, :5], yi).coef_.shape[-1] == 5
 
 
 # ------------------------------------------------------------------------------------------------ multinomial
