@@ -156,8 +156,8 @@ struct Chunk {
   const char* end = nullptr;
   std::vector<double> y;
   std::vector<offset_t> row_end;  ///< local nnz after each row
-  std::vector<index_t> indices;
-  std::vector<float> values;
+  FillVector<index_t> indices;
+  FillVector<float> values;
   index_t max_index = -1;
   std::int64_t newlines = 0;  ///< '\n' bytes in the chunk (valid when it parsed completely)
   bool failed = false;
@@ -456,8 +456,8 @@ struct Segment {
 };
 
 /// Appends n elements of `a` to `v` in pieces, giving each piece's pages back once copied.
-template <class T>
-void append_releasing(std::vector<T>& v, PageArray<T>& a, std::size_t n) {
+template <class T, class A>
+void append_releasing(std::vector<T, A>& v, PageArray<T>& a, std::size_t n) {
   constexpr std::size_t kPiece = (std::size_t{1} << 20) / sizeof(T);
   for (std::size_t i = 0; i < n; i += kPiece) {
     const std::size_t k = std::min(kPiece, n - i);

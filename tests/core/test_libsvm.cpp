@@ -84,8 +84,8 @@ void expect_arrays(const Dataset& d, const Expected& e) {
   EXPECT_EQ(d.X.n_rows, e.n_rows);
   EXPECT_EQ(d.X.n_cols, e.n_cols);
   EXPECT_EQ(d.X.offsets, e.offsets);
-  EXPECT_EQ(d.X.indices, e.indices);
-  EXPECT_EQ(d.X.values, e.values);
+  EXPECT_EQ(std::vector<hetglm::index_t>(d.X.indices.begin(), d.X.indices.end()), e.indices);
+  EXPECT_EQ(std::vector<float>(d.X.values.begin(), d.X.values.end()), e.values);
   EXPECT_EQ(d.y, e.y);
   EXPECT_NO_THROW(hetglm::validate(d.X, "parsed"));
 }

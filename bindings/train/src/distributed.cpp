@@ -350,8 +350,8 @@ void redistribute_rows(const Comm& c, CsrMatrix& X, std::vector<double>& y, inde
   }
   const index_t n_cols = X.n_cols;
   X = CsrMatrix{};
-  std::vector<index_t> ridx(rnnz);
-  std::vector<float> rval(rnnz);
+  FillVector<index_t> ridx(rnnz);  // filled by MPI_Alltoallv
+  FillVector<float> rval(rnnz);
   MPI_Alltoallv(slen.data(), sr.data(), srd.data(), MPI_INT, rlen.data(), rr.data(), rrd.data(), MPI_INT,
                 MPI_COMM_WORLD);
   MPI_Alltoallv(sy.data(), sr.data(), srd.data(), MPI_DOUBLE, ry.data(), rr.data(), rrd.data(), MPI_DOUBLE,
