@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/partitioner.h>
 #include <tbb/task_arena.h>
@@ -117,19 +118,29 @@ CsrMatrix with_bias_column(const CsrMatrix& a, double bias) {
   CsrMatrix b;
   b.n_rows = a.n_rows;
   b.n_cols = a.n_cols + 1;
-  b.offsets.resize(a.offsets.size());
-  b.indices.reserve(a.indices.size() + a.n_rows);
-  b.values.reserve(a.values.size() + a.n_rows);
-  b.offsets[0] = 0;
-  for (index_t r = 0; r < a.n_rows; ++r) {
-    for (offset_t k = a.offsets[r]; k < a.offsets[r + 1]; ++k) {
-      b.indices.push_back(a.indices[k]);
-      b.values.push_back(a.values[k]);
+  const auto n = static_cast<std::size_t>(a.n_rows);
+  b.offsets.resize(n + 1);
+  b.indices.resize(a.indices.size() + n);  // FillVector: no zero fill; every entry is written below
+  b.values.resize(a.values.size() + n);
+  const float bias_value = static_cast<float>(bias);
+  // Row r moves up by r entries (one bias entry after each earlier row); rows are copied in parallel for large
+  // matrices (a fitted intercept copies the whole matrix on every fit).
+  auto rows = [&](std::size_t lo, std::size_t hi) {
+    for (std::size_t r = lo; r < hi; ++r) {
+      const offset_t from = a.offsets[r], to = a.offsets[r + 1], at = from + static_cast<offset_t>(r);
+      std::copy(a.indices.begin() + from, a.indices.begin() + to, b.indices.begin() + at);
+      std::copy(a.values.begin() + from, a.values.begin() + to, b.values.begin() + at);
+      b.indices[static_cast<std::size_t>(at + (to - from))] = a.n_cols;
+      b.values[static_cast<std::size_t>(at + (to - from))] = bias_value;
+      b.offsets[r + 1] = to + static_cast<offset_t>(r) + 1;
     }
-    b.indices.push_back(a.n_cols);
-    b.values.push_back(static_cast<float>(bias));
-    b.offsets[r + 1] = static_cast<offset_t>(b.indices.size());
-  }
+  };
+  b.offsets[0] = 0;
+  if (a.nnz() >= (offset_t{1} << 20) && !kSanitizeThread)
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 256),
+                      [&](const tbb::blocked_range<std::size_t>& r) { rows(r.begin(), r.end()); });
+  else
+    rows(0, n);
   return b;
 }
 

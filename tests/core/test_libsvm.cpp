@@ -1231,3 +1231,49 @@ TEST(LibsvmIo, DevicesAreRefused) {
     EXPECT_EQ(std::string(e.what()), "cannot open '/dev/zero': not a regular file or pipe");
   }
 }
+
+// with_bias_column (the bias feature of -B / fit_intercept): the parallel copy of a large matrix (1 M nonzeros and up)
+// and the sequential one of a small matrix both equal a row-by-row construction, empty rows included.
+TEST(Matrix, BiasColumnEqualsARowByRowConstructionForSmallAndLargeMatrices) {
+  for (const hetglm::index_t rows : {50, 60000}) {
+    std::mt19937 gen(static_cast<unsigned>(rows));
+    hetglm::CsrMatrix a;
+    a.n_rows = rows;
+    a.n_cols = 3000;
+    std::vector<hetglm::index_t> idx;
+    std::vector<float> val;
+    for (hetglm::index_t r = 0; r < rows; ++r) {
+      const int k = r % 7 == 3 ? 0 : static_cast<int>(gen() % 60);  // every 7th row empty
+      const auto start = static_cast<hetglm::index_t>(gen() % 50), stride = static_cast<hetglm::index_t>(1 + gen() % 40);
+      for (int j = 0; j < k; ++j) {  // sorted, distinct columns below 50 + 59 * 40 < 3000
+        idx.push_back(start + j * stride);
+        val.push_back(static_cast<float>(gen() % 1000) / 7.0f - 50.0f);
+      }
+      a.offsets.push_back(static_cast<hetglm::offset_t>(idx.size()));
+    }
+    a.indices.assign(idx.begin(), idx.end());
+    a.values.assign(val.begin(), val.end());
+    if (rows > 1000) {
+      ASSERT_GE(a.nnz(), hetglm::offset_t{1} << 20);  // the parallel path
+    }
+    const hetglm::CsrMatrix b = hetglm::with_bias_column(a, 2.5);
+    std::vector<hetglm::offset_t> off{0};
+    std::vector<hetglm::index_t> bi;
+    std::vector<float> bv;
+    for (hetglm::index_t r = 0; r < rows; ++r) {
+      for (auto k = a.offsets[r]; k < a.offsets[r + 1]; ++k) {
+        bi.push_back(a.indices[static_cast<std::size_t>(k)]);
+        bv.push_back(a.values[static_cast<std::size_t>(k)]);
+      }
+      bi.push_back(3000);
+      bv.push_back(2.5f);
+      off.push_back(static_cast<hetglm::offset_t>(bi.size()));
+    }
+    EXPECT_EQ(b.n_rows, rows);
+    EXPECT_EQ(b.n_cols, 3001);
+    EXPECT_EQ(b.offsets, off);
+    EXPECT_TRUE(std::equal(b.indices.begin(), b.indices.end(), bi.begin(), bi.end()));
+    EXPECT_TRUE(std::equal(b.values.begin(), b.values.end(), bv.begin(), bv.end()));
+    hetglm::validate(b, "with_bias_column");
+  }
+}
