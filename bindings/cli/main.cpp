@@ -985,6 +985,11 @@ int run_predict(PredictArgs& a) {
     fmt::print(stderr, "error: {}\n", e.what());
     return kExitTraining;
   }
+  if (pred.empty()) {  // no accuracy of nothing ("0.0000% (0/0)"): say why the output is empty
+    if (!a.quiet)
+      fmt::print(stderr, "warning: {}: no samples, so no predictions (the output is empty)\n", a.data_file);
+    return 0;
+  }
   const json m = metrics(model, data);
   if (!a.quiet) {
     std::FILE* sink = a.output_file.empty() ? stderr : stdout;

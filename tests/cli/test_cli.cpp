@@ -88,6 +88,21 @@ TEST_F(Cli, TrainsLogisticOnA9aWithCertificateReportAndTestAccuracy) {
   EXPECT_EQ(rep["n_samples"].get<int>(), 32561);
 }
 
+// An empty data file predicts nothing: an empty output and a warning, not "Accuracy = 0.0000% (0/0)".
+TEST_F(Cli, PredictOnAnEmptyFileWarnsAndWritesAnEmptyOutput) {
+  ASSERT_EQ(run("train -q " + data("heart_scale") + " m").code, 0);
+  write("empty.svm", "");
+  const CliRun p = run("predict m empty.svm out.txt");
+  EXPECT_EQ(p.code, 0) << p.err;
+  EXPECT_EQ(p.out, "");
+  EXPECT_EQ(p.err, "warning: empty.svm: no samples, so no predictions (the output is empty)\n");
+  EXPECT_TRUE(fs::exists(dir / "out.txt"));
+  EXPECT_EQ(slurp(dir / "out.txt"), "");
+  const CliRun q = run("predict -q m /dev/stdin < empty.svm");
+  EXPECT_EQ(q.code, 0) << q.err;
+  EXPECT_EQ(q.out + q.err, "");
+}
+
 TEST_F(Cli, PredictWritesLabelsAndAccuracyAndProbabilities) {
   ASSERT_EQ(run("train -q " + data("a9a") + " m").code, 0);
   const CliRun p = run("predict m " + data("a9a.t") + " out.txt");
