@@ -373,22 +373,37 @@ bool WorkingSet<Form>::use_gram() const {
     // An epoch on the Gram matrix costs |W|^2 instead of nnz(W) (glmnet's covariance updates, Friedman, Hastie,
     // Tibshirani 2010); building its rows for the features not cached from the previous working set costs
     // sum over samples of (the sample's working-set entries) x (its new ones).
+    // A full column adds 1 to every sample's count: those are counted once (full, full_new), not per entry (the
+    // per-entry count of a dense working set cost about as much as an epoch).
     const double W = double(ws_.size());
     if (W * W > kGramMaxEntries) return false;
-    double nnz = 0;
+    double nnz = 0, full_cols = 0, full_new = 0;
+    bool sparse = false;
+    for (index_t j : ws_) {
+      nnz += double(A_.offsets[j + 1] - A_.offsets[j]);
+      if (full(j)) {
+        full_cols += 1;
+        full_new += !std::binary_search(gram_feats_.begin(), gram_feats_.end(), j);
+      } else {
+        sparse = true;
+      }
+    }
+    if (W * W > 0.25 * nnz) return false;
+    const double budget = kGramEpochs * nnz;
+    if (!sparse) return double(n_) * full_cols * full_new <= budget;
     std::vector<std::int32_t> per_row(static_cast<std::size_t>(n_), 0), per_row_new(per_row.size(), 0);
     for (index_t j : ws_) {
+      if (full(j)) continue;
       const bool fresh = !std::binary_search(gram_feats_.begin(), gram_feats_.end(), j);
-      nnz += double(A_.offsets[j + 1] - A_.offsets[j]);
       for (offset_t p = A_.offsets[j]; p < A_.offsets[j + 1]; ++p) {
         ++per_row[A_.indices[p]];
         if (fresh) ++per_row_new[A_.indices[p]];
       }
     }
-    if (W * W > 0.25 * nnz) return false;
     double build = 0;
-    for (std::size_t k = 0; k < per_row.size(); ++k) build += double(per_row[k]) * double(per_row_new[k]);
-    return build <= kGramEpochs * nnz;
+    for (std::size_t k = 0; k < per_row.size(); ++k)
+      build += (double(per_row[k]) + full_cols) * (double(per_row_new[k]) + full_new);
+    return build <= budget;
   }
 }
 
