@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -12,6 +13,7 @@
 #include <limits>
 #include <numeric>
 #include <optional>
+#include <thread>
 
 #include "hetglm/error.hpp"
 #include "hetglm/solvers/epoch_driver.hpp"
@@ -28,6 +30,8 @@ constexpr double kInnerShare = 0.3;          // inner problems are solved to thi
 constexpr int kMaxInnerEpochs = 20000;       // inner epochs per outer iteration, at most
 constexpr std::int64_t kSampleChunk = 4096;  // samples per partial sum (fixed: sums never depend on the thread count)
 constexpr index_t kFeatureChunk = 64;        // features per partial sum
+constexpr std::int64_t kRowBlock = 8192;     // rows per partial dot of the row-split epoch (fixed, as kSampleChunk)
+constexpr std::int64_t kRowSplitMin = 4 * kRowBlock;  // the row-split epoch from this many samples on
 constexpr double kGramEpochs = 30;           // Gram mode when building the Gram costs less than this many epochs
 constexpr double kGramMaxEntries = 1 << 23;  // and it has at most this many entries (64 MiB)
 // Gap-safe screening tests |<x^(j), theta>| + R ||x^(j)|| < lambda eta' (1 - kScreenMargin): the computed
@@ -81,6 +85,29 @@ bool anderson_coefficients(const double (&G)[kDepth][kDepth], double (&c)[kDepth
   return true;
 }
 
+/// A barrier for threads that all run at once and meet every few microseconds (row_split_epoch): they spin on the
+/// phase counter, and yield the core after a while (a loaded machine). std::barrier sleeps in the kernel, and its
+/// wake-up cost (about 30 us here) was as long as the work between two meetings.
+class SpinBarrier {
+ public:
+  explicit SpinBarrier(int n) : n_(n), left_(n) {}
+  void arrive_and_wait() {
+    const unsigned phase = phase_.load(std::memory_order_relaxed);
+    if (left_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      left_.store(n_, std::memory_order_relaxed);
+      phase_.store(phase + 1, std::memory_order_release);
+      return;
+    }
+    for (int spins = 0; phase_.load(std::memory_order_acquire) == phase; ++spins)
+      if (spins >= 1 << 14) std::this_thread::yield();
+  }
+
+ private:
+  const int n_;
+  std::atomic<int> left_;
+  std::atomic<unsigned> phase_{0};
+};
+
 /// f(j) for every j in [0, m), in parallel over ranges of kFeatureChunk.
 template <class F>
 void for_features(index_t m, const F& f) {
@@ -123,9 +150,9 @@ struct History {
 template <class Form>
 class WorkingSet {
  public:
-  WorkingSet(const Form& form, const SolverOptions& o)
+  WorkingSet(const Form& form, const SolverOptions& o, int threads)
       : f_(form), o_(o), A_(*form.A), m_(form.n_coords()), n_(form.dim()), le_(form.l1_level()),
-        trace_(std::getenv("HETGLM_WS_TRACE") != nullptr) {}
+        threads_(std::max(1, threads)), trace_(std::getenv("HETGLM_WS_TRACE") != nullptr) {}
 
   SolveResult run();
 
@@ -341,11 +368,86 @@ class WorkingSet {
     return 0;
   }
 
+  /// Whether an epoch runs row-split: the squared loss with unit weights on a working set of full columns (dense
+  /// data) and at least kRowSplitMin samples.
+  bool row_split() const {
+    if (!kSquared || !unit_weights_ || std::int64_t(n_) < kRowSplitMin) return false;
+    return std::all_of(ws_.begin(), ws_.end(), [&](index_t j) { return full(j); });
+  }
+
+  /// One epoch of coordinate steps over the working set, in its order. Returns the objective's decrease (exact for
+  /// the squared loss with unit weights, else 0).
+  double epoch() {
+    if (row_split()) return row_split_epoch();
+    double decrease = 0;
+    for (index_t j : ws_) decrease -= step(j);
+    return decrease;
+  }
+
+  /// The epoch of step() on dense data with the rows split among threads: the samples form fixed blocks of
+  /// kRowBlock rows, thread t owns a contiguous run of them (its part of v stays in its cache). For each feature of
+  /// the working set every thread computes its blocks' partial dots <x^(j)_b, v_b>, one barrier, then every thread
+  /// adds all of them in block order, takes the same step and updates its own rows of v. The step therefore depends
+  /// on the block partition only, never on the thread count (1 thread runs the same sums), and no thread writes
+  /// what another reads: each keeps its own copy of the working set's weights; the partial dots alternate between
+  /// two arrays, which one barrier per step makes safe. std::thread, not oneTBB tasks: the barrier needs every
+  /// thread running at once, which oneTBB does not promise for its tasks.
+  double row_split_epoch() {
+    const std::int64_t N = n_, B = (N + kRowBlock - 1) / kRowBlock;
+    const int T = static_cast<int>(std::min<std::int64_t>(threads_, B));
+    const std::size_t W = ws_.size();
+    std::vector<double> part[2] = {std::vector<double>(static_cast<std::size_t>(B)),
+                                   std::vector<double>(static_cast<std::size_t>(B))};
+    std::vector<double> w0(W);
+    for (std::size_t p = 0; p < W; ++p) w0[p] = w_[ws_[p]];
+    SpinBarrier sync(T);
+    double decrease = 0;
+    const float* val = A_.values.data();
+    double* v = v_.data();
+    auto worker = [&](int t) {
+      const std::int64_t b0 = B * t / T, b1 = B * (t + 1) / T;
+      const std::int64_t lo = b0 * kRowBlock, hi = std::min(N, b1 * kRowBlock);
+      std::vector<double> wl = w0;
+      double dec = 0;
+      for (std::size_t p = 0; p < W; ++p) {
+        const index_t j = ws_[p];
+        const float* col = val + A_.offsets[j];
+        std::vector<double>& pj = part[p & 1];
+        for (std::int64_t b = b0; b < b1; ++b) {
+          const std::int64_t r0 = b * kRowBlock;
+          pj[static_cast<std::size_t>(b)] = dense::dot(col + r0, v + r0, std::min(N, r0 + kRowBlock) - r0);
+        }
+        if (T > 1) sync.arrive_and_wait();
+        double dot = 0;
+        for (std::int64_t b = 0; b < B; ++b) dot += pj[static_cast<std::size_t>(b)];
+        const double wj = wl[p], r = dot - xy_[j];
+        const double w_new = f_.step(j, wj, r, 1.0), d = w_new - wj;
+        if (d == 0) continue;
+        wl[p] = w_new;
+        dense::axpy(d, col + lo, v + lo, hi - lo);
+        const double s = r * f_.inv_n;
+        dec -= s * d + 0.5 * f_.h[j] * d * d + PenP::value(w_new, f_.lambda, f_.eta) -
+               PenP::value(wj, f_.lambda, f_.eta);
+      }
+      if (t == 0) {
+        for (std::size_t p = 0; p < W; ++p) w_[ws_[p]] = wl[p];
+        decrease = dec;
+      }
+    };
+    std::vector<std::thread> pool;
+    pool.reserve(static_cast<std::size_t>(T - 1));
+    for (int t = 1; t < T; ++t) pool.emplace_back(worker, t);
+    worker(0);
+    for (std::thread& th : pool) th.join();
+    return decrease;
+  }
+
   const Form& f_;
   const SolverOptions& o_;
   const CsrMatrix& A_;
   const index_t m_, n_;
   const double le_;
+  const int threads_;                     // the solver's threads (row_split_epoch)
   const bool trace_;
   double* w_ = nullptr;                   // res.alpha
   bool unit_weights_ = false;
@@ -443,8 +545,9 @@ std::optional<Certificate> WorkingSet<Form>::inner_residual(double tol_in, doubl
   // Checks triggered by a small epoch decrease back off geometrically when they fail.
   double trigger = tol_in;
   for (int e = 1; e <= kMaxInnerEpochs; ++e) {
-    double decrease = 0;
-    for (index_t j : ws_) decrease -= step(j);
+    const auto te = std::chrono::steady_clock::now();
+    const double decrease = epoch();
+    const double epoch_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - te).count();
     ++inner_epochs_;
     push();
     const bool extrapolate = hv.full() && (hv.filled - 1) % kDepth == 0;
@@ -502,8 +605,9 @@ std::optional<Certificate> WorkingSet<Form>::inner_residual(double tol_in, doubl
       }
     }
     if (trace_)
-      std::fprintf(stderr, "    inner epoch %d P %.12g D %.12g gap %.3e (tol_in %.3e)%s\n", e, cur.primal, cur.dual,
-                   cur.gap, tol_in, extrapolate ? " extrapolated" : "");
+      std::fprintf(stderr, "    inner epoch %d P %.12g D %.12g gap %.3e (tol_in %.3e)%s, steps %.4f s%s\n", e, cur.primal,
+                   cur.dual, cur.gap, tol_in, extrapolate ? " extrapolated" : "", epoch_s,
+                   row_split() ? " (row-split)" : "");
     if (cur.gap <= tol_in) {
       if (!whole) break;
       // The whole problem's certificate: the primal at v = X w recomputed exactly (a dual value is valid at any
@@ -762,7 +866,7 @@ SolveResult solve_working_set(const Form& form, const SolverOptions& o) {
   } else {
     if (!form.A) throw InvalidArgument("solve_working_set: the formulation has no X^T");
     if (o.n_threads < 0) throw InvalidArgument(fmt::format("--threads: must be at least 0, got {}", o.n_threads));
-    return in_solver_arena(o.n_threads, [&](int) { return WorkingSet<Form>(form, o).run(); });
+    return in_solver_arena(o.n_threads, [&](int T) { return WorkingSet<Form>(form, o, T).run(); });
   }
 }
 
