@@ -67,9 +67,12 @@ CsrMatrix csr_from_dense(const T* a, std::int64_t n, std::int64_t d, std::int64_
   m.offsets.resize(static_cast<std::size_t>(major) + 1);
   m.indices.resize(total);
   m.values.resize(total);
-  // Blocks of 16 output rows; within a block the input is read in tiles of 64 minor positions, so that both a C-order
-  // (strided) and a Fortran-order (contiguous) input are read a cache line at a time.
-  constexpr std::int64_t kRows = 16, kTile = 64;
+  // Blocks of output rows; within a block the input is read in tiles of 64 minor positions, so that both a C-order
+  // (strided) and a Fortran-order (contiguous) input are read a cache line at a time. A strided input (a
+  // transposing copy) takes blocks of 64 rows, so that every input line fetched serves 8 of them; contiguous input
+  // keeps blocks of 16 (100,000 x 500 float64, 2 threads: C order by feature 165-172 ms with 64 rows, 217-220 ms
+  // with 16; contiguous 133-136 ms with 16, 160-170 ms with 64).
+  const std::int64_t kRows = s_minor == 1 ? 16 : 64, kTile = 64;
   std::atomic<std::int64_t> zeros{0};
   tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, (major + kRows - 1) / kRows, 1), [&](const auto& r) {
     std::int64_t z = 0;
