@@ -641,6 +641,7 @@ std::optional<Certificate> WorkingSet<Form>::inner_gram(double tol_in) {
   } else {
     // Q = X_W^T C X_W / n and b = X_W^T C y / n: the entries of features of the previous working set are kept, the
     // rows of new features come from the working set's rows (a transposed copy of its columns).
+    const auto t_build = std::chrono::steady_clock::now();
     const std::size_t W = ws_.size();
     const index_t Wi = static_cast<index_t>(W);
     std::vector<index_t> old_pos(W, -1);
@@ -648,25 +649,48 @@ std::optional<Certificate> WorkingSet<Form>::inner_gram(double tol_in) {
       const auto it = std::lower_bound(gram_feats_.begin(), gram_feats_.end(), ws_[p]);
       if (it != gram_feats_.end() && *it == ws_[p]) old_pos[p] = static_cast<index_t>(it - gram_feats_.begin());
     }
+    // The working set's entries by sample (row_off, row_col, row_val), built in parallel over blocks of samples:
+    // each block takes, from every column (its indices are sorted), the entries of its own samples, features in
+    // working-set order, so every row lists its entries in that order whatever the blocks.
+    const std::int64_t N = n_;
+    const std::int64_t rows_per_block = std::max<std::int64_t>(kSampleChunk, (N + 63) / 64);
+    const std::int64_t NB = (N + rows_per_block - 1) / rows_per_block;
+    const std::size_t NB1 = static_cast<std::size_t>(NB) + 1;
+    const index_t* aidx = A_.indices.data();
+    const float* aval = A_.values.data();
+    std::vector<offset_t> bpos(W * NB1);  // bpos[p NB1 + b]: column p's first entry in block b
+    parallel_chunks((std::int64_t(W) + kFeatureChunk - 1) / kFeatureChunk, [&](std::int64_t ch) {
+      const std::size_t hi = std::min<std::size_t>(W, std::size_t(ch + 1) * kFeatureChunk);
+      for (std::size_t p = std::size_t(ch) * kFeatureChunk; p < hi; ++p) {
+        const index_t j = ws_[p];
+        const index_t* first = aidx + A_.offsets[j];
+        const index_t* last = aidx + A_.offsets[j + 1];
+        for (std::int64_t bl = 0; bl < NB; ++bl)
+          bpos[p * NB1 + std::size_t(bl)] =
+              static_cast<offset_t>(std::lower_bound(first, last, static_cast<index_t>(bl * rows_per_block)) - aidx);
+        bpos[p * NB1 + std::size_t(NB)] = A_.offsets[j + 1];
+      }
+    });
     std::vector<offset_t> row_off(static_cast<std::size_t>(n_) + 1, 0);
-    for (index_t p = 0; p < Wi; ++p) {
-      const index_t j = ws_[p];
-      for (offset_t q = A_.offsets[j]; q < A_.offsets[j + 1]; ++q) ++row_off[A_.indices[q] + 1];
-    }
+    parallel_chunks(NB, [&](std::int64_t bl) {
+      for (std::size_t p = 0; p < W; ++p)
+        for (offset_t q = bpos[p * NB1 + std::size_t(bl)]; q < bpos[p * NB1 + std::size_t(bl) + 1]; ++q)
+          ++row_off[std::size_t(aidx[q]) + 1];
+    });
     for (index_t k = 0; k < n_; ++k) row_off[k + 1] += row_off[k];
     std::vector<index_t> row_col(static_cast<std::size_t>(row_off[n_]));
     std::vector<double> row_val(row_col.size());
-    {
-      std::vector<offset_t> next(row_off.begin(), row_off.end() - 1);
-      for (index_t p = 0; p < Wi; ++p) {
-        const index_t j = ws_[p];
-        for (offset_t q = A_.offsets[j]; q < A_.offsets[j + 1]; ++q) {
-          const offset_t at = next[A_.indices[q]]++;
-          row_col[at] = p;
-          row_val[at] = A_.values[q];
+    parallel_chunks(NB, [&](std::int64_t bl) {
+      const std::int64_t r0 = bl * rows_per_block, r1 = std::min(N, r0 + rows_per_block);
+      std::vector<offset_t> next(row_off.begin() + r0, row_off.begin() + r1);
+      for (std::size_t p = 0; p < W; ++p)
+        for (offset_t q = bpos[p * NB1 + std::size_t(bl)]; q < bpos[p * NB1 + std::size_t(bl) + 1]; ++q) {
+          const offset_t at = next[std::size_t(aidx[q] - r0)]++;
+          row_col[at] = static_cast<index_t>(p);
+          row_val[at] = aval[q];
         }
-      }
-    }
+    });
+    const auto t_rows = std::chrono::steady_clock::now();
     std::vector<double> Q(W * W, 0.0), b(W, 0.0);
     const double inv_n = f_.inv_n;
     const std::size_t G = gram_feats_.size();
@@ -676,24 +700,69 @@ std::optional<Certificate> WorkingSet<Form>::inner_gram(double tol_in) {
       for (std::size_t q = 0; q < W; ++q)
         if (old_pos[q] >= 0) Q[p * W + q] = gram_Q_[std::size_t(old_pos[p]) * G + old_pos[q]];
     }
-    double yy = 0;  // (1/2n) sum_k c_k y_k^2
-    for (index_t k = 0; k < n_; ++k) {
-      const double ck = f_.c[k], yk = f_.y[k];
-      yy += ck * yk * yk;
-      for (offset_t p = row_off[k]; p < row_off[k + 1]; ++p) {
-        const index_t pp = row_col[p];
-        if (old_pos[pp] >= 0) continue;
-        const double xp = ck * row_val[p] * inv_n;
-        b[pp] += xp * yk;
-        double* Qp = Q.data() + std::size_t(pp) * W;
-        for (offset_t q = row_off[k]; q < row_off[k + 1]; ++q) Qp[row_col[q]] += xp * row_val[q];
+    // The rows of the new features, from a pass over the samples (each row of the working set lists its features in
+    // working-set order): Q is symmetric, so an entry adds to the rows of the kept features and to those of the new
+    // ones from its own position on, and the rest is mirrored below. The samples are cut into a fixed number of
+    // parts (from n and |W| only, never the thread count), each summed into its own matrix in parallel, and the
+    // parts are added in order.
+    const bool all_new = std::none_of(old_pos.begin(), old_pos.end(), [](index_t o) { return o >= 0; });
+    const std::int64_t parts =
+        std::clamp<std::int64_t>(std::int64_t(kGramMaxEntries / 2) / std::max<std::int64_t>(1, std::int64_t(W * W)),
+                                 1, std::min<std::int64_t>(NB, 16));
+    const std::int64_t rows_per_part = (N + parts - 1) / parts;
+    std::vector<std::vector<double>> Qs(static_cast<std::size_t>(parts)), bs(static_cast<std::size_t>(parts));
+    parallel_chunks(parts, [&](std::int64_t pt) {
+      std::vector<double>& Qt = Qs[static_cast<std::size_t>(pt)];
+      std::vector<double>& bt = bs[static_cast<std::size_t>(pt)];
+      Qt.assign(W * W, 0.0);
+      bt.assign(W, 0.0);
+      const std::int64_t k0 = pt * rows_per_part, k1 = std::min(N, k0 + rows_per_part);
+      for (std::int64_t k = k0; k < k1; ++k) {
+        const double ck = f_.c[k], yk = f_.y[k];
+        const offset_t r0 = row_off[k], r1 = row_off[k + 1];
+        for (offset_t p = r0; p < r1; ++p) {
+          const index_t pp = row_col[p];
+          if (old_pos[pp] >= 0) continue;
+          const double xp = ck * row_val[p] * inv_n;
+          bt[pp] += xp * yk;
+          double* Qp = Qt.data() + std::size_t(pp) * W;
+          if (all_new) {
+            for (offset_t q = p; q < r1; ++q) Qp[row_col[q]] += xp * row_val[q];
+          } else {
+            for (offset_t q = r0; q < r1; ++q) {
+              const index_t c = row_col[q];
+              if (old_pos[c] < 0 && c < pp) continue;
+              Qp[c] += xp * row_val[q];
+            }
+          }
+        }
       }
-    }
+    });
+    parallel_chunks((std::int64_t(W) + kFeatureChunk - 1) / kFeatureChunk, [&](std::int64_t ch) {
+      const std::size_t hi = std::min<std::size_t>(W, std::size_t(ch + 1) * kFeatureChunk);
+      for (std::size_t p = std::size_t(ch) * kFeatureChunk; p < hi; ++p) {
+        if (old_pos[p] >= 0) continue;
+        for (const std::vector<double>& bt : bs) b[p] += bt[p];
+        for (const std::vector<double>& Qt : Qs)
+          for (std::size_t q = 0; q < W; ++q) Q[p * W + q] += Qt[p * W + q];
+      }
+    });
+    for (std::size_t p = 0; p < W; ++p)  // new pairs: row p holds Q[p][q] for q >= p
+      if (old_pos[p] < 0)
+        for (std::size_t q = p + 1; q < W; ++q)
+          if (old_pos[q] < 0) Q[q * W + p] = Q[p * W + q];
+    double yy = 0;  // (1/2n) sum_k c_k y_k^2
+    for (index_t k = 0; k < n_; ++k) yy += f_.c[k] * f_.y[k] * f_.y[k];
     yy *= 0.5 * inv_n;
     for (std::size_t p = 0; p < W; ++p)  // rows of new features are complete: mirror them into the kept rows
       if (old_pos[p] < 0)
         for (std::size_t q = 0; q < W; ++q)
           if (old_pos[q] >= 0) Q[q * W + p] = Q[p * W + q];
+    if (trace_)
+      std::fprintf(stderr, "    gram matrix of %zu features (%lld entries of the data): %.4f s (by sample %.4f s)\n", W,
+                   static_cast<long long>(row_col.size()),
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t_build).count(),
+                   std::chrono::duration<double>(t_rows - t_build).count());
     gram_feats_ = ws_;
     gram_Q_ = Q;
     gram_b_ = b;
