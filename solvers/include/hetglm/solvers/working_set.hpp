@@ -29,9 +29,16 @@
 //      extrapolated w_acc = sum c_i w_i (v_acc = X w_acc) replaces w when its objective is lower (skglm), and
 //      grad f(v_acc) is the extrapolated dual point (celer); the inner loop stops when its gap (the working set's
 //      dual constraints only) is at most 0.3 x the outer gap.
+//      For the squared loss a working set that is cheap to square (building its Gram matrix costs at most 30
+//      epochs, and it has at most 2^23 entries and a quarter of the working set's nonzeros) runs the inner loop on
+//      Q = X_W^T C X_W / n instead (glmnet's covariance updates), built in parallel from fixed parts of the samples
+//      and added in order.
 // One epoch of the history is one outer iteration; SolveResult::epochs counts them. The inner loop is sequential
-// (deterministic); the full passes run in parallel over fixed chunks summed in order, so the result is the same for
-// every thread count. Dense data (every column full): the column operations run on contiguous values.
+// over features; the full passes run in parallel over fixed chunks summed in order, so the result is the same for
+// every thread count. Dense data (every column full): the column operations run on contiguous values, and for the
+// squared loss with unit weights and at least 32,768 samples an inner epoch splits the samples into fixed blocks of
+// 8,192 shared among the threads (one barrier per coordinate step; the step adds the blocks' partial dots in
+// block order), so it too gives the same model for every thread count.
 #pragma once
 #include "hetglm/solvers/options.hpp"
 
