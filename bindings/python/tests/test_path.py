@@ -32,7 +32,10 @@ def enet_objective(X, y, w, alpha, r):
     return 0.5 * np.mean((y - X @ w) ** 2) + alpha * r * np.abs(w).sum() + 0.5 * alpha * (1 - r) * np.sum(w * w)
 
 
-@pytest.mark.parametrize("l1_ratio, tol", [(1.0, 1e-12), (0.5, 1e-15)])
+# housing's Lasso is ill-conditioned along its support: at tol 1e-12 the coefficients may sit 1.1e-6 from the optimum
+# (the parallel, symmetric Gram matrix of 53f9cc6 rounds differently and ended there); at 1e-13 they are 2.6e-7 from
+# scikit-learn's, which is how far scikit-learn's own float64 and float32-rounded paths are apart.
+@pytest.mark.parametrize("l1_ratio, tol", [(1.0, 1e-13), (0.5, 1e-15)])
 def test_enet_and_lasso_paths_match_sklearn_at_every_point(housing_dense, l1_ratio, tol):
     X, y = housing_dense
     if l1_ratio == 1.0:
