@@ -360,12 +360,17 @@ class WorkingSet {
         if (d == 0) return 0;
         w_[j] = w_new;
         column_axpy(j, d, v_.data());
-        const double s = r * f_.inv_n;
-        return s * d + 0.5 * f_.h[j] * d * d + PenP::value(w_new, f_.lambda, f_.eta) - PenP::value(wj, f_.lambda, f_.eta);
+        return squared_change(j, wj, w_new, r);
       }
     }
     update_coordinate(f_, j, w_, v_.data(), 1.0);
     return 0;
+  }
+
+  /// The exact objective change of the squared loss (unit weights) when w_j moves from wj to w_new, r_j as in step().
+  double squared_change(index_t j, double wj, double w_new, double r) const {
+    const double s = r * f_.inv_n, d = w_new - wj;
+    return s * d + 0.5 * f_.h[j] * d * d + PenP::value(w_new, f_.lambda, f_.eta) - PenP::value(wj, f_.lambda, f_.eta);
   }
 
   /// Whether an epoch runs row-split: the squared loss with unit weights on a working set of full columns (dense
@@ -425,9 +430,7 @@ class WorkingSet {
         if (d == 0) continue;
         wl[p] = w_new;
         dense::axpy(d, col + lo, v + lo, hi - lo);
-        const double s = r * f_.inv_n;
-        dec -= s * d + 0.5 * f_.h[j] * d * d + PenP::value(w_new, f_.lambda, f_.eta) -
-               PenP::value(wj, f_.lambda, f_.eta);
+        dec -= squared_change(j, wj, w_new, r);
       }
       if (t == 0) {
         for (std::size_t p = 0; p < W; ++p) w_[ws_[p]] = wl[p];
@@ -659,17 +662,15 @@ std::optional<Certificate> WorkingSet<Form>::inner_gram(double tol_in) {
     const index_t* aidx = A_.indices.data();
     const float* aval = A_.values.data();
     std::vector<offset_t> bpos(W * NB1);  // bpos[p NB1 + b]: column p's first entry in block b
-    parallel_chunks((std::int64_t(W) + kFeatureChunk - 1) / kFeatureChunk, [&](std::int64_t ch) {
-      const std::size_t hi = std::min<std::size_t>(W, std::size_t(ch + 1) * kFeatureChunk);
-      for (std::size_t p = std::size_t(ch) * kFeatureChunk; p < hi; ++p) {
-        const index_t j = ws_[p];
-        const index_t* first = aidx + A_.offsets[j];
-        const index_t* last = aidx + A_.offsets[j + 1];
-        for (std::int64_t bl = 0; bl < NB; ++bl)
-          bpos[p * NB1 + std::size_t(bl)] =
-              static_cast<offset_t>(std::lower_bound(first, last, static_cast<index_t>(bl * rows_per_block)) - aidx);
-        bpos[p * NB1 + std::size_t(NB)] = A_.offsets[j + 1];
-      }
+    for_features(Wi, [&](index_t pi) {
+      const std::size_t p = static_cast<std::size_t>(pi);
+      const index_t j = ws_[p];
+      const index_t* first = aidx + A_.offsets[j];
+      const index_t* last = aidx + A_.offsets[j + 1];
+      for (std::int64_t bl = 0; bl < NB; ++bl)
+        bpos[p * NB1 + std::size_t(bl)] =
+            static_cast<offset_t>(std::lower_bound(first, last, static_cast<index_t>(bl * rows_per_block)) - aidx);
+      bpos[p * NB1 + std::size_t(NB)] = A_.offsets[j + 1];
     });
     std::vector<offset_t> row_off(static_cast<std::size_t>(n_) + 1, 0);
     parallel_chunks(NB, [&](std::int64_t bl) {
@@ -738,26 +739,21 @@ std::optional<Certificate> WorkingSet<Form>::inner_gram(double tol_in) {
         }
       }
     });
-    parallel_chunks((std::int64_t(W) + kFeatureChunk - 1) / kFeatureChunk, [&](std::int64_t ch) {
-      const std::size_t hi = std::min<std::size_t>(W, std::size_t(ch + 1) * kFeatureChunk);
-      for (std::size_t p = std::size_t(ch) * kFeatureChunk; p < hi; ++p) {
-        if (old_pos[p] >= 0) continue;
-        for (const std::vector<double>& bt : bs) b[p] += bt[p];
-        for (const std::vector<double>& Qt : Qs)
-          for (std::size_t q = 0; q < W; ++q) Q[p * W + q] += Qt[p * W + q];
-      }
+    for_features(Wi, [&](index_t pi) {
+      const std::size_t p = static_cast<std::size_t>(pi);
+      if (old_pos[p] >= 0) return;
+      for (const std::vector<double>& bt : bs) b[p] += bt[p];
+      for (const std::vector<double>& Qt : Qs)
+        for (std::size_t q = 0; q < W; ++q) Q[p * W + q] += Qt[p * W + q];
     });
-    for (std::size_t p = 0; p < W; ++p)  // new pairs: row p holds Q[p][q] for q >= p
+    // Row p of a new feature holds Q[p][q] for the kept features and for the new ones from p on: mirror those.
+    for (std::size_t p = 0; p < W; ++p)
       if (old_pos[p] < 0)
-        for (std::size_t q = p + 1; q < W; ++q)
-          if (old_pos[q] < 0) Q[q * W + p] = Q[p * W + q];
+        for (std::size_t q = 0; q < W; ++q)
+          if (old_pos[q] >= 0 || q > p) Q[q * W + p] = Q[p * W + q];
     double yy = 0;  // (1/2n) sum_k c_k y_k^2
     for (index_t k = 0; k < n_; ++k) yy += f_.c[k] * f_.y[k] * f_.y[k];
     yy *= 0.5 * inv_n;
-    for (std::size_t p = 0; p < W; ++p)  // rows of new features are complete: mirror them into the kept rows
-      if (old_pos[p] < 0)
-        for (std::size_t q = 0; q < W; ++q)
-          if (old_pos[q] >= 0) Q[q * W + p] = Q[p * W + q];
     if (trace_)
       std::fprintf(stderr, "    gram matrix of %zu features (%lld entries of the data): %.4f s (by sample %.4f s)\n", W,
                    static_cast<long long>(row_col.size()),
