@@ -860,6 +860,7 @@ std::optional<Certificate> WorkingSet<Form>::inner_gram(double tol_in) {
 template <class Form>
 SolveResult WorkingSet<Form>::run() {
   SolveResult res;
+  const auto t_setup = std::chrono::steady_clock::now();
   EpochDriver driver(o_, res, Formulation::primal);
   driver.initial_alpha(f_, res.alpha);
   w_ = res.alpha.data();
@@ -873,21 +874,50 @@ SolveResult WorkingSet<Form>::run() {
   dual_w_.assign(M, 0.0);
   col_norm_.assign(M, 0.0);
   unit_weights_ = std::all_of(f_.c, f_.c + n_, [](double c) { return c == 1.0; });
-  if (kSquared && unit_weights_) xy_.assign(M, 0.0);
-  for_features(m_, [&](index_t j) {
-    const offset_t b = A_.offsets[j], e = A_.offsets[j + 1];
-    double q = 0;
-    for (offset_t p = b; p < e; ++p) q += double(A_.values[p]) * A_.values[p];
-    col_norm_[j] = std::sqrt(q);
-    if (!xy_.empty()) xy_[j] = column_dot(j, f_.y);
-  });
+  const bool need_xy = kSquared && unit_weights_;
+  // A path's later points reuse the column norms and X^T y of its first (PathCache: the same X^T and targets).
+  PathCache* cache = o_.path_cache.get();
+  const bool same_x = cache && cache->values == static_cast<const void*>(A_.values.data()) &&
+                      cache->rows == A_.n_rows && cache->cols == A_.n_cols && cache->nnz == A_.nnz() &&
+                      cache->col_norm.size() == M;
+  const bool same_y = same_x && cache->y.size() == N && std::equal(cache->y.begin(), cache->y.end(), f_.y);
+  if (same_x && (!need_xy || same_y)) {
+    col_norm_ = cache->col_norm;
+    if (need_xy) xy_ = cache->xy;
+    ++cache->reused;
+  } else {
+    if (need_xy) xy_.assign(M, 0.0);
+    for_features(m_, [&](index_t j) {
+      const offset_t b = A_.offsets[j], e = A_.offsets[j + 1];
+      double q = 0;
+      for (offset_t p = b; p < e; ++p) q += double(A_.values[p]) * A_.values[p];
+      col_norm_[j] = std::sqrt(q);
+      if (!xy_.empty()) xy_[j] = column_dot(j, f_.y);
+    });
+    if (cache) {
+      cache->values = A_.values.data();
+      cache->rows = A_.n_rows;
+      cache->cols = A_.n_cols;
+      cache->nnz = A_.nnz();
+      cache->col_norm = col_norm_;
+      if (need_xy) cache->y.assign(f_.y, f_.y + n_);
+      else cache->y.clear();
+      cache->xy = xy_;
+    }
+  }
   alive_.resize(M);
   std::iota(alive_.begin(), alive_.end(), index_t{0});
+  const auto t_norms = std::chrono::steady_clock::now();
   resync();
   Certificate cert = certify();
   driver.check_finite(cert, 0, res.alpha, v_);
   int it = 0;
   using clk = std::chrono::steady_clock;
+  if (trace_)
+    std::fprintf(stderr, "ws setup %.4f s (norms %.4f, first certificate %.4f)\n",
+                 std::chrono::duration<double>(clk::now() - t_setup).count(),
+                 std::chrono::duration<double>(t_norms - t_setup).count(),
+                 std::chrono::duration<double>(clk::now() - t_norms).count());
   if (relative_gap(cert) > o_.tol) {
     for (;;) {
       const auto t0 = clk::now();

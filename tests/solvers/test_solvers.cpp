@@ -248,6 +248,59 @@ TEST(WorkingSetSolver, ReachesScikitLearnLassoAndElasticNetOptima) {
   EXPECT_EQ(cases, 16);
 }
 
+// A regularization path's PathCache (options.hpp): the working-set solver fills it at the first point and later
+// points on the same X^T and targets reuse it (counted); every point's model is bit-identical to a fit without the
+// cache, and a cache filled on other data or other targets is recomputed, not used.
+TEST(WorkingSetSolver, PathCacheChangesNoResult) {
+  auto by_feature = [](const Dataset& rows) {  // X^T as the path functions pass it: used as it is, not copied
+    Dataset t;
+    t.X = transpose(rows.X);
+    t.y = rows.y;
+    t.by_feature = true;
+    return t;
+  };
+  const Dataset d = by_feature(dataset("diabetes.svm"));
+  auto fit_at = [&](const Dataset& data, double lambda, const std::shared_ptr<PathCache>& cache,
+                    const std::vector<double>* warm) {
+    TrainOptions o;
+    o.solver.solver = SolverKind::working_set;
+    o.problem.model = model_spec("lasso");
+    o.problem.lambda = lambda;
+    o.solver.tol = 1e-9;
+    o.solver.path_cache = cache;
+    if (warm) o.initial_alpha = {*warm};
+    return train(data, o);
+  };
+  auto cache = std::make_shared<PathCache>();
+  std::vector<double> warm_cached, warm_plain;
+  for (double lambda : {1.0, 0.3, 0.1, 0.03}) {
+    SCOPED_TRACE("lambda " + std::to_string(lambda));
+    const TrainResult a = fit_at(d, lambda, cache, warm_cached.empty() ? nullptr : &warm_cached);
+    const TrainResult b = fit_at(d, lambda, nullptr, warm_plain.empty() ? nullptr : &warm_plain);
+    ASSERT_TRUE(a.converged);
+    EXPECT_EQ(a.model.w, b.model.w);
+    EXPECT_EQ(a.columns.at(0).certificate.gap, b.columns.at(0).certificate.gap);
+    EXPECT_EQ(cache->col_norm.size(), static_cast<std::size_t>(d.n_features()));
+    EXPECT_EQ(cache->y, d.y);
+    warm_cached = a.columns.at(0).alpha;
+    warm_plain = b.columns.at(0).alpha;
+  }
+  EXPECT_EQ(cache->reused, 3);
+  // Other data with the same cache: recomputed for it (the result equals a fit without the cache).
+  Dataset h = by_feature(dataset("housing_scale"));
+  const TrainResult a = fit_at(h, 0.1, cache, nullptr), b = fit_at(h, 0.1, nullptr, nullptr);
+  EXPECT_EQ(a.model.w, b.model.w);
+  EXPECT_EQ(cache->col_norm.size(), static_cast<std::size_t>(h.n_features()));
+  EXPECT_EQ(cache->reused, 3);
+  // The same X^T (the same buffer) with other targets: X^T y recomputed.
+  for (double& t : h.y) t += 1;
+  const TrainResult c = fit_at(h, 0.1, cache, nullptr), e = fit_at(h, 0.1, nullptr, nullptr);
+  EXPECT_EQ(c.model.w, e.model.w);
+  EXPECT_NE(c.model.w, a.model.w);
+  EXPECT_EQ(cache->y, h.y);
+  EXPECT_EQ(cache->reused, 3);
+}
+
 TEST(SequentialSolver, StopsAtTheToleranceAndRecordsHistory) {
   const TrainResult r = fit("a9a", "logistic", 1.0 / 32561, 1e-4, 1000);
   ASSERT_EQ(r.columns.size(), 1u);

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """Regularization paths and the cross-validated estimators on top of them.
 
-Every point of a path is one engine fit (``_hetglm.train``, the public train API) warm-started from the previous
-point's coordinate variables (``TrainOptions::initial_alpha``: the weights for the primal, the dual variables for
+Every point of a path is one engine fit (``_hetglm.train_path``: train() at each lambda in turn, the public train
+API) warm-started from the previous point's coordinate variables (``TrainOptions::initial_alpha``: the weights for the primal, the dual variables for
 the dual), so each point carries its own duality-gap certificate (``dual_gaps``: P - D, absolute, in the engine's
 scaling, which for Lasso / elastic net is scikit-learn's objective). The grids follow scikit-learn: from the
 smallest regularization that makes every coefficient zero, alpha_max = max_j |x_j . y| / (n l1_ratio), down to
@@ -63,13 +63,11 @@ def _engine_path(M, y, model, lambdas, options, initial=None):
     converged, screened): screened per point is the number of features the gap-safe rule proved zero, summed over
     the columns (-1 when the solver does not screen)."""
     ws, gaps, primals, epochs, converged, screened = [], [], [], [], [], []
-    alpha = initial
-    for lam in lambdas:
-        o = options()
-        o.model = model
-        o.lambda_ = float(lam)
-        res = _hetglm.train(M, y, o, None, False, alpha)
-        alpha = [np.asarray(col["alpha"]) for col in res["columns"]]
+    o = options()
+    o.model = model
+    # One engine call for the whole path (_hetglm.train_path): each point warm-started from the previous one, the
+    # lambda-independent work of the working-set solver done once.
+    for res in _hetglm.train_path(M, y, o, [float(lam) for lam in lambdas], initial):
         ws.append(np.asarray(res["w"]))
         gaps.append(float(np.sum(res["gap"])))
         primals.append(float(np.sum(res["primal"])))

@@ -285,6 +285,38 @@ struct PyTrainOptions {
   }
 };
 
+/// train_py's result: the model fields and the report of every weight column.
+nb::dict result_dict(const TrainResult& res) {
+  nb::dict out = model_to_dict(res.model);
+  out["converged"] = res.converged;
+  out["interrupted"] = res.interrupted;
+  out["seconds"] = res.seconds;
+  out["resolved_lambda"] = res.lambda;
+  out["formulation_reason"] = res.formulation_reason;
+  out["solver"] = res.solver == SolverKind::automatic ? std::string("duhl") : std::string(solver_kind_name(res.solver));
+  nb::list cols;
+  for (const ColumnReport& c : res.columns) {
+    nb::dict d;
+    d["label"] = c.label;
+    d["primal"] = c.certificate.primal;
+    d["dual"] = c.certificate.dual;
+    d["gap"] = c.certificate.gap;
+    d["epochs"] = c.epochs;
+    d["converged"] = c.converged;
+    d["stalled"] = c.stalled;  // empty, or why the fit stopped without measurable progress (epoch_driver.hpp)
+    d["seconds"] = c.seconds;
+    d["alpha"] = to_numpy(std::vector<double>(c.alpha));  // the coordinate variables: a warm start
+    if (c.screened >= 0)  // features proved zero by gap-safe screening; None: the solver does not screen
+      d["screened"] = c.screened;
+    else
+      d["screened"] = nb::none();
+    copy_history(d, c.history);
+    cols.append(d);
+  }
+  out["columns"] = cols;
+  return out;
+}
+
 /// train() with the GIL released; Ctrl-C is checked once per epoch.
 nb::dict train_py(Matrix& m, Vec<double> y, const PyTrainOptions& options_in,
                   std::optional<Vec<double>> sample_weight, bool verbose,
@@ -331,33 +363,52 @@ nb::dict train_py(Matrix& m, Vec<double> y, const PyTrainOptions& options_in,
     res = train(data, o);
   }
   if (pending) throw *pending;
-  nb::dict out = model_to_dict(res.model);
-  out["converged"] = res.converged;
-  out["interrupted"] = res.interrupted;
-  out["seconds"] = res.seconds;
-  out["resolved_lambda"] = res.lambda;
-  out["formulation_reason"] = res.formulation_reason;
-  out["solver"] = res.solver == SolverKind::automatic ? std::string("duhl") : std::string(solver_kind_name(res.solver));
-  nb::list cols;
-  for (const ColumnReport& c : res.columns) {
-    nb::dict d;
-    d["label"] = c.label;
-    d["primal"] = c.certificate.primal;
-    d["dual"] = c.certificate.dual;
-    d["gap"] = c.certificate.gap;
-    d["epochs"] = c.epochs;
-    d["converged"] = c.converged;
-    d["stalled"] = c.stalled;  // empty, or why the fit stopped without measurable progress (epoch_driver.hpp)
-    d["seconds"] = c.seconds;
-    d["alpha"] = to_numpy(std::vector<double>(c.alpha));  // the coordinate variables: a warm start
-    if (c.screened >= 0)  // features proved zero by gap-safe screening; None: the solver does not screen
-      d["screened"] = c.screened;
-    else
-      d["screened"] = nb::none();
-    copy_history(d, c.history);
-    cols.append(d);
+  return result_dict(res);
+}
+
+/// A regularization path: train() at every lambda of `lambdas` in order, each fit warm-started from the previous
+/// one's coordinate variables (the first from initial_alpha, or cold), with one PathCache for the whole path (the
+/// working-set solver's column norms and X^T y computed once). The GIL is released during each fit.
+nb::list train_path_py(Matrix& m, Vec<double> y, const PyTrainOptions& options_in, const std::vector<double>& lambdas,
+                       std::optional<std::vector<Vec<double>>> initial_alpha) {
+  TrainOptions o = options_in.typed();
+  o.problem.C.reset();
+  if (initial_alpha)
+    for (const Vec<double>& a : *initial_alpha) o.initial_alpha.emplace_back(a.data(), a.data() + a.shape(0));
+  o.solver.path_cache = std::make_shared<PathCache>();
+  Dataset data;
+  data.source = "training data";
+  data.by_feature = m.by_feature;
+  data.y.assign(y.data(), y.data() + y.shape(0));
+  std::unique_ptr<nb::python_error> pending;
+  o.solver.should_stop = [&pending]() {
+    nb::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() != 0) {
+      pending = std::make_unique<nb::python_error>();
+      return true;
+    }
+    return false;
+  };
+  auto& X = m.X;
+  data.X = std::move(X);
+  struct Restore {
+    Dataset& d;
+    CsrMatrix& x;
+    ~Restore() { x = std::move(d.X); }
+  } restore{data, X};
+  nb::list out;
+  for (const double lam : lambdas) {
+    o.problem.lambda = lam;
+    TrainResult res;
+    {
+      nb::gil_scoped_release nogil;
+      res = train(data, o);
+    }
+    if (pending) throw *pending;
+    out.append(result_dict(res));
+    o.initial_alpha.clear();
+    for (ColumnReport& c : res.columns) o.initial_alpha.push_back(std::move(c.alpha));
   }
-  out["columns"] = cols;
   return out;
 }
 
@@ -470,6 +521,12 @@ NB_MODULE(_hetglm, m) {
         "float64 arrays, one per weight column, from a previous fit on the same data and formulation (a warm start). Raises ValueError (bad options or data), RuntimeError (training failure), "
         "KeyboardInterrupt (Ctrl-C, polled once per epoch).");
 
+  m.def("train_path", &train_path_py, "matrix"_a, "y"_a.noconvert(), "options"_a, "lambdas"_a,
+        "initial_alpha"_a = nb::none(),
+        "A regularization path: train() at every lambda of `lambdas` (float, in the order given), each fit "
+        "warm-started from the previous one (the first from initial_alpha, as train()'s), the working-set solver's "
+        "lambda-independent quantities computed once (PathCache). Returns a list with train()'s dict for every "
+        "lambda. Raises as train() does.");
   m.def("save_model", [](const std::string& path, const nb::dict& d) { save_model(path, model_from_dict(d)); },
         "path"_a, "model"_a, "Write a model dict in the CLI's model format (atomically).");
   m.def("load_model", [](const std::string& path) { return model_to_dict(load_model(path)); }, "path"_a,

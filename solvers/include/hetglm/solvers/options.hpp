@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -48,6 +49,21 @@ SolverKind parse_solver_kind(std::string_view name);
 /// The CLI spelling of a solver kind (inverse of parse_solver_kind).
 std::string_view solver_kind_name(SolverKind kind);
 
+/// What a regularization path (train_path, bindings/train) carries from one point to the next besides the warm
+/// start: the quantities of the working-set solver that do not depend on lambda, computed by the first fit and
+/// reused by the later ones on the same X^T (identified by its value array, shape and nonzeros) and targets:
+/// the column norms ||x^(j)|| (gap-safe screening) and <x^(j), y> (the squared loss with unit weights). One pass
+/// over X saved per point (about 7 ms of a point's 14 ms fixed cost on 100,000 x 50,000 with 5 million nonzeros).
+/// Not shared between threads: one path at a time per cache.
+struct PathCache {
+  const void* values = nullptr;  ///< X^T's value array the norms belong to
+  std::int64_t rows = 0, cols = 0, nnz = 0;
+  std::vector<double> col_norm;  ///< ||x^(j)|| per feature
+  std::vector<double> y;         ///< the targets xy belongs to (empty: xy not computed)
+  std::vector<double> xy;        ///< <x^(j), y> per feature
+  int reused = 0;                ///< fits that used the cached quantities (diagnostics and tests)
+};
+
 struct SolverOptions {
   double tol = 1e-4;                 ///< stop when P - D <= tol |P| (docs/conventions.md, "Tolerance: the relative duality gap")
   int max_epochs = 5000;             ///< epoch budget; reaching it is a warning, not a failure (hinge SDCA converges
@@ -86,6 +102,8 @@ struct SolverOptions {
   /// Distributed primal Newton (docs/mpi.md, "Distributed Newton"): sums a vector element-wise over the processes
   /// that each hold some of the samples (one MPI_Allreduce); empty = a single process.
   std::function<void(std::span<double>)> sum_over_ranks;
+  /// A regularization path's carried quantities (PathCache; used by the working-set solver), or null.
+  std::shared_ptr<PathCache> path_cache;
 };
 
 struct SolveResult {
