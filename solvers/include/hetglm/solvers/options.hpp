@@ -53,7 +53,7 @@ std::string_view solver_kind_name(SolverKind kind);
 /// start: the quantities of the working-set solver that do not depend on lambda, computed by the first fit and
 /// reused by the later ones on the same X^T (identified by its value array, shape and nonzeros) and targets:
 /// the column norms ||x^(j)|| (gap-safe screening) and <x^(j), y> (the squared loss with unit weights). One pass
-/// over X saved per point (about 7 ms of a point's 14 ms fixed cost on 100,000 x 50,000 with 5 million nonzeros).
+/// over X saved per point (the set-up of a point on 100,000 x 50,000 with 5 million nonzeros: 14.1 -> 6.3 ms).
 /// Not shared between threads: one path at a time per cache.
 struct PathCache {
   const void* values = nullptr;  ///< X^T's value array the norms belong to
