@@ -317,70 +317,19 @@ nb::dict result_dict(const TrainResult& res) {
   return out;
 }
 
-/// train() with the GIL released; Ctrl-C is checked once per epoch.
-nb::dict train_py(Matrix& m, Vec<double> y, const PyTrainOptions& options_in,
-                  std::optional<Vec<double>> sample_weight, bool verbose,
-                  std::optional<std::vector<Vec<double>>> initial_alpha) {
-  TrainOptions o = options_in.typed();
-  if (initial_alpha)  // warm start: one array of coordinate variables per weight column (ColumnReport::alpha)
-    for (const Vec<double>& a : *initial_alpha) o.initial_alpha.emplace_back(a.data(), a.data() + a.shape(0));
-  Dataset data;
-  data.source = "training data";
-  data.by_feature = m.by_feature;
-  data.y.assign(y.data(), y.data() + y.shape(0));
-  if (sample_weight)
-    o.problem.sample_weight.assign(sample_weight->data(), sample_weight->data() + sample_weight->shape(0));
-  std::unique_ptr<nb::python_error> pending;  // KeyboardInterrupt (or whatever a signal handler raised)
-  o.solver.should_stop = [&pending]() {
-    nb::gil_scoped_acquire gil;
-    if (PyErr_CheckSignals() != 0) {
-      pending = std::make_unique<nb::python_error>();
-      return true;
-    }
-    return false;
-  };
-  if (verbose) {
-    o.on_epoch = [](int column, double label, const EpochRecord& r) {
-      nb::gil_scoped_acquire gil;
-      // Regression columns have no label (NaN): their lines name no column.
-      const nb::str head =
-          std::isnan(label) ? nb::str("[hetglm] ") : nb::str("[hetglm] column {} label {} ").format(column, label);
-      nb::print(nb::str("{}epoch {} primal {:.10g} gap {:.3e} rel_gap {:.3e} {:.3f}s")
-                    .format(head, r.epoch, r.primal, r.gap, r.rel_gap, r.seconds));
-    };
-  }
-  TrainResult res;
-  {
-    // `data` needs X by value: move the matrix in and back out so no copy is made.
-    auto& X = m.X;
-    data.X = std::move(X);
-    struct Restore {
-      Dataset& d;
-      CsrMatrix& x;
-      ~Restore() { x = std::move(d.X); }
-    } restore{data, X};
-    nb::gil_scoped_release nogil;
-    res = train(data, o);
-  }
-  if (pending) throw *pending;
-  return result_dict(res);
-}
-
-/// A regularization path: train() at every lambda of `lambdas` in order, each fit warm-started from the previous
-/// one's coordinate variables (the first from initial_alpha, or cold), with one PathCache for the whole path (the
-/// working-set solver's column norms and X^T y computed once). The GIL is released during each fit.
-nb::list train_path_py(Matrix& m, Vec<double> y, const PyTrainOptions& options_in, const std::vector<double>& lambdas,
-                       std::optional<std::vector<Vec<double>>> initial_alpha) {
-  TrainOptions o = options_in.typed();
-  o.problem.C.reset();
+/// The fits of train_py and train_path_py: train() on (m, y) once per entry of `lambdas` (nullopt: the options' own
+/// C / lambda), each with the GIL released, the next warm-started from the previous one's coordinate variables (the
+/// first from initial_alpha: one array per weight column, ColumnReport::alpha). Ctrl-C is checked once per epoch.
+/// m's matrix is moved into the Dataset and back, so no copy is made. Returns train()'s dict per fit.
+nb::list fit_sequence(Matrix& m, Vec<double> y, TrainOptions o, std::optional<std::vector<Vec<double>>> initial_alpha,
+                      const std::vector<std::optional<double>>& lambdas) {
   if (initial_alpha)
     for (const Vec<double>& a : *initial_alpha) o.initial_alpha.emplace_back(a.data(), a.data() + a.shape(0));
-  o.solver.path_cache = std::make_shared<PathCache>();
   Dataset data;
   data.source = "training data";
   data.by_feature = m.by_feature;
   data.y.assign(y.data(), y.data() + y.shape(0));
-  std::unique_ptr<nb::python_error> pending;
+  std::unique_ptr<nb::python_error> pending;  // KeyboardInterrupt (or whatever a signal handler raised)
   o.solver.should_stop = [&pending]() {
     nb::gil_scoped_acquire gil;
     if (PyErr_CheckSignals() != 0) {
@@ -397,8 +346,11 @@ nb::list train_path_py(Matrix& m, Vec<double> y, const PyTrainOptions& options_i
     ~Restore() { x = std::move(d.X); }
   } restore{data, X};
   nb::list out;
-  for (const double lam : lambdas) {
-    o.problem.lambda = lam;
+  for (const std::optional<double>& lam : lambdas) {
+    if (lam) {
+      o.problem.C.reset();
+      o.problem.lambda = *lam;
+    }
     TrainResult res;
     {
       nb::gil_scoped_release nogil;
@@ -410,6 +362,37 @@ nb::list train_path_py(Matrix& m, Vec<double> y, const PyTrainOptions& options_i
     for (ColumnReport& c : res.columns) o.initial_alpha.push_back(std::move(c.alpha));
   }
   return out;
+}
+
+/// train() with the GIL released; Ctrl-C is checked once per epoch.
+nb::dict train_py(Matrix& m, Vec<double> y, const PyTrainOptions& options_in,
+                  std::optional<Vec<double>> sample_weight, bool verbose,
+                  std::optional<std::vector<Vec<double>>> initial_alpha) {
+  TrainOptions o = options_in.typed();
+  if (sample_weight)
+    o.problem.sample_weight.assign(sample_weight->data(), sample_weight->data() + sample_weight->shape(0));
+  if (verbose) {
+    o.on_epoch = [](int column, double label, const EpochRecord& r) {
+      nb::gil_scoped_acquire gil;
+      // Regression columns have no label (NaN): their lines name no column.
+      const nb::str head =
+          std::isnan(label) ? nb::str("[hetglm] ") : nb::str("[hetglm] column {} label {} ").format(column, label);
+      nb::print(nb::str("{}epoch {} primal {:.10g} gap {:.3e} rel_gap {:.3e} {:.3f}s")
+                    .format(head, r.epoch, r.primal, r.gap, r.rel_gap, r.seconds));
+    };
+  }
+  return nb::cast<nb::dict>(fit_sequence(m, y, std::move(o), std::move(initial_alpha), {std::nullopt})[0]);
+}
+
+/// A regularization path: train() at every lambda of `lambdas` in order, each fit warm-started from the previous
+/// one (the first from initial_alpha, or cold), with one PathCache for the whole path (the working-set solver's
+/// column norms and X^T y computed once).
+nb::list train_path_py(Matrix& m, Vec<double> y, const PyTrainOptions& options_in, const std::vector<double>& lambdas,
+                       std::optional<std::vector<Vec<double>>> initial_alpha) {
+  TrainOptions o = options_in.typed();
+  o.solver.path_cache = std::make_shared<PathCache>();
+  const std::vector<std::optional<double>> each(lambdas.begin(), lambdas.end());
+  return fit_sequence(m, y, std::move(o), std::move(initial_alpha), each);
 }
 
 }  // namespace

@@ -57,6 +57,32 @@ def test_enet_and_lasso_paths_match_sklearn_at_every_point(housing_dense, l1_rat
     assert n_iter[0] <= 1  # warm-started or not, the zero solution is certified at once (working set: 0 iterations)
 
 
+def test_path_in_one_engine_call_equals_one_fit_per_point(housing_dense):
+    """_hetglm.train_path (the path functions' engine call, its column norms and X^T y computed once) gives every
+    point bit-identical to one _hetglm.train per point warm-started the same way, with the same gaps."""
+    from hetglm import _hetglm, _path
+    X, y = housing_dense
+    alphas = _path._alpha_grid(X, y, 0.5, 1e-3, 20)
+    M = _path._by_feature(X)
+    make = _path._options_factory(1e-10, 1000, 0, 0.5)
+    o = make()
+    o.model = "elastic-net"
+    path = _hetglm.train_path(M, y, o, [float(a) for a in alphas])
+    assert len(path) == len(alphas)
+    warm = None
+    for res, a in zip(path, alphas):
+        o = make()
+        o.model = "elastic-net"
+        o.lambda_ = float(a)
+        one = _hetglm.train(M, y, o, None, False, warm)
+        warm = [np.asarray(c["alpha"]) for c in one["columns"]]
+        assert np.array_equal(np.asarray(res["w"]), np.asarray(one["w"]))
+        assert res["gap"] == one["gap"] and res["resolved_lambda"] == float(a)
+        assert res["converged"]
+    with pytest.raises(ValueError, match="lambda"):
+        _hetglm.train_path(M, y, o, [0.1, -1.0])
+
+
 def test_enet_path_options(housing_dense):
     X, y = housing_dense
     alphas, coefs, gaps = hetglm.enet_path(X, y, alphas=[0.1, 1.0, 0.5], tol=1e-10)
