@@ -398,9 +398,17 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
     }
     return pairs <= kGramPairs * double(std::max<offset_t>(X.nnz(), 1));
   }();
-  const double lam1 = PenP::id == Penalty::l1 ? lam : lam * eta;  // the model's L1 and L2 coefficients
+  const double lam1 = form.l1_level();  // the model's L1 and L2 coefficients
   const double lam2 = PenP::id == Penalty::l1 ? 0.0 : lam * (1 - eta);
-  std::vector<double> Hg, hd, dl, sa, wa, Mf, rhs, Hdiag;
+  // One coordinate step on the quadratic model at a = w_j + dir_j with model gradient G and curvature h (the column
+  // epochs and the Gram epochs): returns the move z of dir_j and adds the model's decrease to dec.
+  auto model_step = [&](double a, double G, double h, double& dec) {
+    const double a_new = PenP::step(a, G, h, lam, eta, B);
+    const double z = a_new - a;
+    if (z != 0) dec -= G * z + 0.5 * h * z * z + PenP::value(a_new, lam, eta) - PenP::value(a, lam, eta);
+    return z;
+  };
+  std::vector<double> Hg, hd, dl, sa, wa, Mf, rhs;
   std::vector<index_t> pos, order, face;
   auto gram_direction = [&]() -> bool {
     const std::size_t W = active.size();
@@ -427,11 +435,9 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
     dl.assign(W, 0.0);
     sa.resize(W);
     wa.resize(W);
-    Hdiag.resize(W);
     for (std::size_t p = 0; p < W; ++p) {
       for (std::size_t r2 = p + 1; r2 < W; ++r2) Hg[r2 * W + p] = Hg[p * W + r2];
       Hg[p * W + p] = H[active[p]];  // <x^(j)^2, D> + nu, as the column epochs use
-      Hdiag[p] = H[active[p]];
       sa[p] = s[active[p]];
       wa[p] = w[active[p]];
     }
@@ -443,11 +449,8 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
       double dec = 0;
       for (const index_t pi : order) {
         const std::size_t p = static_cast<std::size_t>(pi);
-        const double G = sa[p] + hd[p], a = wa[p] + dl[p], h = Hdiag[p];
-        const double a_new = PenP::step(a, G, h, lam, eta, B);
-        const double z = a_new - a;
+        const double z = model_step(wa[p] + dl[p], sa[p] + hd[p], Hg[p * W + p], dec);
         if (z == 0) continue;
-        dec -= G * z + 0.5 * h * z * z + PenP::value(a_new, lam, eta) - PenP::value(a, lam, eta);
         dl[p] += z;
         const double* Hp = Hg.data() + p * W;  // symmetric: row p is column p
         for (std::size_t r2 = 0; r2 < W; ++r2) hd[r2] += z * Hp[r2];
@@ -559,11 +562,8 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
           gq = dense::dot3(A.values.data() + b, curv.data(), q.data(), n);
         else
           for (offset_t p = b; p < e; ++p) gq += double(A.values[p]) * curv[A.indices[p]] * q[A.indices[p]];
-        const double G = s[j] + gq, a = w[j] + dir[j];
-        const double a_new = PenP::step(a, G, H[j], lam, eta, B);
-        const double z = a_new - a;
+        const double z = model_step(w[j] + dir[j], s[j] + gq, H[j], dec);
         if (z == 0) continue;
-        dec -= G * z + 0.5 * H[j] * z * z + PenP::value(a_new, lam, eta) - PenP::value(a, lam, eta);
         dir[j] += z;
         if (full)
           dense::axpy(z, A.values.data() + b, q.data(), n);

@@ -894,8 +894,9 @@ SolveResult WorkingSet<Form>::run() {
   const bool same_x = cache && cache->values == static_cast<const void*>(A_.values.data()) &&
                       cache->rows == A_.n_rows && cache->cols == A_.n_cols && cache->nnz == A_.nnz() &&
                       cache->col_norm.size() == M;
-  const bool same_y = same_x && cache->y.size() == N && std::equal(cache->y.begin(), cache->y.end(), f_.y);
-  if (same_x && (!need_xy || same_y)) {
+  const bool hit =
+      same_x && (!need_xy || (cache->y.size() == N && std::equal(cache->y.begin(), cache->y.end(), f_.y)));
+  if (hit) {
     col_norm_ = cache->col_norm;
     if (need_xy) xy_ = cache->xy;
     ++cache->reused;
