@@ -76,6 +76,7 @@ namespace math {
   HETGLM_FN T loss_value(int l, T y, T z, T c) { return hetglm_loss_value##S(l, y, z, c); }           \
   HETGLM_FN T loss_derivative(int l, T y, T z, T c) { return hetglm_loss_derivative##S(l, y, z, c); } \
   HETGLM_FN T loss_curvature(int l, T y, T z, T c) { return hetglm_loss_curvature##S(l, y, z, c); }   \
+  HETGLM_FN hetglm_loss3##S loss_terms(int l, T y, T z, T c) { return hetglm_loss_terms##S(l, y, z, c); } \
   HETGLM_FN T loss_conjugate(int l, T y, T a, T c) { return hetglm_loss_conjugate##S(l, y, a, c); }   \
   HETGLM_FN T dual_step(int l, T y, T a, T z, T q, T c) { return hetglm_dual_step##S(l, y, a, z, q, c); } \
   HETGLM_FN T dual_gap(int l, T y, T a, T z, T c) { return hetglm_dual_gap##S(l, y, a, z, c); }       \
@@ -125,6 +126,8 @@ struct LossPolicy {
   template <class T> HETGLM_FN T value(T y, T z, T c) { return math::loss_value(kid, y, z, c); }
   template <class T> HETGLM_FN T derivative(T y, T z, T c) { return math::loss_derivative(kid, y, z, c); }
   template <class T> HETGLM_FN T curvature(T y, T z, T c) { return math::loss_curvature(kid, y, z, c); }
+  /// value, derivative and curvature in one call (.value, .derivative, .curvature; one exponential for logistic).
+  template <class T> HETGLM_FN auto terms(T y, T z, T c) { return math::loss_terms(kid, y, z, c); }
   template <class T> HETGLM_FN T conjugate(T y, T a, T c) { return math::loss_conjugate(kid, y, a, c); }
   template <class T> HETGLM_FN T dual_step(T y, T a, T z, T q, T c) { return math::dual_step(kid, y, a, z, q, c); }
   template <class T> HETGLM_FN T dual_gap(T y, T a, T z, T c) { return math::dual_gap(kid, y, a, z, c); }

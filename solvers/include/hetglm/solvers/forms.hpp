@@ -359,6 +359,12 @@ struct PrimalForm {
     const double g = LossP::derivative(y[k], vk, c[k]);
     return {l, g, g * vk - l};
   }
+  /// sample(k, vk) and the curvature phi_k''(v_k) (to `curv`) from one evaluation (LossPolicy::terms).
+  SampleTerms sample(index_t k, double vk, double& curv) const {
+    const auto t = LossP::terms(y[k], vk, c[k]);
+    curv = t.curvature;
+    return {t.value, t.derivative, t.derivative * vk - t.value};
+  }
   /// lambda eta': the bound |s_j| <= lambda eta' of a feature that is zero at the optimum (eta' = 1 for L1, the l1
   /// ratio for the elastic net; 0 without an L1 part).
   double l1_level() const {
