@@ -182,21 +182,28 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
       v[k] = z;
     });
   };
-  if (o.initial_alpha) recompute_v();  // the warm start's v = X w
-  // Step 1: per-sample derivatives and the certificate's sums, then s_j and H_j over the columns.
-  auto state = [&]() -> Certificate {
+  // Step 1: per-sample derivatives and the certificate's sums, then s_j and H_j over the columns. exact_v: v = X w
+  // first (recompute_v, then this), fused on the rows-only dense path into the same pass: per block of rows, v of
+  // the block, its samples' terms, then its share of s and H while the block is in the L1 cache (bit-identical to
+  // the two passes: dot_rows is dense::dot row by row, and the terms are added in the same order).
+  auto state = [&](bool exact_v = false) -> Certificate {
+    const bool fused_v = exact_v && rows_only && dense_rows;
+    if (exact_v && !fused_v) recompute_v();
     ++passes;
     for_chunks(n, [&](std::int64_t ch, std::int64_t lo, std::int64_t hi) {
       CertificateTerms terms;
-      for (std::int64_t k = lo; k < hi; ++k) {
-        // The form's per-sample certificate terms (PrimalForm::sample), with the derivative the solver needs.
-        const SampleTerms t = form.sample(static_cast<index_t>(k), v[k]);
-        form.add_sample_terms(static_cast<index_t>(k), v[k], t, terms);
-        lossv[k] = t.value;
-        grad[k] = t.derivative * inv_n;
-        curv[k] = LossP::curvature(y[k], v[k], c[k]) * inv_n;
-      }
-      part_terms[ch] = terms;
+      auto samples = [&](std::int64_t a, std::int64_t b) {
+        for (std::int64_t k = a; k < b; ++k) {
+          // The form's per-sample certificate terms (PrimalForm::sample), with the derivative the solver needs.
+          double h;
+          const SampleTerms t = form.sample(static_cast<index_t>(k), v[k], h);
+          form.add_sample_terms(static_cast<index_t>(k), v[k], t, terms);
+          lossv[k] = t.value;
+          grad[k] = t.derivative * inv_n;
+          curv[k] = h * inv_n;
+        }
+      };
+      if (!fused_v) samples(lo, hi);
       if (rows_only) {
         double* bs = buf_a.data() + std::size_t(ch) * Dn;
         double* bh = buf_b.data() + std::size_t(ch) * Dn;
@@ -204,6 +211,10 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
         std::fill(bh, bh + Dn, 0.0);
         if (dense_rows) {
           for_row_blocks(lo, hi, [&](std::int64_t i, int rows) {
+            if (fused_v) {
+              dense::dot_rows(Xv + i * ld, ld, rows, w, ld, &v[i]);
+              samples(i, i + rows);
+            }
             dense::axpy_sq_rows(&grad[i], &curv[i], Xv + i * ld, ld, rows, bs, bh, ld);
           });
         } else for (std::int64_t k = lo; k < hi; ++k) {
@@ -215,6 +226,7 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
           }
         }
       }
+      part_terms[ch] = terms;
     });
     if (rows_only) {
       reduce_buffers(buf_a, s, [](index_t) { return 0.0; });
@@ -527,8 +539,10 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
   // it certifies better than the last one.
   std::vector<double> best_w;
   double best_seen = std::numeric_limits<double>::infinity();
+  bool resync = o.initial_alpha != nullptr;  // v = X w recomputed by the next state() (the warm start's v)
   for (;;) {
-    const Certificate cert = state();
+    const Certificate cert = state(resync);
+    resync = false;
     if (it == 0) driver.check_finite(cert, it, res.alpha, v);
     if (std::abs(relative_gap(cert)) < best_seen) {
       best_seen = std::abs(relative_gap(cert));
@@ -699,22 +713,19 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
     for_each_index(n, kRowGrain, [&](index_t k) { v[k] += t * q[k]; });
     if (o.after_epoch) o.after_epoch(it, std::span<double>(res.alpha), std::span<double>(v));
     // With an L1 part the Lipschitzed gap multiplies any drift of v by B: re-synchronize every iteration.
-    if (has_l1 || it % kResyncEvery == 0) recompute_v();
+    resync = has_l1 || it % kResyncEvery == 0;
   }
-  recompute_v();
-  res.certificate = state();  // exact for (w, v = X w)
+  res.certificate = state(true);  // exact for (w, v = X w)
   if (!best_w.empty() && best_w != res.alpha && best_seen < std::abs(relative_gap(res.certificate))) {
     const std::vector<double> last_w = res.alpha;
     const Certificate last = res.certificate;
     res.alpha = best_w;
     w = res.alpha.data();
-    recompute_v();
-    res.certificate = state();
+    res.certificate = state(true);
     if (std::abs(relative_gap(res.certificate)) > std::abs(relative_gap(last))) {  // the exact v disagreed: keep last
       res.alpha = last_w;
       w = res.alpha.data();
-      recompute_v();
-      res.certificate = state();
+      res.certificate = state(true);
     }
   }
   driver.finish(form, res.certificate, v, it);
