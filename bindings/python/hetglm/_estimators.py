@@ -55,13 +55,15 @@ _MAX_DENSE_ENTRIES = 1 << 27
 _UNPENALIZED_LAMBDA = 1e-12
 
 
-def _to_matrix(X, by_feature=False, estimator=None):
+def _to_matrix(X, by_feature=False, estimator=None, bias=-1.0):
     """X (validated: ndarray float32/float64, or scipy CSR/CSC) -> the engine's Matrix (CSR, float32 values),
     converted in C++ in parallel. by_feature (the primal-only models, Lasso and ElasticNet): store X^T (features as
     rows), the layout their coordinate descent works on, straight from a dense array (C or Fortran order) or a CSC
     matrix, so the engine needs no transposed copy; CSR input is stored by sample (the engine transposes it).
     A dense array is checked by the conversion itself (NaN, infinity, beyond float32 range: Matrix.bad_values); one
-    that fails raises the ValueError scikit-learn's check raises (naming `estimator`) or _check_float_range's."""
+    that fails raises the ValueError scikit-learn's check raises (naming `estimator`) or _check_float_range's.
+    bias >= 0 (the classifiers' intercept_scaling, samples as rows): a dense array gets its bias column in the same
+    pass (Matrix.bias_column; the engine then adds none, where it would copy the whole matrix to append it)."""
     if sp.issparse(X):
         csc = X.format == "csc"
         if not X.has_canonical_format:
@@ -85,7 +87,7 @@ def _to_matrix(X, by_feature=False, estimator=None):
         X = X.astype(np.float64)
     if not (X.flags.c_contiguous or X.flags.f_contiguous):
         X = np.ascontiguousarray(X)
-    M = _hetglm.matrix_from_dense(X, bool(by_feature))
+    M = _hetglm.matrix_from_dense(X, bool(by_feature), float(bias) if bias >= 0 and not by_feature else -1.0)
     if M.bad_values:
         _check_values(X, estimator)
         raise ValueError(f"X has {M.bad_values} entries that are NaN, infinite or beyond float32 range")  # not reached
@@ -215,7 +217,7 @@ class _HetGLMBase(BaseEstimator):
         already converted (multi-target Ridge converts once); key: the problem's shape for warm starts; by_feature:
         convert X to X^T (the primal-only models, _to_matrix)."""
         if M is None:
-            M = _to_matrix(X, by_feature, self)
+            M = _to_matrix(X, by_feature, self, bias=options.bias)
         y = np.ascontiguousarray(y, dtype=np.float64)
         if c is not None:
             c = np.ascontiguousarray(c, dtype=np.float64)

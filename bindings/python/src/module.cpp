@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
@@ -78,15 +79,19 @@ inline void convert_stretch(const T* src, std::int64_t t0, std::int64_t t1, floa
 /// the solvers' contiguous kernels apply); zeros found on the way trigger a second, compacting pass. The same pass
 /// counts the entries that are NaN, infinite or beyond float32 range into `bad` (the estimators then name the first
 /// one; the finite and range checks cost two to three more passes over a float64 array in numpy).
+/// bias >= 0 (samples as rows only): every row also gets the bias column, index d, value `bias` (what
+/// with_bias_column would add, without its copy of the whole matrix).
 template <class T>
 CsrMatrix csr_from_dense(const T* a, std::int64_t n, std::int64_t d, std::int64_t row_stride, std::int64_t col_stride,
-                         bool by_feature, std::int64_t& bad) {
+                         bool by_feature, std::int64_t& bad, double bias = -1) {
   CsrMatrix m;
   const std::int64_t major = by_feature ? d : n, minor = by_feature ? n : d;
   const std::int64_t s_major = by_feature ? col_stride : row_stride, s_minor = by_feature ? row_stride : col_stride;
+  if (by_feature && bias >= 0) throw InvalidArgument("matrix_from_dense: a bias column needs samples as rows");
+  const std::int64_t extra = bias >= 0 ? 1 : 0, mo = minor + extra;  // entries per output row (full rows)
   m.n_rows = checked_dim(major, by_feature ? "the number of features" : "the number of samples");
-  m.n_cols = checked_dim(minor, by_feature ? "the number of samples" : "the number of features");
-  const std::size_t total = static_cast<std::size_t>(major) * static_cast<std::size_t>(minor);
+  m.n_cols = checked_dim(mo, by_feature ? "the number of samples" : "the number of features");
+  const std::size_t total = static_cast<std::size_t>(major) * static_cast<std::size_t>(mo);
   m.offsets.resize(static_cast<std::size_t>(major) + 1);
   m.indices.resize(total);
   m.values.resize(total);
@@ -107,8 +112,8 @@ CsrMatrix csr_from_dense(const T* a, std::int64_t n, std::int64_t d, std::int64_
         int zt = 0, bt = 0;  // at most kRows * kTile each
         for (std::int64_t i = lo; i < hi; ++i) {
           const T* src = a + i * s_major;
-          float* vo = m.values.data() + i * minor;
-          index_t* io = m.indices.data() + i * minor;
+          float* vo = m.values.data() + i * mo;
+          index_t* io = m.indices.data() + i * mo;
           if (s_minor == 1) {  // contiguous input (C order by sample, Fortran order by feature): vectorized
             convert_stretch(src, t0, t1, vo, io, zt, bt);
             continue;
@@ -124,7 +129,13 @@ CsrMatrix csr_from_dense(const T* a, std::int64_t n, std::int64_t d, std::int64_
         z += zt;
         bd += bt;
       }
-      for (std::int64_t i = lo; i < hi; ++i) m.offsets[static_cast<std::size_t>(i) + 1] = (i + 1) * minor;
+      for (std::int64_t i = lo; i < hi; ++i) {
+        m.offsets[static_cast<std::size_t>(i) + 1] = (i + 1) * mo;
+        if (extra) {
+          m.values[static_cast<std::size_t>(i * mo + minor)] = static_cast<float>(bias);
+          m.indices[static_cast<std::size_t>(i * mo + minor)] = static_cast<index_t>(minor);
+        }
+      }
     }
     zeros += z;
     bads += bd;
@@ -140,7 +151,7 @@ CsrMatrix csr_from_dense(const T* a, std::int64_t n, std::int64_t d, std::int64_
   tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, major, 64), [&](const auto& r) {
     for (std::int64_t i = r.begin(); i < r.end(); ++i) {
       const T* src = a + i * s_major;
-      offset_t k = 0;
+      offset_t k = extra;
       for (std::int64_t j = 0; j < minor; ++j) k += src[j * s_minor] != T(0);
       c.offsets[static_cast<std::size_t>(i) + 1] = k;
     }
@@ -155,9 +166,13 @@ CsrMatrix csr_from_dense(const T* a, std::int64_t n, std::int64_t d, std::int64_
       for (std::int64_t j = 0; j < minor; ++j)
         if (src[j * s_minor] != T(0)) {
           c.indices[static_cast<std::size_t>(k)] = static_cast<index_t>(j);
-          c.values[static_cast<std::size_t>(k)] = m.values[static_cast<std::size_t>(i * minor + j)];
+          c.values[static_cast<std::size_t>(k)] = m.values[static_cast<std::size_t>(i * mo + j)];
           ++k;
         }
+      if (extra) {
+        c.indices[static_cast<std::size_t>(k)] = static_cast<index_t>(minor);
+        c.values[static_cast<std::size_t>(k)] = static_cast<float>(bias);
+      }
     }
   });
   return c;
@@ -197,6 +212,7 @@ struct Matrix {
   CsrMatrix X;
   bool by_feature = false;
   std::int64_t bad_values = 0;  ///< dense input: entries NaN, infinite or beyond float32 range (csr_from_dense)
+  double bias_column = -1;      ///< >= 0: X's last column is the bias column of this value (Dataset::bias_included)
 };
 
 template <class T>
@@ -354,6 +370,12 @@ nb::list fit_sequence(Matrix& m, Vec<double> y, TrainOptions o, std::optional<st
   Dataset data;
   data.source = "training data";
   data.by_feature = m.by_feature;
+  if (m.bias_column >= 0) {
+    if (o.problem.bias != m.bias_column)
+      throw InvalidArgument(fmt::format("the matrix carries a bias column of value {} but options.bias is {}",
+                                        m.bias_column, o.problem.bias));
+    data.bias_included = true;
+  }
   data.y.assign(y.data(), y.data() + y.shape(0));
   std::unique_ptr<nb::python_error> pending;  // KeyboardInterrupt (or whatever a signal handler raised)
   o.solver.should_stop = [&pending]() {
@@ -457,6 +479,8 @@ NB_MODULE(_hetglm, m) {
       })
       .def_prop_ro("nnz", [](const Matrix& a) { return a.X.nnz(); })
       .def_prop_ro("by_feature", [](const Matrix& a) { return a.by_feature; })
+      .def_prop_ro("bias_column", [](const Matrix& a) { return a.bias_column; },
+                   "-1, or the value of the bias column the conversion appended (matrix_from_dense's bias).")
       .def_prop_ro("bad_values", [](const Matrix& a) { return a.bad_values; },
                    "Entries of a dense input that are NaN, infinite or beyond float32 range (0 for sparse input: "
                    "the estimators check those in numpy).");
@@ -464,17 +488,19 @@ NB_MODULE(_hetglm, m) {
   // Dense arrays in C or Fortran order, float64 or float32 (nanobind tries the overloads in order; noconvert: an
   // array that fits none raises TypeError instead of being copied silently).
 #define HETGLM_FROM_DENSE(ARRAY, T, C_ORDER)                                                                       \
-  m.def("matrix_from_dense", [](ARRAY<T> a, bool by_feature) {                                                     \
+  m.def("matrix_from_dense", [](ARRAY<T> a, bool by_feature, double bias) {                                      \
     Matrix r;                                                                                                      \
     r.by_feature = by_feature;                                                                                     \
+    r.bias_column = bias >= 0 ? bias : -1;                                                                         \
     const auto n = static_cast<std::int64_t>(a.shape(0)), d = static_cast<std::int64_t>(a.shape(1));               \
     nb::gil_scoped_release nogil;                                                                                  \
-    r.X = C_ORDER ? csr_from_dense(a.data(), n, d, d, 1, by_feature, r.bad_values)                                 \
-                  : csr_from_dense(a.data(), n, d, 1, n, by_feature, r.bad_values);                                \
+    r.X = C_ORDER ? csr_from_dense(a.data(), n, d, d, 1, by_feature, r.bad_values, bias)                           \
+                  : csr_from_dense(a.data(), n, d, 1, n, by_feature, r.bad_values, bias);                          \
     return r;                                                                                                      \
-  }, "a"_a.noconvert(), "by_feature"_a = false,                                                                    \
+  }, "a"_a.noconvert(), "by_feature"_a = false, "bias"_a = -1.0,                                                   \
   "Dense (n, d) array (C or Fortran order, float64 or float32) -> Matrix (zeros dropped, float32 values); "     \
-  "by_feature: store X^T (features as rows) for the primal-only models (Lasso, ElasticNet).")
+  "by_feature: store X^T (features as rows) for the primal-only models (Lasso, ElasticNet); bias >= 0: append "  \
+  "the bias column (LIBLINEAR's -B; train() then needs options.bias equal to it and adds none itself).")
   HETGLM_FROM_DENSE(Dense, double, true);
   HETGLM_FROM_DENSE(Dense, float, true);
   HETGLM_FROM_DENSE(DenseF, double, false);

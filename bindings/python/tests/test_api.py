@@ -42,6 +42,35 @@ def test_dense_sparse_float32_and_csc_inputs_agree(cancer):
     np.testing.assert_allclose(ref.predict_proba(X).sum(axis=1), 1.0)
 
 
+def test_dense_bias_column_appended_by_the_conversion(cancer):
+    # A dense X gets its bias column while it is converted (Matrix.bias_column; the engine then adds none): the
+    # same models as the engine's own bias column on CSR input, for full rows, rows with zeros, intercept_scaling
+    # other than 1, one-vs-rest and the multinomial model.
+    from hetglm import _hetglm
+    X, y = cancer
+    rng = np.random.default_rng(3)
+    full = rng.normal(size=(300, 7))
+    yf = (full @ rng.normal(size=7) + 0.3 * rng.normal(size=300) > 0).astype(float)
+    y3 = np.digitize(full[:, 0] + 0.5 * full[:, 1], [-0.5, 0.5])
+    for Xd, yy, kw in [(X.toarray(), y, {}), (full, yf, dict(intercept_scaling=2.5)), (full, y3, {}),
+                       (full, y3, dict(multi_class="ovr"))]:
+        M = _hetglm.matrix_from_dense(np.ascontiguousarray(Xd), False, 2.5)
+        assert M.shape == (Xd.shape[0], Xd.shape[1] + 1) and M.bias_column == 2.5
+        dense = hetglm.LogisticRegression(tol=1e-10, **kw).fit(Xd, yy)
+        csr = hetglm.LogisticRegression(tol=1e-10, **kw).fit(sp.csr_matrix(Xd), yy)
+        np.testing.assert_allclose(dense.coef_, csr.coef_, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(dense.intercept_, csr.intercept_, rtol=1e-12, atol=1e-12)
+        assert dense.n_features_in_ == Xd.shape[1]
+    M = _hetglm.matrix_from_dense(full, False, 1.0)
+    opts = hetglm.LogisticRegression()._options("logistic", "l2", C=1.0, bias=2.0)
+    with pytest.raises(ValueError) as e:
+        _hetglm.train(M, yf, opts, None, False, None)
+    assert str(e.value) == "the matrix carries a bias column of value 1 but options.bias is 2"
+    with pytest.raises(ValueError) as e:
+        _hetglm.matrix_from_dense(full, True, 1.0)
+    assert str(e.value) == "matrix_from_dense: a bias column needs samples as rows"
+
+
 def test_certificate_attributes(cancer):
     X, y = cancer
     est = hetglm.LinearSVC(loss="hinge", tol=1e-6, max_iter=100000).fit(X, y)

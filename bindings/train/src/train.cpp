@@ -225,8 +225,9 @@ void check_memory(const Dataset& data, const TrainOptions& o, const ModelSpec& s
     std::set<double> u(y.begin(), y.end());
     classes = u.size() > 2 ? u.size() : 1;
   }
+  const bool add_bias = bias >= 0 && !data.bias_included;
   check_training_memory(data.n_samples(), double(data.n_features()) + (bias >= 0 ? 1 : 0),
-                        double(data.X.nnz()) + (bias >= 0 ? data.n_samples() : 0), classes, o.solver.n_threads,
+                        double(data.X.nnz()) + (add_bias ? data.n_samples() : 0), classes, o.solver.n_threads,
                         o.memory_limit, "--memory-limit");
 }
 }  // namespace
@@ -373,7 +374,7 @@ TrainResult train_multinomial(const Dataset& data, const CsrMatrix& X, const std
   res.interrupted = sr.interrupted;
   res.columns.push_back(std::move(cr));
   model.solver_type = solver_type_name(res.spec, Formulation::primal);
-  model.nr_feature = data.X.n_cols;
+  model.nr_feature = data.n_features();
   model.bias = o.problem.bias;
   model.model = res.spec.name;
   model.penalty = penalty_name(res.spec.penalty);
@@ -396,6 +397,11 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
   const CsrMatrix& X0 = data.X;  // samples as rows, or X^T for by-feature data (dataset.hpp)
   const index_t n_samples = data.n_samples();
   const std::string src = data.source.empty() ? std::string("training data") : "'" + data.source + "'";
+  if (data.bias_included && (po.bias < 0 || data.by_feature || X0.n_cols < 1))
+    throw InvalidArgument(fmt::format("{}: a bias column is included but the options ask for none (bias {}), or the "
+                                      "data are stored by feature", src, po.bias));
+  // The bias column: the caller's (Dataset::bias_included), or with_bias_column's copy below.
+  const bool add_bias = po.bias >= 0 && !data.bias_included;
   if (n_samples == 0) throw InvalidArgument(fmt::format("{}: no samples to train on", src));
   if (data.y.size() != static_cast<std::size_t>(n_samples))
     throw InvalidArgument(fmt::format("{}: {} labels for {} samples", src, data.y.size(), n_samples));
@@ -441,7 +447,7 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
   if (spec.multinomial) {  // samples as rows with the bias column (by-feature data transposed back)
     const CsrMatrix rows = data.by_feature ? transpose(X0) : CsrMatrix();
     const CsrMatrix& Xr = data.by_feature ? rows : X0;
-    if (po.bias < 0) return train_multinomial(data, Xr, c, lambda, o, std::move(res), t0);
+    if (!add_bias) return train_multinomial(data, Xr, c, lambda, o, std::move(res), t0);
     return train_multinomial(data, with_bias_column(Xr, po.bias), c, lambda, o, std::move(res), t0);
   }
   if (o.solver.solver == SolverKind::newton && use_accel)
@@ -476,8 +482,8 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
   CsrMatrix X_rows, X_bias;
   if (data.by_feature && rows_needed) X_rows = transpose(X0);
   const CsrMatrix& Xs = data.by_feature ? X_rows : X0;  // empty when by-feature rows are not needed
-  if (po.bias >= 0) X_bias = with_bias_column(Xs, po.bias);
-  const CsrMatrix& X = po.bias >= 0 ? X_bias : Xs;
+  if (add_bias) X_bias = with_bias_column(Xs, po.bias);
+  const CsrMatrix& X = add_bias ? X_bias : Xs;
   const FormulationChoice choice = resolve_formulation(o, spec, X, data.y, positives[0], c, lambda, eta, primal_newton);
   const Formulation form_kind = choice.formulation;
   res.formulation = form_kind;

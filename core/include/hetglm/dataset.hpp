@@ -16,9 +16,13 @@ struct Dataset {
   std::vector<double> y;      ///< labels or regression targets, size n_samples
   std::string source;         ///< file name (for messages); may be empty
   bool by_feature = false;    ///< X holds X^T (features as rows)
+  /// X's last column is already the bias column (value TrainOptions' bias, samples as rows): train() uses X as it is
+  /// instead of with_bias_column's copy (the Python estimators append it while converting a dense array).
+  bool bias_included = false;
 
   index_t n_samples() const { return by_feature ? X.n_cols : X.n_rows; }
-  index_t n_features() const { return by_feature ? X.n_rows : X.n_cols; }
+  /// Features of the data, the bias column not counted.
+  index_t n_features() const { return by_feature ? X.n_rows : X.n_cols - (bias_included ? 1 : 0); }
 };
 
 }  // namespace hetglm
