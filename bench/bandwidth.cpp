@@ -25,8 +25,52 @@
 #include <thread>
 #include <vector>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 namespace {
 using Clock = std::chrono::steady_clock;
+
+// The read kernel's sum: 32 independent float accumulators (AVX2: four 8-wide vectors; otherwise a loop the
+// compiler vectorizes), so that the adds keep up with memory. The former 8 scalar accumulators were limited by
+// the adder on an Intel Xeon (KVM): 3.2 GB/s on 1 thread where an AVX2 sum reads 6.3 GB/s, a bound below the
+// Newton solver's own passes (bench/results/bandwidth_newton.md, ratios 0.6-1.0).
+#if defined(__x86_64__)
+__attribute__((target("avx2"))) double sum_avx2(const float* a, std::size_t lo, std::size_t hi) {
+  __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+  std::size_t i = lo;
+  for (; i + 32 <= hi; i += 32) {
+    s0 = _mm256_add_ps(s0, _mm256_loadu_ps(a + i));
+    s1 = _mm256_add_ps(s1, _mm256_loadu_ps(a + i + 8));
+    s2 = _mm256_add_ps(s2, _mm256_loadu_ps(a + i + 16));
+    s3 = _mm256_add_ps(s3, _mm256_loadu_ps(a + i + 24));
+  }
+  alignas(32) float t[8];
+  _mm256_store_ps(t, _mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
+  double r = 0;
+  for (float x : t) r += x;
+  for (; i < hi; ++i) r += a[i];
+  return r;
+}
+#endif
+double sum_floats(const float* a, std::size_t lo, std::size_t hi) {
+#if defined(__x86_64__)
+  static const bool avx2 = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2");
+  }();
+  if (avx2) return sum_avx2(a, lo, hi);
+#endif
+  float acc[32] = {};
+  std::size_t i = lo;
+  for (; i + 32 <= hi; i += 32)
+    for (int k = 0; k < 32; ++k) acc[k] += a[i + static_cast<std::size_t>(k)];
+  double t = 0;
+  for (float x : acc) t += x;
+  for (; i < hi; ++i) t += a[i];
+  return t;
+}
 
 struct Result {
   double copy_gbs = 0;
@@ -58,16 +102,7 @@ Result measure(float* a, float* b, std::size_t n, int threads, int reps) {
     r.copy_gbs = std::max(r.copy_gbs, 2 * bytes / s / 1e9);
     std::vector<double> partial(static_cast<std::size_t>(threads), 0.0);
     t0 = Clock::now();
-    ranges([&](std::size_t lo, std::size_t hi) {
-      float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-      std::size_t i = lo;
-      for (; i + 8 <= hi; i += 8)
-        for (int k = 0; k < 8; ++k) acc[k] += a[i + static_cast<std::size_t>(k)];
-      for (; i < hi; ++i) acc[0] += a[i];
-      double t = 0;
-      for (float x : acc) t += x;
-      partial[lo / std::max<std::size_t>(chunk, 1)] = t;
-    });
+    ranges([&](std::size_t lo, std::size_t hi) { partial[lo / std::max<std::size_t>(chunk, 1)] = sum_floats(a, lo, hi); });
     s = std::chrono::duration<double>(Clock::now() - t0).count();
     volatile double sink = 0;
     for (double p : partial) sink = sink + p;
