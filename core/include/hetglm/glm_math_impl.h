@@ -10,20 +10,15 @@
 #define R HETGLM_REAL
 #define N(name) HETGLM_CAT(name, HETGLM_SFX)
 
+/* softplus and sigmoid from e = exp(-|t|), which a caller needing both computes once (hetglm_loss_terms). */
+HETGLM_FN R N(hetglm_softplus_e)(R t, R e) { return t > (R)0 ? t + (R)log1p(e) : (R)log1p(e); }
+HETGLM_FN R N(hetglm_sigmoid_e)(R t, R e) { return t >= (R)0 ? (R)1 / ((R)1 + e) : e / ((R)1 + e); }
+
 /* log(1 + exp(t)) without overflow. */
-HETGLM_FN R N(hetglm_softplus)(R t) {
-  return t > (R)0 ? t + (R)log1p(exp(-t)) : (R)log1p(exp(t));
-}
+HETGLM_FN R N(hetglm_softplus)(R t) { return N(hetglm_softplus_e)(t, (R)exp(t > (R)0 ? -t : t)); }
 
 /* 1 / (1 + exp(-t)) without overflow. */
-HETGLM_FN R N(hetglm_sigmoid)(R t) {
-  if (t >= (R)0) {
-    R e = (R)exp(-t);
-    return (R)1 / ((R)1 + e);
-  }
-  R e = (R)exp(t);
-  return e / ((R)1 + e);
-}
+HETGLM_FN R N(hetglm_sigmoid)(R t) { return N(hetglm_sigmoid_e)(t, (R)exp(t >= (R)0 ? -t : t)); }
 
 /* x log x with 0 log 0 = 0. */
 HETGLM_FN R N(hetglm_xlogx)(R x) { return x > (R)0 ? x * (R)log(x) : (R)0; }
@@ -278,11 +273,10 @@ HETGLM_FN R N(hetglm_loss_derivative)(int loss, R y, R z, R c) {
 HETGLM_FN R N(hetglm_loss_curvature)(int loss, R y, R z, R c) {
   switch (loss) { HETGLM_LOSS_TABLE(HETGLM_CURVATURE_CASE_) default: return (R)NAN; }
 }
-/* Value, derivative and curvature at z in one call (the Newton solver's per-sample terms, once per iteration). Each
- * equals the dispatcher above bit for bit, except the logistic curvature: there one exponential e = exp(-|y z|)
- * serves all three (softplus(m) = max(m, 0) + log1p(e), sigmoid(m) = 1/(1+e) or e/(1+e) by the sign of m = -y z,
- * as hetglm_softplus and hetglm_sigmoid compute them), and phi'' = c e / (1 + e)^2, the same sigmoid(y z) (1 -
- * sigmoid(y z)) rounded differently: four transcendental calls per sample become two. */
+/* Value, derivative and curvature at z in one call (the per-sample terms of the primal solvers). Each equals the
+ * dispatcher above bit for bit, except the logistic curvature: there one exponential e = exp(-|y z|) serves all
+ * three (hetglm_softplus_e and hetglm_sigmoid_e at m = -y z), and phi'' = c e / (1 + e)^2, the same sigmoid(y z)
+ * (1 - sigmoid(y z)) rounded differently: four transcendental calls per sample become two. */
 typedef struct N(hetglm_loss3_s) {
   R value, derivative, curvature;
 } N(hetglm_loss3);
@@ -293,8 +287,8 @@ HETGLM_FN N(hetglm_loss3) N(hetglm_loss_terms)(int loss, R y, R z, R c) {
     m = -y * z;
     e = (R)exp(m > (R)0 ? -m : m);
     u = (R)1 + e;
-    r.value = c * (m > (R)0 ? m + (R)log1p(e) : (R)log1p(e));
-    r.derivative = -c * y * (m >= (R)0 ? (R)1 / u : e / u);
+    r.value = c * N(hetglm_softplus_e)(m, e);
+    r.derivative = -c * y * N(hetglm_sigmoid_e)(m, e);
     r.curvature = c * (e / (u * u));
     return r;
   }

@@ -353,17 +353,16 @@ struct PrimalForm {
     return has_l1_part(P) && bound > 0 ? std::clamp(w, -bound, bound) : w;
   }
 
-  /// Sample k's value, derivative and conjugate at v_k (SampleTerms).
-  SampleTerms sample(index_t k, double vk) const {
-    const double l = LossP::value(y[k], vk, c[k]);
-    const double g = LossP::derivative(y[k], vk, c[k]);
-    return {l, g, g * vk - l};
-  }
-  /// sample(k, vk) and the curvature phi_k''(v_k) (to `curv`) from one evaluation (LossPolicy::terms).
+  /// Sample k's value, derivative and conjugate at v_k (SampleTerms), and the curvature phi_k''(v_k) to `curv`,
+  /// from one evaluation (LossPolicy::terms: one exponential for logistic).
   SampleTerms sample(index_t k, double vk, double& curv) const {
     const auto t = LossP::terms(y[k], vk, c[k]);
     curv = t.curvature;
     return {t.value, t.derivative, t.derivative * vk - t.value};
+  }
+  SampleTerms sample(index_t k, double vk) const {
+    double curv;
+    return sample(k, vk, curv);
   }
   /// lambda eta': the bound |s_j| <= lambda eta' of a feature that is zero at the optimum (eta' = 1 for L1, the l1
   /// ratio for the elastic net; 0 without an L1 part).
