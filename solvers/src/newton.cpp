@@ -540,8 +540,14 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
   std::vector<double> best_w;
   double best_seen = std::numeric_limits<double>::infinity();
   bool resync = o.initial_alpha != nullptr;  // v = X w recomputed by the next state() (the warm start's v)
+  // The loop's last certificate, and whether its v was recomputed: every exit below leaves w as that state() saw
+  // it, so an exact last certificate is the returned one (with an L1 part, every iteration's is).
+  Certificate last_cert;
+  bool last_exact = false;
   for (;;) {
     const Certificate cert = state(resync);
+    last_cert = cert;
+    last_exact = resync;
     resync = false;
     if (it == 0) driver.check_finite(cert, it, res.alpha, v);
     if (std::abs(relative_gap(cert)) < best_seen) {
@@ -715,7 +721,7 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
     // With an L1 part the Lipschitzed gap multiplies any drift of v by B: re-synchronize every iteration.
     resync = has_l1 || it % kResyncEvery == 0;
   }
-  res.certificate = state(true);  // exact for (w, v = X w)
+  res.certificate = last_exact ? last_cert : state(true);  // exact for (w, v = X w)
   if (!best_w.empty() && best_w != res.alpha && best_seen < std::abs(relative_gap(res.certificate))) {
     const std::vector<double> last_w = res.alpha;
     const Certificate last = res.certificate;
