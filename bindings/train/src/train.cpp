@@ -218,14 +218,15 @@ namespace {
 double available_memory_bytes() { return static_cast<double>(memory_limit_bytes()); }
 
 /// train()'s memory estimate (check_training_memory) for the data set and options.
-void check_memory(const Dataset& data, const TrainOptions& o, const ModelSpec& spec, const std::vector<double>& y) {
+/// add_bias: train() appends the bias column (with_bias_column's copy; not when the caller's X has it).
+void check_memory(const Dataset& data, const TrainOptions& o, const ModelSpec& spec, const std::vector<double>& y,
+                  bool add_bias) {
   const double bias = o.problem.bias;
   std::size_t classes = 1;
   if (spec.classifier) {
     std::set<double> u(y.begin(), y.end());
     classes = u.size() > 2 ? u.size() : 1;
   }
-  const bool add_bias = bias >= 0 && !data.bias_included;
   check_training_memory(data.n_samples(), double(data.n_features()) + (bias >= 0 ? 1 : 0),
                         double(data.X.nnz()) + (add_bias ? data.n_samples() : 0), classes, o.solver.n_threads,
                         o.memory_limit, "--memory-limit");
@@ -431,7 +432,7 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
   const double lambda = resolve_lambda(spec, po.C, po.lambda, n_samples);
   res.lambda = lambda;
   const double eta = l1_share(spec.penalty, po.l1_ratio);
-  check_memory(data, o, spec, data.y);
+  check_memory(data, o, spec, data.y, add_bias);
   // `auto` that finds no accelerator means the CPU solver itself, exactly as --device cpu (docs/conventions.md, "Devices").
   Device device = Device::cpu;
   if (o.device.device) {
