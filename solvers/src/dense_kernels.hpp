@@ -3,12 +3,13 @@
 // the column operations of primal coordinate descent on a full column (working_set.cpp, newton.cpp) and the row
 // operations of the Newton solver on full rows. Data stay float32 (as stored) and every product and sum is float64.
 //
-// The build carries no -march flag, so the AVX2 + FMA versions are compiled with a target attribute and chosen at
-// run time (__builtin_cpu_supports). The summation order is fixed by the kernel, not by the instruction set: element
-// k goes to partial sum k mod 8, each partial sum is updated with a fused multiply-add, and the partial sums are
-// added in a fixed tree, the tail last; the scalar fallback does exactly that with std::fma, so both give
-// bit-identical results (the same model on every x86-64 machine).
+// The build carries no -march flag, so the AVX2 + FMA and the AVX-512 versions are compiled with a target attribute
+// and chosen at run time (__builtin_cpu_supports; AVX-512 first). The summation order is fixed by the kernel, not by
+// the instruction set: element k goes to partial sum k mod 8, each partial sum is updated with a fused multiply-add,
+// and the partial sums are added in a fixed tree, the tail last; the scalar fallback does exactly that with
+// std::fma, so all three give bit-identical results (the same model on every x86-64 machine).
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -235,12 +236,131 @@ inline bool has_avx2() {
   }();
   return yes;
 }
+// AVX-512 versions (one 512-bit register holds the 8 partial sums that the AVX2 code keeps in two: lane l is still
+// partial sum k mod 8 = l, and the combine is the same, so the bits are the same as the AVX2 and scalar versions).
+// They halve the conversions and multiply-adds per element, which is what bounds the AVX2 row kernels on
+// machines that have AVX-512 (bench/results/bandwidth_newton.md).
+// _mm512_cvtps_pd itself starts from _mm512_undefined_pd, which GCC 12 reports as maybe uninitialized once inlined;
+// the zero-masked form with every lane selected is the same conversion.
+__attribute__((target("avx512f"))) inline __m512d cvt8(__m256 x) { return _mm512_maskz_cvtps_pd(__mmask8(0xFF), x); }
+__attribute__((target("avx512f"))) inline double dot_avx512(const float* x, const double* g, std::int64_t n) {
+  __m512d a = _mm512_setzero_pd();
+  std::int64_t k = 0;
+  for (; k + 8 <= n; k += 8) a = _mm512_fmadd_pd(cvt8(_mm256_loadu_ps(x + k)), _mm512_loadu_pd(g + k), a);
+  alignas(64) double p[8];
+  _mm512_store_pd(p, a);
+  double s = combine8(p);
+  for (; k < n; ++k) s = std::fma(double(x[k]), g[k], s);
+  return s;
+}
+__attribute__((target("avx512f"))) inline void axpy_avx512(double a, const float* x, double* g, std::int64_t n) {
+  const __m512d av = _mm512_set1_pd(a);
+  std::int64_t k = 0;
+  for (; k + 8 <= n; k += 8)
+    _mm512_storeu_pd(g + k, _mm512_fmadd_pd(av, cvt8(_mm256_loadu_ps(x + k)), _mm512_loadu_pd(g + k)));
+  for (; k < n; ++k) g[k] = std::fma(a, double(x[k]), g[k]);
+}
+__attribute__((target("avx512f"))) inline void dot2_avx512(const float* x, const double* g, const double* h,
+                                                            std::int64_t n, double& sg, double& sh) {
+  __m512d a = _mm512_setzero_pd(), b = _mm512_setzero_pd();
+  std::int64_t k = 0;
+  for (; k + 8 <= n; k += 8) {
+    const __m512d xd = cvt8(_mm256_loadu_ps(x + k));
+    a = _mm512_fmadd_pd(xd, _mm512_loadu_pd(g + k), a);
+    b = _mm512_fmadd_pd(_mm512_mul_pd(xd, xd), _mm512_loadu_pd(h + k), b);
+  }
+  alignas(64) double p[8], q[8];
+  _mm512_store_pd(p, a);
+  _mm512_store_pd(q, b);
+  double s = combine8(p), t = combine8(q);
+  for (; k < n; ++k) {
+    const double xv = double(x[k]);
+    s = std::fma(xv, g[k], s);
+    t = std::fma(xv * xv, h[k], t);
+  }
+  sg = s;
+  sh = t;
+}
+__attribute__((target("avx512f"))) inline double dot3_avx512(const float* x, const double* a, const double* b,
+                                                              std::int64_t n) {
+  __m512d s8 = _mm512_setzero_pd();
+  std::int64_t k = 0;
+  for (; k + 8 <= n; k += 8)
+    s8 = _mm512_fmadd_pd(_mm512_mul_pd(cvt8(_mm256_loadu_ps(x + k)), _mm512_loadu_pd(a + k)),
+                         _mm512_loadu_pd(b + k), s8);
+  alignas(64) double p[8];
+  _mm512_store_pd(p, s8);
+  double s = combine8(p);
+  for (; k < n; ++k) s = std::fma(double(x[k]) * a[k], b[k], s);
+  return s;
+}
+template <int R>
+__attribute__((target("avx512f"))) inline void dot_rows_avx512(const float* x, std::int64_t ld, const double* g,
+                                                                std::int64_t n, double* out) {
+  __m512d a[R];
+  for (int r = 0; r < R; ++r) a[r] = _mm512_setzero_pd();
+  std::int64_t k = 0;
+  for (; k + 8 <= n; k += 8) {
+    const __m512d g8 = _mm512_loadu_pd(g + k);
+    for (int r = 0; r < R; ++r) a[r] = _mm512_fmadd_pd(cvt8(_mm256_loadu_ps(x + r * ld + k)), g8, a[r]);
+  }
+  for (int r = 0; r < R; ++r) {
+    alignas(64) double p[8];
+    _mm512_store_pd(p, a[r]);
+    double s = combine8(p);
+    for (std::int64_t j = k; j < n; ++j) s = std::fma(double(x[r * ld + j]), g[j], s);
+    out[r] = s;
+  }
+}
+template <int R>
+__attribute__((target("avx512f"))) inline void axpy_rows_avx512(const double* a, const float* x, std::int64_t ld,
+                                                                 double* g, std::int64_t n) {
+  __m512d av[R];
+  for (int r = 0; r < R; ++r) av[r] = _mm512_set1_pd(a[r]);
+  std::int64_t k = 0;
+  for (; k + 8 <= n; k += 8) {
+    __m512d g8 = _mm512_loadu_pd(g + k);
+    for (int r = 0; r < R; ++r) g8 = _mm512_fmadd_pd(av[r], cvt8(_mm256_loadu_ps(x + r * ld + k)), g8);
+    _mm512_storeu_pd(g + k, g8);
+  }
+  axpy_rows_scalar<R>(a, x + k, ld, g + k, n - k);
+}
+template <int R>
+__attribute__((target("avx512f"))) inline void axpy_sq_rows_avx512(const double* a, const double* b, const float* x,
+                                                                    std::int64_t ld, double* g, double* h,
+                                                                    std::int64_t n) {
+  __m512d av[R], bv[R];
+  for (int r = 0; r < R; ++r) {
+    av[r] = _mm512_set1_pd(a[r]);
+    bv[r] = _mm512_set1_pd(b[r]);
+  }
+  std::int64_t k = 0;
+  for (; k + 8 <= n; k += 8) {
+    __m512d g8 = _mm512_loadu_pd(g + k), h8 = _mm512_loadu_pd(h + k);
+    for (int r = 0; r < R; ++r) {
+      const __m512d xd = cvt8(_mm256_loadu_ps(x + r * ld + k));
+      g8 = _mm512_fmadd_pd(av[r], xd, g8);
+      h8 = _mm512_fmadd_pd(_mm512_mul_pd(xd, xd), bv[r], h8);
+    }
+    _mm512_storeu_pd(g + k, g8);
+    _mm512_storeu_pd(h + k, h8);
+  }
+  axpy_sq_rows_scalar<R>(a, b, x + k, ld, g + k, h + k, n - k);
+}
+inline bool has_avx512() {
+  static const bool yes = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f");
+  }();
+  return yes;
+}
 #endif
 }  // namespace detail
 
 /// sum_k x_k g_k (x float32, g float64), in the fixed order above.
 inline double dot(const float* x, const double* g, std::int64_t n) {
 #if defined(HETGLM_DENSE_AVX2)
+  if (detail::has_avx512()) return detail::dot_avx512(x, g, n);
   if (detail::has_avx2()) return detail::dot_avx2(x, g, n);
 #endif
   return detail::dot_scalar(x, g, n);
@@ -248,6 +368,7 @@ inline double dot(const float* x, const double* g, std::int64_t n) {
 /// g_k += a x_k (one fused multiply-add per element).
 inline void axpy(double a, const float* x, double* g, std::int64_t n) {
 #if defined(HETGLM_DENSE_AVX2)
+  if (detail::has_avx512()) return detail::axpy_avx512(a, x, g, n);
   if (detail::has_avx2()) return detail::axpy_avx2(a, x, g, n);
 #endif
   detail::axpy_scalar(a, x, g, n);
@@ -255,6 +376,7 @@ inline void axpy(double a, const float* x, double* g, std::int64_t n) {
 /// (sum_k x_k g_k, sum_k x_k^2 h_k) in one pass over x.
 inline void dot2(const float* x, const double* g, const double* h, std::int64_t n, double& sg, double& sh) {
 #if defined(HETGLM_DENSE_AVX2)
+  if (detail::has_avx512()) return detail::dot2_avx512(x, g, h, n, sg, sh);
   if (detail::has_avx2()) return detail::dot2_avx2(x, g, h, n, sg, sh);
 #endif
   detail::dot2_scalar(x, g, h, n, sg, sh);
@@ -265,6 +387,7 @@ inline void dot2(const float* x, const double* g, const double* h, std::int64_t 
 /// sum_k x_k a_k b_k (x float32; x_k a_k rounded once, then fused into the fixed-order sum).
 inline double dot3(const float* x, const double* a, const double* b, std::int64_t n) {
 #if defined(HETGLM_DENSE_AVX2)
+  if (detail::has_avx512()) return detail::dot3_avx512(x, a, b, n);
   if (detail::has_avx2()) return detail::dot3_avx2(x, a, b, n);
 #endif
   return detail::dot3_scalar(x, a, b, n);
@@ -273,10 +396,24 @@ inline double dot3(const float* x, const double* a, const double* b, std::int64_
 /// Rows per block of the row kernels below.
 inline constexpr int kBlockRows = 4;
 
+/// Bytes ahead of a streaming pass that prefetch_ahead asks for.
+inline constexpr std::int64_t kPrefetchBytes = 4096;
+/// Asks for the cache lines kPrefetchBytes beyond [x, x + count) (clipped at `end`, the end of the array), ahead of
+/// a pass that streams through x block by block. On the Intel Xeon of bench/results/bandwidth_newton.md the
+/// hardware prefetcher alone left the row kernels at about half the read bandwidth (their loads issue more slowly
+/// than a plain sum's, so fewer misses were in flight); a hint, so values are unchanged.
+inline void prefetch_ahead(const float* x, std::int64_t count, const float* end) {
+  const auto e = reinterpret_cast<std::uintptr_t>(end);
+  auto b = reinterpret_cast<std::uintptr_t>(x) + std::uintptr_t(kPrefetchBytes);
+  const std::uintptr_t stop = std::min(b + std::uintptr_t(count) * sizeof(float), e);
+  for (; b < stop; b += 64) __builtin_prefetch(reinterpret_cast<const void*>(b), 0, 3);
+}
+
 namespace detail {
 template <int R>
 inline void dot_rows_r(const float* x, std::int64_t ld, const double* g, std::int64_t n, double* out) {
 #if defined(HETGLM_DENSE_AVX2)
+  if (has_avx512()) return dot_rows_avx512<R>(x, ld, g, n, out);
   if (has_avx2()) return dot_rows_avx2<R>(x, ld, g, n, out);
 #endif
   dot_rows_scalar<R>(x, ld, g, n, out);
@@ -284,6 +421,7 @@ inline void dot_rows_r(const float* x, std::int64_t ld, const double* g, std::in
 template <int R>
 inline void axpy_rows_r(const double* a, const float* x, std::int64_t ld, double* g, std::int64_t n) {
 #if defined(HETGLM_DENSE_AVX2)
+  if (has_avx512()) return axpy_rows_avx512<R>(a, x, ld, g, n);
   if (has_avx2()) return axpy_rows_avx2<R>(a, x, ld, g, n);
 #endif
   axpy_rows_scalar<R>(a, x, ld, g, n);
@@ -292,6 +430,7 @@ template <int R>
 inline void axpy_sq_rows_r(const double* a, const double* b, const float* x, std::int64_t ld, double* g, double* h,
                            std::int64_t n) {
 #if defined(HETGLM_DENSE_AVX2)
+  if (has_avx512()) return axpy_sq_rows_avx512<R>(a, b, x, ld, g, h, n);
   if (has_avx2()) return axpy_sq_rows_avx2<R>(a, b, x, ld, g, h, n);
 #endif
   axpy_sq_rows_scalar<R>(a, b, x, ld, g, h, n);
