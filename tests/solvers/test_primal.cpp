@@ -345,6 +345,34 @@ TEST(PrimalNewton, BitIdenticalForEveryThreadCount) {
   }
 }
 
+// The L2 Newton solver keeps the accepted line-search trial's per-sample terms for the next iteration's state
+// instead of evaluating them again (run_newton, cache_terms); with an after_epoch hook it evaluates them again (the
+// hook may change v). Both must be the same iterations bit for bit, sparse (w7a) and dense rows, for every smooth
+// loss, including squared hinge, whose full steps the backtracking shortens.
+TEST(PrimalNewton, ReusedLineSearchTermsChangeNoBit) {
+  for (const std::string model : {"logistic", "squared-hinge", "ridge"})
+    for (const bool dense_rows : {false, true}) {
+      SCOPED_TRACE(model + (dense_rows ? " dense" : " w7a"));
+      TrainOptions o;
+      o.problem.model = model_spec(model);
+      o.problem.C = 4;
+      o.problem.formulation = parse_formulation("primal");
+      o.solver.tol = 1e-10;
+      o.solver.solver = SolverKind::newton;
+      const Dataset& d = dense_rows ? dense() : dataset("w7a");
+      const TrainResult a = train(d, o);
+      int hooked = 0;
+      o.solver.after_epoch = [&](int, std::span<double>, std::span<double>) { ++hooked; };
+      const TrainResult b = train(d, o);
+      ASSERT_GE(hooked, 3);  // several steps, each but every 10th followed by a state from the cache
+      EXPECT_EQ(a.model.w, b.model.w);
+      EXPECT_EQ(a.columns[0].certificate.primal, b.columns[0].certificate.primal);
+      EXPECT_EQ(a.columns[0].certificate.gap, b.columns[0].certificate.gap);
+      EXPECT_EQ(a.columns[0].epochs, b.columns[0].epochs);
+      EXPECT_LE(relative_gap(a.columns[0].certificate), 1e-10);
+    }
+}
+
 // Dense rows (nnz = n d: the vectorized row kernels, issue 21) and the same matrix with one entry not stored (the
 // CSR loops) are one problem: the dense rows store x_00 = 0 explicitly, the other drops it. Both rows-only (L2) and
 // X^T (L1: full columns through dense::dot2 / dot3 / axpy) reach the same optimum; threads change nothing on the
