@@ -12,10 +12,29 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <new>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "hetglm/error.hpp"
 
 namespace hetglm {
+
+namespace detail {
+namespace {
+constexpr std::align_val_t kHugePage{std::size_t{2} << 20};
+}
+void* allocate_huge_array(std::size_t bytes) {
+  void* p = ::operator new(bytes, kHugePage);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  madvise(p, bytes, MADV_HUGEPAGE);  // a hint: where the kernel has no huge pages the array keeps 4 KiB pages
+#endif
+  return p;
+}
+void deallocate_huge_array(void* p, std::size_t bytes) noexcept { ::operator delete(p, bytes, kHugePage); }
+}  // namespace detail
 
 namespace {
 // Debian's oneTBB is not instrumented for ThreadSanitizer (solvers/src/parallel_cpu.cpp): stay sequential there.

@@ -8,6 +8,7 @@
 // Samples are rows of X; in the dual (SDCA) the coordinates are rows of X, in the primal they are the
 // rows of X^T (columns of X).
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <new>
@@ -27,9 +28,28 @@ using offset_t = std::int64_t;  ///< position in the nonzero arrays
 /// producer fills completely right after sizing them, often in parallel (the first touch of their pages then happens
 /// in the threads that fill them: a 50,000 x 500 dense array converts in half the time). `resize(n, value)`,
 /// `assign(n, value)` and construction from values initialise as usual.
+///
+/// Arrays of at least kHugeArrayBytes are placed on 2 MiB boundaries and marked for transparent huge pages
+/// (madvise MADV_HUGEPAGE, Linux): a 400,000 x 100 dense array's conversion writes 320 MB of fresh memory, and with
+/// 4 KiB pages its 80,000 page faults were most of the conversion's time. Values and layout are unchanged.
+namespace detail {
+inline constexpr std::size_t kHugeArrayBytes = std::size_t{16} << 20;
+void* allocate_huge_array(std::size_t bytes);             // throws std::bad_alloc
+void deallocate_huge_array(void* p, std::size_t bytes) noexcept;
+}  // namespace detail
+
 template <class T>
 struct DefaultInitAllocator : std::allocator<T> {
   using value_type = T;
+  T* allocate(std::size_t n) {
+    if (n > std::size_t(-1) / sizeof(T)) throw std::bad_array_new_length();
+    if (n * sizeof(T) >= detail::kHugeArrayBytes) return static_cast<T*>(detail::allocate_huge_array(n * sizeof(T)));
+    return std::allocator<T>::allocate(n);
+  }
+  void deallocate(T* p, std::size_t n) noexcept {
+    if (n * sizeof(T) >= detail::kHugeArrayBytes) return detail::deallocate_huge_array(p, n * sizeof(T));
+    std::allocator<T>::deallocate(p, n);
+  }
   template <class U>
   struct rebind {
     using other = DefaultInitAllocator<U>;
