@@ -342,7 +342,9 @@ class _BaseClassifier(LinearClassifierMixin, _HetGLMBase):
         else:
             opts = self._options(model, "" if self.multinomial_ else self._penalty(), C=self.C,
                                  l1_ratio=0.5 if getattr(self, "l1_ratio", None) is None else self.l1_ratio, bias=bias)
-        key = (n, X.shape[1] + (1 if bias >= 0 else 0), tuple(np.unique(y_enc).tolist()), model)
+        # The encoded classes present: all of 0 .. k-1 unless rows of weight 0 were dropped (np.unique is a sort).
+        present = range(len(self.classes_)) if keep.all() else np.unique(y_enc).tolist()
+        key = (n, X.shape[1] + (1 if bias >= 0 else 0), tuple(present), model)
         res = self._train(X, y_enc.astype(np.float64), None if np.all(c == 1) else c, opts, key=key)
         nf = X.shape[1]
         w = np.asarray(res["w"])  # (nf [+1], n_columns); binary column: classes_[1] positive

@@ -214,6 +214,31 @@ FormulationChoice newton_or_dual(const ModelSpec& spec, std::int64_t n, std::int
 }
 
 namespace {
+/// The distinct values of y (finite: train() checks the labels first), ascending: the class labels. A few distinct
+/// labels are the rule, so a short sorted list checked against the last value seen first (a std::set of 400,000
+/// labels took 6 ms a scan); past 256 distinct values a sorted copy.
+std::vector<double> distinct_labels(const std::vector<double>& y) {
+  std::vector<double> u;
+  double last = 0;
+  bool any = false;
+  for (const double x : y) {
+    if (any && x == last) continue;
+    const auto it = std::lower_bound(u.begin(), u.end(), x);
+    if (it == u.end() || *it != x) {
+      if (u.size() >= 256) {
+        u = y;
+        std::sort(u.begin(), u.end());
+        u.erase(std::unique(u.begin(), u.end()), u.end());
+        return u;
+      }
+      u.insert(it, x);
+    }
+    last = x;
+    any = true;
+  }
+  return u;
+}
+
 /// Bytes of memory this process can still allocate (the cgroup limit less usage, or MemAvailable), or 0 if unknown.
 double available_memory_bytes() { return static_cast<double>(memory_limit_bytes()); }
 
@@ -224,8 +249,8 @@ void check_memory(const Dataset& data, const TrainOptions& o, const ModelSpec& s
   const double bias = o.problem.bias;
   std::size_t classes = 1;
   if (spec.classifier) {
-    std::set<double> u(y.begin(), y.end());
-    classes = u.size() > 2 ? u.size() : 1;
+    const std::size_t k = distinct_labels(y).size();
+    classes = k > 2 ? k : 1;
   }
   check_training_memory(data.n_samples(), double(data.n_features()) + (bias >= 0 ? 1 : 0),
                         double(data.X.nnz()) + (add_bias ? data.n_samples() : 0), classes, o.solver.n_threads,
@@ -337,7 +362,7 @@ ColumnReport column_report(double label, SolveResult& sr) {
 
 TrainResult train_multinomial(const Dataset& data, const CsrMatrix& X, const std::vector<double>& c, double lambda,
                               const TrainOptions& o, TrainResult res, std::chrono::steady_clock::time_point t0) {
-  std::set<double> uniq(data.y.begin(), data.y.end());
+  const std::vector<double> uniq = distinct_labels(data.y);
   if (uniq.size() < 3)
     throw InvalidArgument(fmt::format(
         "--model multinomial: needs more than two classes, found {} (with two, the softmax model is logistic "
@@ -458,7 +483,7 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
   LinearModel& model = res.model;
   std::vector<double> positives;  // positive class of each weight column
   if (spec.classifier) {
-    std::set<double> uniq(data.y.begin(), data.y.end());
+    const std::vector<double> uniq = distinct_labels(data.y);
     if (uniq.size() < 2)
       throw InvalidArgument(fmt::format("{}: all samples have the same label {}; a classifier needs two classes", src,
                                         *uniq.begin()));
