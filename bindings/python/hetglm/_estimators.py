@@ -324,7 +324,8 @@ class _BaseClassifier(LinearClassifierMixin, _HetGLMBase):
             cw = np.nan_to_num(cw, nan=0.0, posinf=0.0)
         c = sw * cw[y_enc]
         keep = c > 0
-        if not keep.all():
+        dropped = not keep.all()  # rows of weight 0 leave the fit
+        if dropped:
             if not sp.issparse(X):
                 _check_values(X, self)  # before the rows are selected: the error names the entry of the caller's X
             X, y_enc, c = X[keep], y_enc[keep], c[keep]
@@ -343,7 +344,7 @@ class _BaseClassifier(LinearClassifierMixin, _HetGLMBase):
             opts = self._options(model, "" if self.multinomial_ else self._penalty(), C=self.C,
                                  l1_ratio=0.5 if getattr(self, "l1_ratio", None) is None else self.l1_ratio, bias=bias)
         # The encoded classes present: all of 0 .. k-1 unless rows of weight 0 were dropped (np.unique is a sort).
-        present = range(len(self.classes_)) if keep.all() else np.unique(y_enc).tolist()
+        present = np.unique(y_enc).tolist() if dropped else range(len(self.classes_))
         key = (n, X.shape[1] + (1 if bias >= 0 else 0), tuple(present), model)
         res = self._train(X, y_enc.astype(np.float64), None if np.all(c == 1) else c, opts, key=key)
         nf = X.shape[1]

@@ -11,7 +11,6 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
-#include <set>
 
 #include "hetglm/memory.hpp"
 #include "hetglm/backends/registry.hpp"
@@ -219,10 +218,9 @@ namespace {
 /// labels took 6 ms a scan); past 256 distinct values a sorted copy.
 std::vector<double> distinct_labels(const std::vector<double>& y) {
   std::vector<double> u;
-  double last = 0;
-  bool any = false;
+  double last = std::numeric_limits<double>::quiet_NaN();  // equal to no label
   for (const double x : y) {
-    if (any && x == last) continue;
+    if (x == last) continue;
     const auto it = std::lower_bound(u.begin(), u.end(), x);
     if (it == u.end() || *it != x) {
       if (u.size() >= 256) {
@@ -234,7 +232,6 @@ std::vector<double> distinct_labels(const std::vector<double>& y) {
       u.insert(it, x);
     }
     last = x;
-    any = true;
   }
   return u;
 }
