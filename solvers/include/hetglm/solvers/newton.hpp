@@ -26,6 +26,9 @@
 //      Sun, Saunders, SIAM J. Optim. 24 (2014); newton.cpp, step 2b);
 //   3. Armijo backtracking t = 1, 1/2, ... on the true objective: F(w + t d) - F(w) <= 0.01 t (s.d + g(w+d) - g(w))
 //      (one loss evaluation per sample per trial); w += t d.
+// L2: once the relative gap is within 1e3 tol, step 2 runs before the stop test, and the dual objective is also
+// evaluated at the Newton dual point u' = grad f(v) + diag(D) X d (X^T u' from the CG's products); the largest such
+// value, a lower bound of P* by weak duality, replaces the certificate's dual where larger (docs/algorithms.md).
 // One "epoch" of the history is one Newton iteration. For the squared loss the model is exact and t = 1.
 // Near the optimum, when the objective can no longer resolve the step (change below 1e-13 |P|), the full step is
 // taken on the gradient's evidence; the solve stops after 10 such unresolved steps without a better gap.
