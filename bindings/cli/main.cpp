@@ -24,7 +24,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <set>
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -400,11 +400,11 @@ void parse_options(TrainArgs& a) {
 /// a warning, as in LIBLINEAR.
 void apply_class_weights(TrainArgs& a, const Dataset& data) {
   if (a.class_weights.empty()) return;
-  std::set<double> labels(data.y.begin(), data.y.end());
+  const std::vector<double> labels = hetglm::distinct_labels(data.y);
   std::vector<double>& c = a.opt.problem.sample_weight;
   c.assign(data.y.size(), 1.0);
   for (const hetglm::cli::ClassWeight& w : a.class_weights) {
-    if (!labels.count(w.label)) {
+    if (!std::binary_search(labels.begin(), labels.end(), w.label)) {
       fmt::print(stderr, "warning: {}: class label {} is not in '{}'; its weight is not used\n", w.flag, w.label,
                  a.train_file);
       continue;
@@ -684,11 +684,11 @@ int run_train(TrainArgs& a) {
   if (a.opt.problem.model.classifier) {
     const auto it = std::find_if(data.y.begin(), data.y.end(), [](double v) { return v != std::nearbyint(v); });
     if (it != data.y.end()) {
-      const std::set<double> labels(data.y.begin(), data.y.end());
+      const std::size_t n_labels = hetglm::distinct_labels(data.y).size();
       fmt::print(stderr,
                  "warning: '{}': label {:g} of sample {} is not an integer: training a classifier of {} classes, one "
                  "per distinct label (for a regression give --model ridge, lasso or elastic-net, or -s 11)\n",
-                 a.train_file, *it, (it - data.y.begin()) + 1, labels.size());
+                 a.train_file, *it, (it - data.y.begin()) + 1, n_labels);
     }
   }
   a.opt.solver.should_stop = [] { return g_interrupted.load(); };
@@ -703,8 +703,8 @@ int run_train(TrainArgs& a) {
     a.opt.on_epoch = [&progress](int k, double label, const hetglm::EpochRecord& r) { progress.on_epoch(k, label, r); };
   // One-vs-rest prefixes progress lines with the class.
   {
-    std::set<double> labels(data.y.begin(), data.y.end());
-    progress.multi_column = labels.size() > 2 && a.opt.problem.model.classifier && !a.opt.problem.model.multinomial;
+    const std::size_t n_labels = hetglm::distinct_labels(data.y).size();
+    progress.multi_column = n_labels > 2 && a.opt.problem.model.classifier && !a.opt.problem.model.multinomial;
   }
   t0 = std::chrono::steady_clock::now();
   hetglm::TrainResult res = arena.execute([&] { return hetglm::train(data, a.opt); });

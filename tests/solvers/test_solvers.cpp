@@ -354,6 +354,18 @@ TEST(Train, MulticlassOneVsRestAndBias) {
   EXPECT_GT(double(ok) / pred.size(), 0.93);  // LIBLINEAR -s 0 -B 1 gets 0.9435 on dna.scale.t
 }
 
+// distinct_labels (train.hpp): the std::set order of the distinct values, on the short-list path (few labels, in any
+// order, repeated in runs and not) and past 256 distinct values (the sorted copy).
+TEST(Train, DistinctLabelsAreTheSortedDistinctValues) {
+  EXPECT_EQ(distinct_labels({}), std::vector<double>{});
+  EXPECT_EQ(distinct_labels({2, 2, -1, 7, 2, -1, 0.5, 7, 7}), (std::vector<double>{-1, 0.5, 2, 7}));
+  EXPECT_EQ(distinct_labels({-0.0, 0.0, 3}), (std::vector<double>{0.0, 3}));
+  std::vector<double> y, want;
+  for (int i = 0; i < 300; ++i) y.push_back((i * 7919) % 300), y.push_back(299 - i);
+  for (int i = 0; i < 300; ++i) want.push_back(i);
+  EXPECT_EQ(distinct_labels(y), want);
+}
+
 TEST(Train, BinaryLabelsPositiveClassIsTheLargerLabel) {
   TrainOptions o;
   o.solver.solver = SolverKind::sequential;  // the sequential reference (the library default is auto)

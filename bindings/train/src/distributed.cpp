@@ -22,7 +22,6 @@
 #include <tbb/info.h>
 #include <numeric>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -37,6 +36,7 @@
 #include "hetglm/solvers/forms.hpp"
 #include "hetglm/solvers/newton.hpp"
 #include "hetglm/solvers/objective.hpp"
+#include "hetglm/train.hpp"
 
 namespace hetglm {
 namespace {
@@ -469,16 +469,14 @@ int run(const Comm& c, const DistributedArgs& a) {
   // Union of labels (classifiers): every rank maps them the same way.
   std::vector<double> labels;
   {
-    std::set<double> u(data.y.begin(), data.y.end());
-    std::vector<double> mine(u.begin(), u.end());
+    const std::vector<double> mine = distinct_labels(data.y);
     int cnt = static_cast<int>(mine.size());
     std::vector<int> cnts(K), displs(K, 0);
     MPI_Allgather(&cnt, 1, MPI_INT, cnts.data(), 1, MPI_INT, MPI_COMM_WORLD);
     for (int k = 1; k < K; ++k) displs[k] = displs[k - 1] + cnts[k - 1];
     std::vector<double> all(static_cast<std::size_t>(displs[K - 1] + cnts[K - 1]));
     MPI_Allgatherv(mine.data(), cnt, MPI_DOUBLE, all.data(), cnts.data(), displs.data(), MPI_DOUBLE, MPI_COMM_WORLD);
-    std::set<double> g(all.begin(), all.end());
-    labels.assign(g.begin(), g.end());
+    labels = distinct_labels(all);
   }
   LinearModel model;
   std::vector<double> positives;

@@ -212,10 +212,7 @@ FormulationChoice newton_or_dual(const ModelSpec& spec, std::int64_t n, std::int
                          formulation_name(f))};
 }
 
-namespace {
-/// The distinct values of y (finite: train() checks the labels first), ascending: the class labels. A few distinct
-/// labels are the rule, so a short sorted list checked against the last value seen first (a std::set of 400,000
-/// labels took 6 ms a scan); past 256 distinct values a sorted copy.
+// Declared in train.hpp.
 std::vector<double> distinct_labels(const std::vector<double>& y) {
   std::vector<double> u;
   double last = std::numeric_limits<double>::quiet_NaN();  // equal to no label
@@ -236,6 +233,7 @@ std::vector<double> distinct_labels(const std::vector<double>& y) {
   return u;
 }
 
+namespace {
 /// Bytes of memory this process can still allocate (the cgroup limit less usage, or MemAvailable), or 0 if unknown.
 double available_memory_bytes() { return static_cast<double>(memory_limit_bytes()); }
 
