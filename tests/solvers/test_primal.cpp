@@ -421,17 +421,32 @@ TEST(PrimalNewton, DenseRowsMatchTheSparseLoops) {
   }
 }
 
+/// A binary data set as the Newton solver's two L2 paths see it: labels +-1, unit weights, lambda = 1/n, rows only
+/// (no X^T) and with X^T. Not copyable (cols points at its own Xt).
+struct TwoPaths {
+  std::vector<double> y, c;
+  double lambda;
+  CsrMatrix Xt;
+  ProblemData rows, cols;
+  explicit TwoPaths(const Dataset& d)
+      : y(d.y.size()), c(d.y.size(), 1.0), lambda(1.0 / d.X.n_rows), Xt(transpose(d.X)) {
+    for (std::size_t i = 0; i < y.size(); ++i) y[i] = d.y[i] > 0 ? 1 : -1;
+    rows.X = cols.X = &d.X;
+    cols.Xt = &Xt;
+  }
+  TwoPaths(const TwoPaths&) = delete;
+  TwoPaths& operator=(const TwoPaths&) = delete;
+};
+
 // The rows-only L2 path (no X^T; newton_rows_only) and the X^T path reach the same optimum.
 TEST(PrimalNewton, RowsOnlyAndTransposedPathsAgree) {
   const Dataset& d = dataset("a9a");
   ASSERT_TRUE(newton_rows_only(d.X));
-  std::vector<double> y(d.y.size()), c(d.y.size(), 1.0);
-  for (std::size_t i = 0; i < y.size(); ++i) y[i] = d.y[i] > 0 ? 1 : -1;
-  const double lambda = 1.0 / d.X.n_rows;
-  const CsrMatrix Xt = transpose(d.X);
-  ProblemData rows, cols;
-  rows.X = cols.X = &d.X;
-  cols.Xt = &Xt;
+  const TwoPaths p(d);
+  const std::vector<double>& y = p.y;
+  const std::vector<double>& c = p.c;
+  const double lambda = p.lambda;
+  const ProblemData &rows = p.rows, &cols = p.cols;
   SolverOptions so;
   so.tol = 1e-9;
   so.max_epochs = 100;
@@ -461,13 +476,11 @@ TEST(PrimalNewton, RowsOnlyAndTransposedPathsAgree) {
 // w. Both paths (rows only, with X^T), both smooth losses.
 TEST(PrimalNewton, NewtonDualPointIsAnHonestTighterBound) {
   const Dataset& d = dense();
-  std::vector<double> y(d.y.size()), c(d.y.size(), 1.0);
-  for (std::size_t i = 0; i < y.size(); ++i) y[i] = d.y[i] > 0 ? 1 : -1;
-  const double lambda = 1.0 / d.X.n_rows;
-  const CsrMatrix Xt = transpose(d.X);
-  ProblemData rows, cols;
-  rows.X = cols.X = &d.X;
-  cols.Xt = &Xt;
+  const TwoPaths p(d);
+  const std::vector<double>& y = p.y;
+  const std::vector<double>& c = p.c;
+  const double lambda = p.lambda;
+  const ProblemData &rows = p.rows, &cols = p.cols;
   auto check = [&]<class F>(F) {
     SolverOptions so;
     so.max_epochs = 100;
