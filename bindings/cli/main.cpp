@@ -679,16 +679,18 @@ int run_train(TrainArgs& a) {
     fmt::print(info, "loaded '{}': {} samples, {} features, {} nonzeros in {:.3f}s\n", a.train_file, data.X.n_rows,
                data.X.n_cols, data.X.nnz(), load_seconds);
 
+  // The class labels (classifiers; none for a regression): the warning below and the progress prefix use them.
+  const std::vector<double> classes =
+      a.opt.problem.model.classifier ? hetglm::distinct_labels(data.y) : std::vector<double>{};
   // A classifier on real-valued targets (housing_scale with the default model trained 229 one-vs-rest classes
   // without a word): warned, as LIBLINEAR would cast them to int; the labels are kept as they are.
   if (a.opt.problem.model.classifier) {
     const auto it = std::find_if(data.y.begin(), data.y.end(), [](double v) { return v != std::nearbyint(v); });
     if (it != data.y.end()) {
-      const std::size_t n_labels = hetglm::distinct_labels(data.y).size();
       fmt::print(stderr,
                  "warning: '{}': label {:g} of sample {} is not an integer: training a classifier of {} classes, one "
                  "per distinct label (for a regression give --model ridge, lasso or elastic-net, or -s 11)\n",
-                 a.train_file, *it, (it - data.y.begin()) + 1, n_labels);
+                 a.train_file, *it, (it - data.y.begin()) + 1, classes.size());
     }
   }
   a.opt.solver.should_stop = [] { return g_interrupted.load(); };
@@ -702,10 +704,7 @@ int run_train(TrainArgs& a) {
   if (!a.quiet)
     a.opt.on_epoch = [&progress](int k, double label, const hetglm::EpochRecord& r) { progress.on_epoch(k, label, r); };
   // One-vs-rest prefixes progress lines with the class.
-  {
-    const std::size_t n_labels = hetglm::distinct_labels(data.y).size();
-    progress.multi_column = n_labels > 2 && a.opt.problem.model.classifier && !a.opt.problem.model.multinomial;
-  }
+  progress.multi_column = classes.size() > 2 && !a.opt.problem.model.multinomial;
   t0 = std::chrono::steady_clock::now();
   hetglm::TrainResult res = arena.execute([&] { return hetglm::train(data, a.opt); });
   progress.flush();

@@ -638,10 +638,9 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
   Certificate last_cert;
   bool last_exact = false;
   double prev_rel = 0;  // |relative gap| of the previous iteration's certificate without dual2 (0: none yet)
-  Certificate last_loose;  // this iteration's certificate without dual2 (the prediction of exact_next)
   for (;;) {
     Certificate cert = state(resync);
-    const Certificate loose = cert;  // before the Newton dual point
+    const Certificate loose = cert;  // before the Newton dual point (the prediction of exact_next)
     last_exact = resync;
     resync = false;
     if (it == 0) driver.check_finite(cert, it, res.alpha, v);
@@ -658,7 +657,6 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
       cert = tightened(cert);
     }
     last_cert = cert;
-    last_loose = loose;
     if (std::abs(relative_gap(cert)) < best_seen) {
       best_seen = std::abs(relative_gap(cert));
       best_w.assign(res.alpha.begin(), res.alpha.end());
@@ -766,7 +764,7 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
     // (fused_v), to come within reach of the Newton dual point (kDualPointReach). The stop then returns that
     // certificate as it is instead of reading X again for an exact one (state(true) after the loop). A wrong
     // prediction costs the pass of v = X w (on the fused path only the samples' terms, not taken from the cache).
-    const double rel_now = std::abs(relative_gap(last_loose));
+    const double rel_now = std::abs(relative_gap(loose));
     const double reach = rows_only && dense_rows ? kDualPointReach : 1.0;
     const bool exact_next = PenP::id == Penalty::l2 &&
                             (it + 1 >= o.max_epochs ||

@@ -149,8 +149,8 @@ void check_training_memory(double n, double d, double nnz, std::size_t classes, 
 
 /// The distinct values of `y` (n labels), ascending, as std::set would give them: the class labels. `y` must be
 /// free of NaN (read_libsvm refuses non-finite labels, train() checks its input first); with a NaN the result is
-/// unspecified. Linear in n for up to 256 distinct values (a short sorted list checked against the last value seen first; a std::set of 400,000 labels
-/// took 6 ms a scan), a sort past that. Throws nothing but std::bad_alloc.
+/// unspecified. Linear in n for up to 256 distinct values (a short sorted list checked against the last value seen
+/// first; a std::set of 400,000 labels took 6 ms a scan), a sort past that. Throws nothing but std::bad_alloc.
 std::vector<double> distinct_labels(const std::vector<double>& y);
 
 /// Train. Throws InvalidArgument for bad options or data (empty data, one class, NaN labels, bad weights),
