@@ -134,7 +134,6 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
   const bool dense_rows = d > 0 && X.nnz() == offset_t(n) * offset_t(d) && X.nnz() >= kDenseMin;
   const float* Xv = X.values.data();
   const std::int64_t ld = d;  // leading dimension of the dense rows
-  const float* Xend = Xv + X.nnz();  // the dense passes' prefetch stops here (dense::prefetch_ahead)
   // X^T path: full columns (all n samples stored) through the same kernels, from kDenseMin entries of X^T on.
   const bool dense_cols = !rows_only && A.nnz() >= kDenseMin;
 
@@ -188,7 +187,6 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
     ++passes;
     if (dense_rows) {
       for_each_index(n, kRowGrain, [&](index_t k) {
-        dense::prefetch_ahead(Xv + std::int64_t(k) * ld, ld, Xend);
         v[k] = dense::dot(Xv + std::int64_t(k) * ld, w, ld);
       });
       return;
@@ -240,7 +238,6 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
         std::fill(bh, bh + Dn, 0.0);
         if (dense_rows) {
           for_row_blocks(lo, hi, [&](std::int64_t i, int rows) {
-            dense::prefetch_ahead(Xv + i * ld, rows * ld, Xend);
             if (fused_v) {
               dense::dot_rows(Xv + i * ld, ld, rows, w, ld, &v[i]);
               samples(i, i + rows);
@@ -361,7 +358,6 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
             for_row_blocks(lo, hi, [&](std::int64_t i, int rows) {
               const float* xb = Xv + i * ld;
               double u[dense::kBlockRows];
-              dense::prefetch_ahead(xb, rows * ld, Xend);
               dense::dot_rows(xb, ld, rows, pv.data(), ld, &xp[i]);
               for (int r = 0; r < rows; ++r) u[r] = curv[i + r] * xp[i + r];
               dense::axpy_rows(u, xb, ld, rows, b, ld);
@@ -380,7 +376,6 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
       passes += 2;  // X p over the rows, then X^T over the features
       for_each_index(n, kRowGrain, [&](index_t i) {
         if (dense_rows) {
-          dense::prefetch_ahead(Xv + std::int64_t(i) * ld, ld, Xend);
           xp[i] = dense::dot(Xv + std::int64_t(i) * ld, pv.data(), ld);
           return;
         }
