@@ -15,6 +15,7 @@
 #include "hetglm/solvers/epoch_driver.hpp"
 #include "dense_kernels.hpp"
 #include "executor.hpp"
+#include "loss_batch.hpp"
 
 namespace hetglm {
 
@@ -72,6 +73,27 @@ void for_each_index(index_t n, index_t grain, const F& f) {
     const index_t hi = static_cast<index_t>(std::min<std::int64_t>(n, (c + 1) * std::int64_t(grain)));
     for (index_t i = static_cast<index_t>(c * grain); i < hi; ++i) f(i);
   });
+}
+
+/// The loss terms of the m samples lo, lo + 1, ... at margins z[0 .. m): value, derivative and curvature to
+/// val, der, cur (indexed from 0 like z) as LossPolicy::terms gives them; the logistic loss through the vectorized
+/// loops of loss_batch.hpp (its exp and log1p within 2 ulp of the C library's, about 8x faster). Every per-sample
+/// loss evaluation of the solver but the slope's goes through here, so the terms a line search keeps are the ones
+/// state() would compute.
+template <class Form>
+void sample_terms(const Form& form, std::int64_t lo, std::int64_t m, const double* z, double* val, double* der,
+                  double* cur) {
+  using LossP = typename Form::LossP;
+  if constexpr (LossP::id == Loss::logistic) {
+    batch::logistic_terms(form.y + lo, z, form.c + lo, m, val, der, cur);
+  } else {
+    for (std::int64_t k = 0; k < m; ++k) {
+      const auto t = LossP::terms(form.y[lo + k], z[k], form.c[lo + k]);
+      val[k] = t.value;
+      der[k] = t.derivative;
+      cur[k] = t.curvature;
+    }
+  }
 }
 
 /// Solves M x = b in place (b <- x) for the symmetric positive definite k x k matrix M (row-major, overwritten by
@@ -148,11 +170,11 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
   }
   double* w = res.alpha.data();
   std::vector<double> v(N, 0.0), grad(N), curv(N), lossv(N), q(N);
-  // The line search's per-sample terms at its trial point v + t q (value, derivative, curvature: form.sample), kept
+  // The line search's per-sample terms at its trial point v + t q (value, derivative, curvature: sample_terms), kept
   // for the next state() when that trial is the step taken: the accepted point's terms are then not evaluated a
   // second time (for logistic an exponential and a logarithm per sample, a third of a dense iteration). L2 penalty
   // only (with an L1 part every iteration re-synchronizes v = X w), and not when after_epoch may change v. The
-  // cached terms are the ones state() would compute (same form.sample at the same v bit for bit).
+  // cached terms are the ones state() would compute (same sample_terms at the same v bit for bit).
   const bool cache_terms = PenP::id == Penalty::l2 && !o.after_epoch;
   std::vector<double> v_next(cache_terms ? N : 0), val_next(cache_terms ? N : 0), der_next(cache_terms ? N : 0),
       cur_next(cache_terms ? N : 0);
@@ -220,14 +242,15 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
           }
           return;
         }
+        // The per-sample terms (value, derivative, curvature), then the certificate's sample terms from them as
+        // PrimalForm::sample forms them, and the derivative and curvature the solver needs.
+        sample_terms(form, a, b - a, v.data() + a, lossv.data() + a, grad.data() + a, curv.data() + a);
         for (std::int64_t k = a; k < b; ++k) {
-          // The form's per-sample certificate terms (PrimalForm::sample), with the derivative the solver needs.
-          double h;
-          const SampleTerms t = form.sample(static_cast<index_t>(k), v[k], h);
+          const double dk = grad[k];
+          const SampleTerms t{lossv[k], dk, dk * v[k] - lossv[k]};
           form.add_sample_terms(static_cast<index_t>(k), v[k], t, terms);
-          lossv[k] = t.value;
-          grad[k] = t.derivative * inv_n;
-          curv[k] = h * inv_n;
+          grad[k] = dk * inv_n;
+          curv[k] *= inv_n;
         }
       };
       if (!fused_v) samples(lo, hi);
@@ -774,19 +797,23 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
       for_chunks(n, [&](std::int64_t ch, std::int64_t lo, std::int64_t hi) {
         double df = 0;
         if (keep) {
-          for (std::int64_t k = lo; k < hi; ++k) {
-            const double vk = v[k] + t * q[k];
-            double h;
-            const SampleTerms st = form.sample(static_cast<index_t>(k), vk, h);  // st.value == LossP::value
-            if (q[k] != 0) df += st.value - lossv[k];
-            v_next[k] = vk;
-            val_next[k] = st.value;
-            der_next[k] = st.derivative;
-            cur_next[k] = h;
-          }
-        } else
+          for (std::int64_t k = lo; k < hi; ++k) v_next[k] = v[k] + t * q[k];
+          sample_terms(form, lo, hi - lo, v_next.data() + lo, val_next.data() + lo, der_next.data() + lo,
+                       cur_next.data() + lo);
           for (std::int64_t k = lo; k < hi; ++k)
-            if (q[k] != 0) df += LossP::value(y[k], v[k] + t * q[k], c[k]) - lossv[k];
+            if (q[k] != 0) df += val_next[k] - lossv[k];
+        } else {
+          // The trial's terms in blocks on the stack (sample_terms, as lossv was evaluated), only the values used.
+          constexpr std::int64_t kB = 256;
+          double zb[kB], vb[kB], db[kB], hb[kB];
+          for (std::int64_t b0 = lo; b0 < hi; b0 += kB) {
+            const std::int64_t m = std::min(kB, hi - b0);
+            for (std::int64_t k = 0; k < m; ++k) zb[k] = v[b0 + k] + t * q[b0 + k];
+            sample_terms(form, b0, m, zb, vb, db, hb);
+            for (std::int64_t k = 0; k < m; ++k)
+              if (q[b0 + k] != 0) df += vb[k] - lossv[b0 + k];
+          }
+        }
         part_a[ch] = df;
       });
       if (keep) cached_t = t;

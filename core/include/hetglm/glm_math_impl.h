@@ -10,8 +10,10 @@
 #define R HETGLM_REAL
 #define N(name) HETGLM_CAT(name, HETGLM_SFX)
 
-/* softplus and sigmoid from e = exp(-|t|), which a caller needing both computes once (hetglm_loss_terms). */
-HETGLM_FN R N(hetglm_softplus_e)(R t, R e) { return t > (R)0 ? t + (R)log1p(e) : (R)log1p(e); }
+/* softplus from l = log1p(exp(-|t|)), and softplus and sigmoid from e = exp(-|t|), which a caller needing both
+ * computes once (hetglm_loss_terms; a caller evaluating many samples computes e and l in vectorized loops). */
+HETGLM_FN R N(hetglm_softplus_l)(R t, R l) { return t > (R)0 ? t + l : l; }
+HETGLM_FN R N(hetglm_softplus_e)(R t, R e) { return N(hetglm_softplus_l)(t, (R)log1p(e)); }
 HETGLM_FN R N(hetglm_sigmoid_e)(R t, R e) { return t >= (R)0 ? (R)1 / ((R)1 + e) : e / ((R)1 + e); }
 
 /* log(1 + exp(t)) without overflow. */
@@ -275,22 +277,28 @@ HETGLM_FN R N(hetglm_loss_curvature)(int loss, R y, R z, R c) {
 }
 /* Value, derivative and curvature at z in one call (the per-sample terms of the primal solvers). Each equals the
  * dispatcher above bit for bit, except the logistic curvature: there one exponential e = exp(-|y z|) serves all
- * three (hetglm_softplus_e and hetglm_sigmoid_e at m = -y z), and phi'' = c e / (1 + e)^2, the same sigmoid(y z)
+ * three (hetglm_softplus_l and hetglm_sigmoid_e at m = -y z), and phi'' = c e / (1 + e)^2, the same sigmoid(y z)
  * (1 - sigmoid(y z)) rounded differently: four transcendental calls per sample become two. */
 typedef struct N(hetglm_loss3_s) {
   R value, derivative, curvature;
 } N(hetglm_loss3);
+/* The logistic terms from e = exp(-|m|) and l = log1p(e), m = -y z (hetglm_loss_terms with the two elementary
+ * functions evaluated by the caller: the solvers' vectorized loops over many samples, solvers/src/loss_batch.cpp). */
+HETGLM_FN N(hetglm_loss3) N(hetglm_logistic_terms_el)(R y, R z, R c, R e, R l) {
+  N(hetglm_loss3) r;
+  R m = -y * z, u = (R)1 + e;
+  r.value = c * N(hetglm_softplus_l)(m, l);
+  r.derivative = -c * y * N(hetglm_sigmoid_e)(m, e);
+  r.curvature = c * (e / (u * u));
+  return r;
+}
 HETGLM_FN N(hetglm_loss3) N(hetglm_loss_terms)(int loss, R y, R z, R c) {
   N(hetglm_loss3) r;
-  R m, e, u;
+  R m, e;
   if (loss == HETGLM_LOSS_LOGISTIC) {
     m = -y * z;
     e = (R)exp(m > (R)0 ? -m : m);
-    u = (R)1 + e;
-    r.value = c * N(hetglm_softplus_e)(m, e);
-    r.derivative = -c * y * N(hetglm_sigmoid_e)(m, e);
-    r.curvature = c * (e / (u * u));
-    return r;
+    return N(hetglm_logistic_terms_el)(y, z, c, e, (R)log1p(e));
   }
   r.value = N(hetglm_loss_value)(loss, y, z, c);
   r.derivative = N(hetglm_loss_derivative)(loss, y, z, c);
