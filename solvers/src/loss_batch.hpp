@@ -7,7 +7,7 @@
 // loops of loss_batch.cpp; the loss formulas themselves are glm_math.h's (hetglm_logistic_terms_el, the one copy of
 // the math). The results are the same bits on every x86-64 machine (the AVX2 + FMA clone and the generic one
 // execute the same IEEE operations, with std::fma where a fused multiply-add is meant and no contraction
-// elsewhere), and within 2 ulp of the C library's exp and log1p (tests/solvers/test_loss_batch.cpp).
+// elsewhere), and within 2 ulp of the C library's exp and log1p (LossBatch.* in tests/solvers/test_dense_kernels.cpp).
 #pragma once
 #include <cstdint>
 

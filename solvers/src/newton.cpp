@@ -231,26 +231,19 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
     ++passes;
     for_chunks(n, [&](std::int64_t ch, std::int64_t lo, std::int64_t hi) {
       CertificateTerms terms;
+      // The per-sample terms: the accepted trial's when cached (lossv = value, der_next = derivative, cur_next =
+      // curvature), else evaluated now into lossv, grad and curv; then the certificate's sample terms from them as
+      // PrimalForm::sample forms them, and the derivative and curvature the solver needs (times 1/n).
+      const double* der = cached ? der_next.data() : grad.data();
+      const double* cur = cached ? cur_next.data() : curv.data();
       auto samples = [&](std::int64_t a, std::int64_t b) {
-        if (cached) {  // the accepted trial's terms (lossv = value, der_next = derivative, cur_next = curvature)
-          for (std::int64_t k = a; k < b; ++k) {
-            const double dk = der_next[k];
-            const SampleTerms t{lossv[k], dk, dk * v[k] - lossv[k]};
-            form.add_sample_terms(static_cast<index_t>(k), v[k], t, terms);
-            grad[k] = dk * inv_n;
-            curv[k] = cur_next[k] * inv_n;
-          }
-          return;
-        }
-        // The per-sample terms (value, derivative, curvature), then the certificate's sample terms from them as
-        // PrimalForm::sample forms them, and the derivative and curvature the solver needs.
-        sample_terms(form, a, b - a, v.data() + a, lossv.data() + a, grad.data() + a, curv.data() + a);
+        if (!cached) sample_terms(form, a, b - a, v.data() + a, lossv.data() + a, grad.data() + a, curv.data() + a);
         for (std::int64_t k = a; k < b; ++k) {
-          const double dk = grad[k];
+          const double dk = der[k];
           const SampleTerms t{lossv[k], dk, dk * v[k] - lossv[k]};
           form.add_sample_terms(static_cast<index_t>(k), v[k], t, terms);
           grad[k] = dk * inv_n;
-          curv[k] *= inv_n;
+          curv[k] = cur[k] * inv_n;
         }
       };
       if (!fused_v) samples(lo, hi);
