@@ -36,11 +36,13 @@ class ActiveSet {
     active_.resize(static_cast<std::size_t>(hi - lo));
     for (index_t i = lo; i < hi; ++i) active_[static_cast<std::size_t>(i - lo)] = i;
   }
-  /// The coordinates of [lo, hi) whose gap is above `threshold`, in index order.
-  void select(index_t lo, index_t hi, std::span<const double> gaps, double threshold) {
+  /// The coordinates of [lo, hi) whose gap is above `threshold`, and those at or below it for which keep(i) holds,
+  /// in index order.
+  template <class Keep>
+  void select(index_t lo, index_t hi, std::span<const double> gaps, double threshold, const Keep& keep) {
     active_.clear();
     for (index_t i = lo; i < hi; ++i)
-      if (gaps[static_cast<std::size_t>(i)] > threshold) active_.push_back(i);
+      if (gaps[static_cast<std::size_t>(i)] > threshold || keep(i)) active_.push_back(i);
   }
   const std::vector<index_t>& coords() const { return active_; }
   std::size_t size() const { return active_.size(); }
@@ -69,7 +71,11 @@ class ActiveSet {
   /// After a certificate with total gap `gap` and per-coordinate `gaps` over [lo, hi): the next interval's
   /// coordinates. Shrinks (gaps <= the threshold of kTolShare tol |P| left out) unless the last shrunk interval
   /// stalled (gap above kStall times the previous certificate's), in which case every coordinate is active once.
-  void update(index_t lo, index_t hi, std::span<const double> gaps, double gap, double target, bool shrinking) {
+  /// keep(i): a coordinate within the threshold that stays active all the same (the box duals' margin rule,
+  /// sequential.cpp).
+  template <class Keep = bool (*)(index_t)>
+  void update(index_t lo, index_t hi, std::span<const double> gaps, double gap, double target, bool shrinking,
+              const Keep& keep = [](index_t) { return false; }) {
     const bool stalled = shrunk_ && last_gap_ > 0 && gap > kStall * last_gap_;
     last_gap_ = gap;
     shrunk_ = false;
@@ -77,7 +83,7 @@ class ActiveSet {
       reset(lo, hi);
       return;
     }
-    select(lo, hi, gaps, threshold(gaps, kTolShare * target));
+    select(lo, hi, gaps, threshold(gaps, kTolShare * target), keep);
     shrunk_ = active_.size() < static_cast<std::size_t>(hi - lo);
     if (active_.empty()) reset(lo, hi);  // every gap within the budget but not certified: train all
   }

@@ -3,6 +3,7 @@
 // against a brute-force 1-D optimization, gaps non-negative and zero at the 1-D optimum, both precisions.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <random>
@@ -111,6 +112,35 @@ TEST(Losses, DualStepIsTheExactMaximizer) {
       EXPECT_GE(obj(got), obj(best) - 1e-9 * (1 + std::fabs(obj(best))));
       EXPECT_TRUE(std::isfinite(math::loss_conjugate(int(l), y, got, c)));
     }
+  }
+}
+
+// The box duals' G (glm_math.h hetglm_{hinge,squared_hinge}_dual_gradient, the shrinking rule's quantity) is the
+// derivative of the 1-D dual objective in b = y a at the step's start (central differences inside the domain), and
+// the steps built on it give the closed forms of the SDCA paper / LIBLINEAR bit for bit.
+TEST(Losses, BoxDualGradientIsTheDualDerivativeAndTheStepsKeepTheirClosedForms) {
+  std::mt19937_64 rng(5);
+  for (int t = 0; t < 400; ++t) {
+    const double y = t % 2 ? 1.0 : -1.0;
+    const double c = std::uniform_real_distribution<>(0.2, 3)(rng);
+    const double q = std::exp(std::uniform_real_distribution<>(-5, 5)(rng));
+    const double z = std::uniform_real_distribution<>(-4, 4)(rng);
+    const double b = std::uniform_real_distribution<>(0.1, 0.9)(rng) * c;  // inside both domains
+    const double a = y * b, m = y * z;
+    SCOPED_TRACE(::testing::Message() << "y=" << y << " c=" << c << " q=" << q << " z=" << z << " b=" << b);
+    // -phi^*(-a') - z (a' - a) as a function of b' (the dual's part of coordinate i, up to constants): its derivative
+    // at b is -G.
+    for (Loss l : {Loss::hinge, Loss::squared_hinge}) {
+      auto dual = [&](double bp) { return -math::loss_conjugate(int(l), y, y * bp, c) - z * (y * bp - a); };
+      const double h = 1e-6, numeric = (dual(b + h) - dual(b - h)) / (2 * h);
+      const double G = l == Loss::hinge ? hetglm_hinge_dual_gradient_d(y, a, z, c)
+                                        : hetglm_squared_hinge_dual_gradient_d(y, a, z, c);
+      EXPECT_NEAR(-G, numeric, 1e-6 * (1 + std::fabs(G))) << name(l);
+    }
+    EXPECT_EQ(hetglm_hinge_dual_gradient_d(y, a, z, c), m - 1);
+    EXPECT_EQ(math::dual_step(int(Loss::hinge), y, a, z, q, c), y * std::clamp(b + (1 - m) / q, 0.0, c));
+    const double bn = b + (1 - m - b / (2 * c)) / (q + 1 / (2 * c));
+    EXPECT_EQ(math::dual_step(int(Loss::squared_hinge), y, a, z, q, c), y * (bn > 0 ? bn : 0.0));
   }
 }
 

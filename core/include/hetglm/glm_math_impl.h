@@ -110,12 +110,19 @@ HETGLM_FN R N(hetglm_hinge_conjugate)(R y, R a, R c) {
   if (b < (R)0 || b > c) return (R)INFINITY;
   return -b;
 }
+/* The dual objective's derivative in b = y a (LIBLINEAR's G; Hsieh et al., ICML 2008, eq. 6 scaled by 1/C): y z - 1,
+ * the margin's slack. The step is b - G/q, clipped; the coordinate-descent solvers' shrinking reads G itself. */
+HETGLM_FN R N(hetglm_hinge_dual_gradient)(R y, R a, R z, R c) {
+  (void)a;
+  (void)c;
+  return y * z - (R)1;
+}
 HETGLM_FN R N(hetglm_hinge_dual_step)(R y, R a, R z, R q, R c) {
-  R b = y * a, m = y * z, bn;
+  R b = y * a, g = N(hetglm_hinge_dual_gradient)(y, a, z, c), bn;
   if (q > (R)0) {
-    bn = N(hetglm_clamp)(b + ((R)1 - m) / q, (R)0, c);
+    bn = N(hetglm_clamp)(b - g / q, (R)0, c);
   } else {
-    bn = (R)1 - m > (R)0 ? c : (R)0;
+    bn = g < (R)0 ? c : (R)0;
   }
   return y * bn;
 }
@@ -136,9 +143,13 @@ HETGLM_FN R N(hetglm_squared_hinge_conjugate)(R y, R a, R c) {
   if (b < (R)0) return (R)INFINITY;
   return -b + b * b / ((R)4 * c);
 }
+/* The dual objective's derivative in b = y a (LIBLINEAR's G with D_ii = 1/(2C), scaled by 1/C): y z - 1 + b/(2c). */
+HETGLM_FN R N(hetglm_squared_hinge_dual_gradient)(R y, R a, R z, R c) {
+  return y * z - (R)1 + y * a / ((R)2 * c);
+}
 HETGLM_FN R N(hetglm_squared_hinge_dual_step)(R y, R a, R z, R q, R c) {
-  R b = y * a, m = y * z, bn;
-  bn = b + ((R)1 - m - b / ((R)2 * c)) / (q + (R)1 / ((R)2 * c));
+  R b = y * a, bn;
+  bn = b - N(hetglm_squared_hinge_dual_gradient)(y, a, z, c) / (q + (R)1 / ((R)2 * c));
   return y * (bn > (R)0 ? bn : (R)0);
 }
 

@@ -159,6 +159,22 @@ struct DualForm {
   double coordinate_step(index_t i, double a, const double* v, double sigma) const { return step(i, a, inner(i, v), sigma); }
   double coordinate_gap(index_t i, double a, const double* v) const { return gap(i, a, inner(i, v)); }
 
+  /// Losses whose dual domain is an interval in b = y a with the optimum often at its ends (hinge: [0, c]; squared
+  /// hinge: [0, inf)): the ones LIBLINEAR's shrinking serves (sequential.cpp).
+  static constexpr bool kBoxDual = L == Loss::hinge || L == Loss::squared_hinge;
+  /// Box duals: the dual objective's derivative in b = y alpha_i at r_i = <x_i, v> (LIBLINEAR's G, scaled by 1/C:
+  /// glm_math.h hetglm_hinge_dual_gradient / hetglm_squared_hinge_dual_gradient). b moves against G.
+  double dual_gradient(index_t i, double a, double r) const {
+    if constexpr (L == Loss::hinge) return hetglm_hinge_dual_gradient_d(y[i], a, r * inv_lambda_n, c[i]);
+    else return hetglm_squared_hinge_dual_gradient_d(y[i], a, r * inv_lambda_n, c[i]);
+  }
+  /// Box duals: where b = y alpha_i stands: -1 at its lower end 0, +1 at its upper end (hinge: c_i), 0 inside.
+  int dual_bound(index_t i, double a) const {
+    const double b = y[i] * a;
+    if (b <= 0) return -1;
+    if constexpr (L == Loss::hinge) return b >= c[i] ? 1 : 0;
+    return 0;
+  }
   /// a, or 0 when a is outside the dual domain of sample i (a warm start from another problem).
   double feasible(index_t i, double a) const { return std::isfinite(LossP::conjugate(y[i], a, c[i])) ? a : 0.0; }
 
@@ -457,14 +473,17 @@ struct PrimalForm {
 };
 
 /// Certificate terms of coordinates [lo, hi) at (alpha, v), in order; with `gaps` (size n_coords), each coordinate's
-/// share of P - D is stored there too (the gap memory of shrinking and of DuHL's selection).
+/// share of P - D is stored there too (the gap memory of shrinking and of DuHL's selection); with `inners` (size
+/// n_coords), each coordinate's r_i = <a_i, v> (the sequential solver's shrinking of box duals).
 template <class Form>
 CertificateTerms coordinate_terms(const Form& f, index_t lo, index_t hi, const double* alpha, const double* v,
-                                  double* gaps = nullptr) {
+                                  double* gaps = nullptr, double* inners = nullptr) {
   CertificateTerms t;
   for (index_t i = lo; i < hi; ++i) {
-    const double g = f.add_coordinate_terms(i, alpha[i], f.inner(i, v), t);
+    const double r = f.inner(i, v);
+    const double g = f.add_coordinate_terms(i, alpha[i], r, t);
     if (gaps) gaps[i] = g;
+    if (inners) inners[i] = r;
   }
   return t;
 }
