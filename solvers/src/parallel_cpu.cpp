@@ -135,6 +135,18 @@ struct ReplicaEpochs {
   std::vector<double> dv;
   double* alpha = nullptr;  // the arguments of the current epoch()
   double* v = nullptr;
+  // The box duals' margin rule (shrinking.hpp MarginRule; SySCD in run_parallel, which sets box_shrink): a sample
+  // that leaves the active set in an epoch is marked in left_out by its thread and dropped after the epoch
+  // (box_epoch_done).
+  static constexpr bool kBoxDual = [] {
+    if constexpr (requires { Form::kBoxDual; }) return Form::kBoxDual;
+    else return false;
+  }();
+  static constexpr int kStatStride = 8;  // doubles per thread in pg_stat (its own cache line)
+  bool box_shrink = false;
+  MarginRule rule;
+  std::vector<unsigned char> left_out;
+  std::vector<double> pg_stat;  // per thread: largest and smallest projected G of the epoch, 1 if a sample left
 
   /// alpha: where the coordinate variables live (NUMA placement of their node slices). step_sigma, merge_div: SySCD's
   /// sigma' and the divisor of its merge (both T in one process; CoCoA+ rank: outer sigma' x T and T).
@@ -235,6 +247,44 @@ struct ReplicaEpochs {
 
   // One coordinate step of SySCD on replica vt (sigma'-scaled local update, CoCoA+).
   void step_syscd(index_t i, double* vt) const { update_coordinate(form, i, alpha, vt, sigma); }
+  // The same for a box dual under the margin rule, by thread t.
+  void step_box(index_t i, double* vt, int t) {
+    const double r = form.inner(i, vt);
+    const double G = form.dual_gradient(i, alpha[i], r);
+    double* st = pg_stat.data() + std::size_t(t) * kStatStride;
+    double pg = 0;
+    if (!rule.stays(form, i, alpha[i], G, pg)) {
+      left_out[static_cast<std::size_t>(i)] = 1;
+      st[2] = 1;
+      return;
+    }
+    st[0] = std::max(st[0], pg);
+    st[1] = std::min(st[1], pg);
+    if (pg == 0) return;
+    const double a_new = form.step(i, alpha[i], r, sigma);
+    if (a_new == alpha[i]) return;
+    row_axpy(A, i, sigma * (a_new - alpha[i]), vt);
+    alpha[i] = a_new;
+  }
+  /// Box duals, after an epoch under the margin rule: the samples that left dropped from the active set (and the
+  /// set dealt again), the violations of the epoch kept for the next; returns whether a certificate is due now.
+  bool box_epoch_done() {
+    double hi = -std::numeric_limits<double>::infinity(), lo = std::numeric_limits<double>::infinity();
+    bool out = false;
+    for (int t = 0; t < T; ++t) {
+      const double* st = pg_stat.data() + std::size_t(t) * kStatStride;
+      hi = std::max(hi, st[0]);
+      lo = std::min(lo, st[1]);
+      out = out || st[2] != 0;
+    }
+    if (out) {
+      active.keep_if([&](index_t i) { return left_out[static_cast<std::size_t>(i)] == 0; });
+      deal();
+    }
+    return rule.epoch_done(hi, lo);
+  }
+  /// Box duals: every sample may leave again (after a certificate has selected the active set anew).
+  void box_reset_left_out() { std::fill(left_out.begin(), left_out.end(), static_cast<unsigned char>(0)); }
   // One coordinate step of PASSCoDe on the shared v: gather v's entries of row i with relaxed atomic loads into
   // the thread's scratch (the form's inner product reads v only at row i's indices), step, then add atomically
   // (fetch_add) or wildly (load + store, an update may be lost).
@@ -262,7 +312,7 @@ struct ReplicaEpochs {
   // The coordinates of a bucket are visited in a fresh order every epoch (a shuffle of at most B positions, seeded
   // by the epoch and the bucket: the same on every run), so that the order inside a bucket is as random as the
   // sequential solver's while its rows stay together in memory.
-  void run_bucket(int k, index_t b, double* buf) const {
+  void run_bucket(int k, index_t b, double* buf, int t) {
     const auto [first, last] = bucket_range(k, b);
     index_t order[256];
     const auto n = static_cast<std::size_t>(last - first);
@@ -274,6 +324,12 @@ struct ReplicaEpochs {
     }
     const index_t* it = local ? order : first;
     for (std::size_t q = 0; q < n; ++q) {
+      if constexpr (kBoxDual) {
+        if (box_shrink) {
+          step_box(it[q], buf, t);
+          continue;
+        }
+      }
       if (syscd) step_syscd(it[q], buf);
       else step_passcode(it[q], buf);
     }
@@ -294,6 +350,13 @@ struct ReplicaEpochs {
     for (int k = 0; k < K; ++k) shuffle(std::span<index_t>(perm[k]), rng);
     epoch_seed = rng.next();
     for (int t = 0; t < T; ++t) cursor[t].store(list_lo[t], std::memory_order_relaxed);
+    if (box_shrink)
+      for (int t = 0; t < T; ++t) {
+        double* st = pg_stat.data() + std::size_t(t) * kStatStride;
+        st[0] = -std::numeric_limits<double>::infinity();
+        st[1] = std::numeric_limits<double>::infinity();
+        st[2] = 0;
+      }
     run_tasks(T, det, [&](int t) {
       const int k = node_of[t];
       std::optional<numa::ScopedThreadBind> bind;
@@ -304,7 +367,7 @@ struct ReplicaEpochs {
       if (det) {
         for (std::int64_t p = list_lo[t]; p < list_hi[t]; ++p) {
           if (p + 1 < list_hi[t]) prefetch(k, pk[p + 1]);
-          run_bucket(k, pk[p], buf);
+          run_bucket(k, pk[p], buf, t);
         }
         return;
       }
@@ -316,7 +379,7 @@ struct ReplicaEpochs {
           const std::int64_t p = cursor[owner].fetch_add(1, std::memory_order_relaxed);
           if (p >= hi) break;
           if (p + 1 < hi) prefetch(k, pk[p + 1]);
-          run_bucket(k, pk[p], buf);
+          run_bucket(k, pk[p], buf, t);
         }
       }
     });
@@ -380,6 +443,16 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
   ReplicaEpochs<Form> eng(form, o, T, alpha, sigma, sigma);
   ActiveSet& active = eng.active;
   const std::vector<double>& dv = eng.dv;
+  // The box duals' margin rule (shrinking.hpp MarginRule, ReplicaEpochs::step_box): SySCD only (PASSCoDe and a
+  // CoCoA+ rank's local solver keep the gap rule alone).
+  const bool box = ReplicaEpochs<Form>::kBoxDual && syscd && o.shrinking;
+  bool certify_now = false;  // the active samples' violations are within eng.rule.tol
+  std::vector<double> inners(box ? static_cast<std::size_t>(m) : 0);
+  if (box) {
+    eng.box_shrink = true;
+    eng.left_out.assign(static_cast<std::size_t>(m), 0);
+    eng.pg_stat.assign(static_cast<std::size_t>(T) * ReplicaEpochs<Form>::kStatStride, 0.0);
+  }
   // Adaptive aggregation (aggregate_step.hpp; docs/parallel-cpu.md, "Adaptive aggregation"): after the safe merge
   // (gamma = 1 with sigma' = T, CoCoA+), gamma by a line search on the objective along the merged direction.
   std::vector<double> alpha_old(syscd && T > 1 ? static_cast<std::size_t>(m) : 0);
@@ -419,7 +492,7 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
   CertificateSchedule schedule(o.certificate_every);
   auto resync = [&] {
     v = parallel_shared_vector(form, res.alpha, T);
-    return parallel_certificate(form, res.alpha, v, gaps.data());
+    return parallel_certificate(form, res.alpha, v, gaps.data(), box ? inners.data() : nullptr);
   };
   int epoch = 0, last_resync = 0;
   bool exact = true;  // v == A alpha (re-synchronized) and `cert` certifies it
@@ -434,16 +507,18 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
         for (std::size_t j = lo; j < hi; ++j) v[j] += gamma * dv[j];
       });
     }
+    if constexpr (ReplicaEpochs<Form>::kBoxDual)
+      if (box) certify_now = eng.box_epoch_done();
     ++epoch;
     exact = false;
     run_hook(epoch);
     check_state(epoch);
     const bool stop = driver.poll_interrupt();
-    if (!schedule.due(epoch) && !stop && driver.budget_left(epoch)) continue;
+    if (!schedule.due(epoch) && !certify_now && !stop && driver.budget_left(epoch)) continue;
     // The certificate refreshes every coordinate's gap; it is exact (after re-synchronizing v = A alpha in double)
     // when it claims convergence, every kResyncEvery epochs, on the last epoch, on an interrupt, and for wild (whose
     // v may have lost updates) always.
-    cert = parallel_certificate(form, res.alpha, v, gaps.data());
+    cert = parallel_certificate(form, res.alpha, v, gaps.data(), box ? inners.data() : nullptr);
     if (wild || !finite(cert) || relative_gap(cert) <= o.tol || epoch - last_resync >= kResyncEvery ||
         !driver.budget_left(epoch) || stop) {
       cert = resync();
@@ -453,7 +528,17 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
     if (driver.record(epoch, cert, res.alpha, v) != EpochDriver::Stop::none) break;
     const double target = o.tol * std::fabs(cert.primal);
     offset_t nnz = 0;
-    active.update(0, m, gaps, cert.gap, target, o.shrinking);
+    if constexpr (ReplicaEpochs<Form>::kBoxDual) {
+      if (box) {
+        if (certify_now) eng.rule.missed();
+        certify_now = false;
+        active.update(0, m, gaps, cert.gap, target, true, [&](index_t i) {
+          return eng.rule.keep(form, i, alpha[i], inners[static_cast<std::size_t>(i)]);
+        });
+        eng.box_reset_left_out();
+      }
+    }
+    if (!box) active.update(0, m, gaps, cert.gap, target, o.shrinking);
     for (index_t i : active.coords()) nnz += A.offsets[i + 1] - A.offsets[i];
     eng.deal();
     schedule.after_certificate(epoch, cert.gap, target, A.nnz() > 0 ? double(nnz) / double(A.nnz()) : 1.0);
@@ -466,14 +551,15 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
 }  // namespace
 
 template <class Form>
-Certificate parallel_certificate(const Form& f, std::span<const double> alpha, std::span<const double> v, double* gaps) {
+Certificate parallel_certificate(const Form& f, std::span<const double> alpha, std::span<const double> v, double* gaps,
+                                 double* inners) {
   const double* vp = v.data();
   const double* ap = alpha.data();
   const CertificateTerms shared = reduce(static_cast<index_t>(v.size()), [&](index_t lo, index_t hi) {
     return shared_terms(f, lo, hi, vp);
   });
   const CertificateTerms coords = reduce(f.n_coords(), [&](index_t lo, index_t hi) {
-    return coordinate_terms(f, lo, hi, ap, vp, gaps);
+    return coordinate_terms(f, lo, hi, ap, vp, gaps, inners);
   });
   return f.finish(coords, shared);
 }
@@ -606,7 +692,7 @@ void SyscdLocalSolver<Form>::run(std::span<double> alpha, std::span<double> v_lo
 #define HETGLM_INSTANTIATE_PARALLEL(...)                                                                           \
   template SolveResult solve_parallel_cpu(const __VA_ARGS__&, const SolverOptions&);                             \
   template Certificate parallel_certificate(const __VA_ARGS__&, std::span<const double>, std::span<const double>, \
-                                            double*);                                                            \
+                                            double*, double*);                                                   \
   template std::vector<double> parallel_shared_vector(const __VA_ARGS__&, std::span<const double>, int);          \
   template class SyscdLocalSolver<__VA_ARGS__>;
 

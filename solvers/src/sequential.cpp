@@ -11,15 +11,6 @@
 
 namespace hetglm {
 
-namespace {
-// Box duals (hinge, squared hinge): the shrinking of solve_sequential, in units of G (margins). Chosen on a9a, w7a
-// and mushrooms (hinge, time to suboptimality 1e-3 and 1e-4; docs/parallel-cpu.md).
-constexpr double kPgTol0 = 0.3;     // the first tolerance on the active samples' violations (pg_max - pg_min)
-constexpr double kPgTighten = 0.3;  // its factor after a certificate that it triggered did not reach tol
-constexpr double kKeepShare = 0.05; // a sample at an end stays active at a certificate while its G is within this
-                                    // share of the last epoch's largest violation
-}  // namespace
-
 template <class Form>
 SolveResult solve_sequential(const Form& form, const SolverOptions& options) {
   const index_t m = form.n_coords();
@@ -36,23 +27,16 @@ SolveResult solve_sequential(const Form& form, const SolverOptions& options) {
   std::vector<index_t> order = active.coords();
   CertificateSchedule schedule(options.certificate_every);
 
-  // Box duals (hinge, squared hinge) also shrink within the interval, as LIBLINEAR does (Hsieh et al., ICML 2008,
-  // Sec. 3.2; liblinear's solve_l2r_l1l2_svc): a sample at an end of its interval whose G points out of it by more
-  // than the largest violation of the previous epoch (pg_max_old / pg_min_old) leaves the active set
-  // (order[0, n_active)) until the next certificate. The certificate then selects by the gaps (shrinking.hpp), except
-  // that a sample at an end whose G is within kKeepShare of that violation stays active: the gap rule alone left out
-  // every sample with margin >= 1 (gap 0), however slightly it met its margin, and w7a stayed at suboptimality 8e-2
-  // for 60 epochs. When the active samples' violations all lie within pg_tol, a certificate follows at once, and
-  // pg_tol shrinks by kPgTighten when that certificate does not reach tol. The stop is still the exact certificate.
+  // Box duals (hinge, squared hinge): the margin rule on top of the gap rule (shrinking.hpp MarginRule). The
+  // active samples are order[0, n_active); one that leaves in an epoch is swapped behind them.
   constexpr bool kBoxDual = [] {
     if constexpr (requires { Form::kBoxDual; }) return Form::kBoxDual;
     else return false;
   }();
   const bool pg_shrinking = kBoxDual && options.shrinking;
-  constexpr double kInf = std::numeric_limits<double>::infinity();
-  double pg_max_old = kInf, pg_min_old = -kInf, pg_tol = kPgTol0;
+  MarginRule rule;
   std::size_t n_active = order.size();
-  bool certify_now = false;  // the active samples' violations are within pg_tol
+  bool certify_now = false;  // the active samples' violations are within rule.tol
   std::vector<double> inners(pg_shrinking ? static_cast<std::size_t>(m) : 0);  // r_i at the last certificate
 
   int epoch = 0;
@@ -62,19 +46,15 @@ SolveResult solve_sequential(const Form& form, const SolverOptions& options) {
     if constexpr (kBoxDual) {
       if (pg_shrinking) {
         shuffle(std::span<index_t>(order.data(), n_active), rng);
-        double pg_max = -kInf, pg_min = kInf;
+        double pg_max = -std::numeric_limits<double>::infinity(), pg_min = std::numeric_limits<double>::infinity();
         for (std::size_t p = 0; p < n_active; ++p) {
           const index_t i = order[p];
           const double r = form.inner(i, v.data());
-          const double G = form.dual_gradient(i, alpha[i], r);
-          double pg = G;
-          if (const int end = form.dual_bound(i, alpha[i]); end != 0) {
-            if (end < 0 ? G > pg_max_old : G < pg_min_old) {  // out of the active set until the next certificate
-              std::swap(order[p], order[--n_active]);
-              --p;
-              continue;
-            }
-            pg = end < 0 ? std::min(G, 0.0) : std::max(G, 0.0);
+          double pg = 0;
+          if (!rule.stays(form, i, alpha[i], form.dual_gradient(i, alpha[i], r), pg)) {  // until the next certificate
+            std::swap(order[p], order[--n_active]);
+            --p;
+            continue;
           }
           pg_max = std::max(pg_max, pg);
           pg_min = std::min(pg_min, pg);
@@ -85,9 +65,7 @@ SolveResult solve_sequential(const Form& form, const SolverOptions& options) {
             alpha[i] = a_new;
           }
         }
-        if (pg_max - pg_min <= pg_tol) certify_now = true;
-        pg_max_old = pg_max > 0 ? pg_max : kInf;
-        pg_min_old = pg_min < 0 ? pg_min : -kInf;
+        certify_now = rule.epoch_done(pg_max, pg_min);
       }
     }
     if (!pg_shrinking) {
@@ -112,13 +90,10 @@ SolveResult solve_sequential(const Form& form, const SolverOptions& options) {
     const double target = options.tol * std::fabs(cert.primal);
     if constexpr (kBoxDual) {
       if (pg_shrinking) {
-        if (certify_now) pg_tol *= kPgTighten;  // the violations were within pg_tol, the gap not within tol
+        if (certify_now) rule.missed();
         certify_now = false;
         active.update(0, m, gaps, cert.gap, target, true, [&](index_t i) {
-          const int end = form.dual_bound(i, alpha[i]);
-          if (end == 0) return false;
-          const double G = form.dual_gradient(i, alpha[i], inners[static_cast<std::size_t>(i)]);
-          return end < 0 ? G <= kKeepShare * pg_max_old : G >= kKeepShare * pg_min_old;
+          return rule.keep(form, i, alpha[i], inners[static_cast<std::size_t>(i)]);
         });
       }
     }

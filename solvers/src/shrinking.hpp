@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -43,6 +44,11 @@ class ActiveSet {
     active_.clear();
     for (index_t i = lo; i < hi; ++i)
       if (gaps[static_cast<std::size_t>(i)] > threshold || keep(i)) active_.push_back(i);
+  }
+  /// Keeps the active coordinates for which pred(i) holds (in order).
+  template <class Pred>
+  void keep_if(const Pred& pred) {
+    std::erase_if(active_, [&](index_t i) { return !pred(i); });
   }
   const std::vector<index_t>& coords() const { return active_; }
   std::size_t size() const { return active_.size(); }
@@ -92,6 +98,54 @@ class ActiveSet {
   std::vector<index_t> active_;
   bool shrunk_ = false;
   double last_gap_ = 0;
+};
+
+/// The margin rule of the box duals (hinge, squared hinge), on top of ActiveSet's gap rule, in the sequential solver
+/// and SySCD (docs/parallel-cpu.md, "The margin rule of the box duals"). Their dual is an interval in b = y alpha_i
+/// and G is its derivative (forms.hpp DualForm::dual_gradient, LIBLINEAR's G). As LIBLINEAR shrinks (Hsieh et al.,
+/// ICML 2008, Sec. 3.2; liblinear's solve_l2r_l1l2_svc): in an epoch, a sample at an end of its interval whose G
+/// points out of it by more than the previous epoch's largest violation (pg_max_old / pg_min_old) leaves the active
+/// set until the next certificate. At a certificate a zero-gap sample at an end stays active while its G is within
+/// kKeepShare of that violation: the gap rule alone left out every sample with margin >= 1 however slightly it met
+/// its margin, and w7a (hinge) stayed at suboptimality 8e-2 for its first 60 epochs. When the active samples'
+/// violations all lie within `tol`, a certificate follows at once, and tol shrinks by kTighten when that
+/// certificate does not reach the solver's tolerance. The constants were chosen on a9a, w7a and mushrooms (hinge,
+/// time to suboptimality 1e-3 and 1e-4).
+struct MarginRule {
+  static constexpr double kTol0 = 0.3;       ///< the first tolerance on the violations' range, in units of G
+  static constexpr double kTighten = 0.3;
+  static constexpr double kKeepShare = 0.05;
+  double pg_max_old = std::numeric_limits<double>::infinity();
+  double pg_min_old = -std::numeric_limits<double>::infinity();
+  double tol = kTol0;
+
+  /// Sample i at alpha_i = a with derivative G: false when it leaves the active set, else true and its projected G
+  /// in pg (0 where G points out of its interval).
+  template <class Form>
+  bool stays(const Form& f, index_t i, double a, double G, double& pg) const {
+    const int end = f.dual_bound(i, a);
+    pg = G;
+    if (end == 0) return true;
+    if (end < 0 ? G > pg_max_old : G < pg_min_old) return false;
+    pg = end < 0 ? std::min(G, 0.0) : std::max(G, 0.0);
+    return true;
+  }
+  /// At a certificate: whether a sample within the gap threshold stays active (r = <a_i, v>).
+  template <class Form>
+  bool keep(const Form& f, index_t i, double a, double r) const {
+    const int end = f.dual_bound(i, a);
+    if (end == 0) return false;
+    const double G = f.dual_gradient(i, a, r);
+    return end < 0 ? G <= kKeepShare * pg_max_old : G >= kKeepShare * pg_min_old;
+  }
+  /// After an epoch whose active samples' projected G spanned [lo, hi]: whether a certificate is due now.
+  bool epoch_done(double hi, double lo) {
+    pg_max_old = hi > 0 ? hi : std::numeric_limits<double>::infinity();
+    pg_min_old = lo < 0 ? lo : -std::numeric_limits<double>::infinity();
+    return hi - lo <= tol;
+  }
+  /// After the certificate that epoch_done asked for did not reach the solver's tolerance.
+  void missed() { tol *= kTighten; }
 };
 
 /// When the next exact certificate is due.

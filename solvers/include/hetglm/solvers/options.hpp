@@ -78,7 +78,8 @@ struct SolverOptions {
   std::optional<bool> deterministic;
   int bucket_size = 0;               ///< coordinates per SySCD bucket (0 = automatic)
   /// Gap-driven shrinking of the coordinate-descent solvers (docs/parallel-cpu.md, "Shrinking and the certificate schedule"): between exact
-  /// certificates train only the coordinates that hold the gap.
+  /// certificates train only the coordinates that hold the gap; for the hinge and squared hinge duals (sequential and
+  /// SySCD) also LIBLINEAR's margin rule within each epoch ("The margin rule of the box duals").
   bool shrinking = true;
   /// SySCD with more than one replica: after the safe CoCoA+ merge, the step gamma along the merged direction by a
   /// line search on the objective (never worse than gamma = 1). docs/parallel-cpu.md, "Adaptive aggregation".

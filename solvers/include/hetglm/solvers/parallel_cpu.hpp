@@ -42,10 +42,11 @@ SolveResult solve_parallel_cpu(const Form& form, const SolverOptions& options);
 /// arena: partial sums over fixed chunks of 2048 coordinates (and of v's entries), added in chunk order, so the
 /// result is deterministic and does not depend on the thread count or the schedule.
 /// alpha: n_coords() values; v: dim() values, should equal A alpha.
-/// gaps (optional, size n_coords): each coordinate's share of P - D.
+/// gaps (optional, size n_coords): each coordinate's share of P - D; inners (optional, size n_coords): each
+/// coordinate's <a_i, v> (the box duals' margin rule of shrinking).
 template <class Form>
 Certificate parallel_certificate(const Form& form, std::span<const double> alpha, std::span<const double> v,
-                                 double* gaps = nullptr);
+                                 double* gaps = nullptr, double* inners = nullptr);
 
 /// v = A alpha in double (as shared_vector), in parallel: rows of A are cut into `n_parts` chunks of about equal
 /// nonzeros, each scattered into its own buffer, and the buffers are summed in chunk order over ranges of v. The
