@@ -9,7 +9,8 @@
 // smallest gaps up to a total of kTolShare tol |P| are left out of the following epochs; the others (the active set)
 // are trained until the next certificate, which refreshes every gap. When an interval with shrinking did not reduce
 // the gap enough (the left-out gaps grew as v moved), the next interval visits every coordinate (LIBLINEAR's
-// unshrinking). The stop is decided only by the full exact certificate.
+// unshrinking). The stop is decided only by the full exact certificate. The hinge and squared hinge duals add
+// LIBLINEAR's rule by margin within each epoch (MarginRule, below).
 // The certificate schedule: the next certificate comes after k epochs, k chosen from a cost model in nonzeros (so
 // that it is the same on every run) to keep certificates at about 10% of the work, and earlier when the gaps seen so
 // far predict convergence sooner (geometric fit of the last two certificates).
@@ -78,7 +79,7 @@ class ActiveSet {
   /// coordinates. Shrinks (gaps <= the threshold of kTolShare tol |P| left out) unless the last shrunk interval
   /// stalled (gap above kStall times the previous certificate's), in which case every coordinate is active once.
   /// keep(i): a coordinate within the threshold that stays active all the same (the box duals' margin rule,
-  /// sequential.cpp).
+  /// MarginRule::keep).
   template <class Keep = bool (*)(index_t)>
   void update(index_t lo, index_t hi, std::span<const double> gaps, double gap, double target, bool shrinking,
               const Keep& keep = [](index_t) { return false; }) {

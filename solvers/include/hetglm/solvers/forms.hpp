@@ -160,7 +160,7 @@ struct DualForm {
   double coordinate_gap(index_t i, double a, const double* v) const { return gap(i, a, inner(i, v)); }
 
   /// Losses whose dual domain is an interval in b = y a with the optimum often at its ends (hinge: [0, c]; squared
-  /// hinge: [0, inf)): the ones LIBLINEAR's shrinking serves (sequential.cpp).
+  /// hinge: [0, inf)): the ones LIBLINEAR's shrinking serves (the margin rule, solvers/src/shrinking.hpp MarginRule).
   static constexpr bool kBoxDual = L == Loss::hinge || L == Loss::squared_hinge;
   /// Box duals: the dual objective's derivative in b = y alpha_i at r_i = <x_i, v> (LIBLINEAR's G, scaled by 1/C:
   /// glm_math.h hetglm_hinge_dual_gradient / hetglm_squared_hinge_dual_gradient). b moves against G.
@@ -474,7 +474,7 @@ struct PrimalForm {
 
 /// Certificate terms of coordinates [lo, hi) at (alpha, v), in order; with `gaps` (size n_coords), each coordinate's
 /// share of P - D is stored there too (the gap memory of shrinking and of DuHL's selection); with `inners` (size
-/// n_coords), each coordinate's r_i = <a_i, v> (the sequential solver's shrinking of box duals).
+/// n_coords), each coordinate's r_i = <a_i, v> (the margin rule of the box duals' shrinking).
 template <class Form>
 CertificateTerms coordinate_terms(const Form& f, index_t lo, index_t hi, const double* alpha, const double* v,
                                   double* gaps = nullptr, double* inners = nullptr) {
