@@ -326,20 +326,8 @@ TEST(Shrinking, BoxDualMarginRuleReachesTheOptimumOfEveryEpochVisitingAll) {
     std::vector<index_t> order(static_cast<std::size_t>(w7a.n_samples()));
     std::iota(order.begin(), order.end(), index_t{0});
     std::stable_sort(order.begin(), order.end(), [&](index_t a, index_t b) { return w7a.y[a] < w7a.y[b]; });
-    const CsrMatrix& X = w7a.X;
-    CsrMatrix& S = sorted.X;
-    S.indices.clear();
-    S.values.clear();
-    S.offsets.assign(1, 0);
-    for (std::size_t p = 0; p < order.size(); ++p) {
-      const index_t i = order[p];
-      for (offset_t k = X.offsets[i]; k < X.offsets[i + 1]; ++k) {
-        S.indices.push_back(X.indices[k]);
-        S.values.push_back(X.values[k]);
-      }
-      S.offsets.push_back(static_cast<offset_t>(S.indices.size()));
-      sorted.y[p] = w7a.y[i];
-    }
+    sorted.X = select_rows(w7a.X, order);
+    for (std::size_t p = 0; p < order.size(); ++p) sorted.y[p] = w7a.y[order[p]];
     ASSERT_EQ(sorted.y.back(), 1.0);
   }
   for (const char* model : {"svm", "squared-hinge"})
