@@ -138,10 +138,6 @@ struct ReplicaEpochs {
   // The box duals' margin rule (shrinking.hpp MarginRule; SySCD in run_parallel, which sets box_shrink): a sample
   // that leaves the active set in an epoch is marked in left_out by its thread and dropped after the epoch
   // (box_epoch_done).
-  static constexpr bool kBoxDual = [] {
-    if constexpr (requires { Form::kBoxDual; }) return Form::kBoxDual;
-    else return false;
-  }();
   static constexpr int kStatStride = 8;  // doubles per thread in pg_stat (its own cache line)
   bool box_shrink = false;
   MarginRule rule;
@@ -249,22 +245,10 @@ struct ReplicaEpochs {
   void step_syscd(index_t i, double* vt) const { update_coordinate(form, i, alpha, vt, sigma); }
   // The same for a box dual under the margin rule, by thread t.
   void step_box(index_t i, double* vt, int t) {
-    const double r = form.inner(i, vt);
-    const double G = form.dual_gradient(i, alpha[i], r);
     double* st = pg_stat.data() + std::size_t(t) * kStatStride;
-    double pg = 0;
-    if (!rule.stays(form, i, alpha[i], G, pg)) {
-      left_out[static_cast<std::size_t>(i)] = 1;
-      st[2] = 1;
-      return;
-    }
-    st[0] = std::max(st[0], pg);
-    st[1] = std::min(st[1], pg);
-    if (pg == 0) return;
-    const double a_new = form.step(i, alpha[i], r, sigma);
-    if (a_new == alpha[i]) return;
-    row_axpy(A, i, sigma * (a_new - alpha[i]), vt);
-    alpha[i] = a_new;
+    if (rule.step(form, i, alpha, vt, sigma, st[0], st[1])) return;
+    left_out[static_cast<std::size_t>(i)] = 1;
+    st[2] = 1;
   }
   /// Box duals, after an epoch under the margin rule: the samples that left dropped from the active set (and the
   /// set dealt again), the violations of the epoch kept for the next; returns whether a certificate is due now.
@@ -324,7 +308,7 @@ struct ReplicaEpochs {
     }
     const index_t* it = local ? order : first;
     for (std::size_t q = 0; q < n; ++q) {
-      if constexpr (kBoxDual) {
+      if constexpr (Form::kBoxDual) {
         if (box_shrink) {
           step_box(it[q], buf, t);
           continue;
@@ -445,7 +429,7 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
   const std::vector<double>& dv = eng.dv;
   // The box duals' margin rule (shrinking.hpp MarginRule, ReplicaEpochs::step_box): SySCD only (PASSCoDe and a
   // CoCoA+ rank's local solver keep the gap rule alone).
-  const bool box = ReplicaEpochs<Form>::kBoxDual && syscd && o.shrinking;
+  const bool box = Form::kBoxDual && syscd && o.shrinking;
   bool certify_now = false;  // the active samples' violations are within eng.rule.tol
   std::vector<double> inners(box ? static_cast<std::size_t>(m) : 0);
   if (box) {
@@ -507,7 +491,7 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
         for (std::size_t j = lo; j < hi; ++j) v[j] += gamma * dv[j];
       });
     }
-    if constexpr (ReplicaEpochs<Form>::kBoxDual)
+    if constexpr (Form::kBoxDual)
       if (box) certify_now = eng.box_epoch_done();
     ++epoch;
     exact = false;
@@ -528,7 +512,7 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
     if (driver.record(epoch, cert, res.alpha, v) != EpochDriver::Stop::none) break;
     const double target = o.tol * std::fabs(cert.primal);
     offset_t nnz = 0;
-    if constexpr (ReplicaEpochs<Form>::kBoxDual) {
+    if constexpr (Form::kBoxDual) {
       if (box) {
         if (certify_now) eng.rule.missed();
         certify_now = false;

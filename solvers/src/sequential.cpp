@@ -29,10 +29,7 @@ SolveResult solve_sequential(const Form& form, const SolverOptions& options) {
 
   // Box duals (hinge, squared hinge): the margin rule on top of the gap rule (shrinking.hpp MarginRule). The
   // active samples are order[0, n_active); one that leaves in an epoch is swapped behind them.
-  constexpr bool kBoxDual = [] {
-    if constexpr (requires { Form::kBoxDual; }) return Form::kBoxDual;
-    else return false;
-  }();
+  constexpr bool kBoxDual = Form::kBoxDual;
   const bool pg_shrinking = kBoxDual && options.shrinking;
   MarginRule rule;
   std::size_t n_active = order.size();
@@ -48,21 +45,9 @@ SolveResult solve_sequential(const Form& form, const SolverOptions& options) {
         shuffle(std::span<index_t>(order.data(), n_active), rng);
         double pg_max = -std::numeric_limits<double>::infinity(), pg_min = std::numeric_limits<double>::infinity();
         for (std::size_t p = 0; p < n_active; ++p) {
-          const index_t i = order[p];
-          const double r = form.inner(i, v.data());
-          double pg = 0;
-          if (!rule.stays(form, i, alpha[i], form.dual_gradient(i, alpha[i], r), pg)) {  // until the next certificate
+          if (!rule.step(form, order[p], alpha, v.data(), 1.0, pg_max, pg_min)) {  // out until the next certificate
             std::swap(order[p], order[--n_active]);
             --p;
-            continue;
-          }
-          pg_max = std::max(pg_max, pg);
-          pg_min = std::min(pg_min, pg);
-          if (pg == 0) continue;
-          const double a_new = form.step(i, alpha[i], r, 1.0);
-          if (a_new != alpha[i]) {
-            row_axpy(A, i, a_new - alpha[i], v.data());
-            alpha[i] = a_new;
           }
         }
         certify_now = rule.epoch_done(pg_max, pg_min);

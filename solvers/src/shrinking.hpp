@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "hetglm/matrix.hpp"
+#include "hetglm/solvers/forms.hpp"
 
 namespace hetglm {
 
@@ -120,15 +121,26 @@ struct MarginRule {
   double pg_min_old = -std::numeric_limits<double>::infinity();
   double tol = kTol0;
 
-  /// Sample i at alpha_i = a with derivative G: false when it leaves the active set, else true and its projected G
-  /// in pg (0 where G points out of its interval).
+  /// The coordinate step of sample i on v under the rule (update_coordinate's step and v update, from the r_i that
+  /// G needs as well): false when the sample leaves the active set instead; else its projected G (0 where G points
+  /// out of its interval, and then no step) widens [lo, hi].
   template <class Form>
-  bool stays(const Form& f, index_t i, double a, double G, double& pg) const {
-    const int end = f.dual_bound(i, a);
-    pg = G;
-    if (end == 0) return true;
-    if (end < 0 ? G > pg_max_old : G < pg_min_old) return false;
-    pg = end < 0 ? std::min(G, 0.0) : std::max(G, 0.0);
+  bool step(const Form& f, index_t i, double* alpha, double* v, double sigma, double& hi, double& lo) const {
+    const double r = f.inner(i, v);
+    const double G = f.dual_gradient(i, alpha[i], r);
+    double pg = G;
+    if (const int end = f.dual_bound(i, alpha[i]); end != 0) {
+      if (end < 0 ? G > pg_max_old : G < pg_min_old) return false;
+      pg = end < 0 ? std::min(G, 0.0) : std::max(G, 0.0);
+    }
+    hi = std::max(hi, pg);
+    lo = std::min(lo, pg);
+    if (pg == 0) return true;
+    const double a_new = f.step(i, alpha[i], r, sigma);
+    if (a_new != alpha[i]) {
+      row_axpy(*f.A, i, sigma * (a_new - alpha[i]), v);
+      alpha[i] = a_new;
+    }
     return true;
   }
   /// At a certificate: whether a sample within the gap threshold stays active (r = <a_i, v>).

@@ -223,6 +223,7 @@ struct PrimalForm {
   using LossP = LossPolicy<L>;
   using PenP = PenaltyPolicy<P>;
   static constexpr Formulation formulation = Formulation::primal;
+  static constexpr bool kBoxDual = false;  ///< no dual coordinates (DualForm::kBoxDual)
   /// Upper bound of phi''/c (HETGLM_LOSS_TABLE): 1 (squared), 1/4 (logistic), 2 (squared hinge).
   static constexpr double kCurvatureBound = curvature_bound(L);
   /// Armijo sufficient-decrease constant and the most halvings of the line search (LIBLINEAR newGLMNET values).
