@@ -26,15 +26,17 @@ struct AggregationScratch {
 
 /// The line search. `changed`: the coordinates with alpha[i] != alpha_old[i] (every coordinate the merge moved);
 /// v: the shared vector before the merge (dim() entries), dv: the merged change of v at gamma = 1. Tries gamma = 1,
-/// (1 + sigma')/2, sigma' and the vertex of the parabola through them (in [1/4, sigma']); returns the best (never
-/// worse than 1, infeasible steps score -inf) and leaves alpha at alpha_old + gamma (alpha - alpha_old) on `changed`;
+/// (1 + far)/2, far and the vertex of the parabola through them (in [plan.lo, plan.hi]; MergePlan); returns the best
+/// (never worse than the plan's safe step, infeasible steps score -inf) and leaves alpha at alpha_old + gamma (alpha -
+/// alpha_old) on `changed`;
 /// v is not touched (the caller adds gamma dv). Sums are over fixed chunks added in order: the result does not depend
 /// on the thread count or the schedule.
 template <class Form>
 double aggregate_step(const Form& form, std::span<const index_t> changed, const double* alpha_old, double* alpha,
-                      std::span<const double> v, std::span<const double> dv, double sigma, AggregationScratch& s) {
+                      std::span<const double> v, std::span<const double> dv, const MergePlan& plan,
+                      AggregationScratch& s) {
   constexpr std::int64_t kGrain = 2048;
-  if (changed.empty() || !(sigma > 1)) return 1.0;
+  if (changed.empty() || !plan.searches()) return 1.0;
   const std::size_t d = v.size();
   double vv = 0, vd = 0, dd = 0;
   s.touched.clear();
@@ -69,10 +71,10 @@ double aggregate_step(const Form& form, std::span<const index_t> changed, const 
              });
     }
   };
-  const std::array<double, 3> g = aggregation_trials(sigma);
+  const std::array<double, 3> g = aggregation_trials(plan);
   std::array<double, 4> gs{g[0], g[1], g[2], NAN}, fs{};
   for (int k = 0; k < 3; ++k) fs[k] = line_objective(g[k]);
-  const double gp = aggregation_vertex(g, {fs[0], fs[1], fs[2]}, sigma);
+  const double gp = aggregation_vertex(g, {fs[0], fs[1], fs[2]}, plan);
   std::size_t nk = 3;
   if (std::isfinite(gp) && gp != g[0] && gp != g[1] && gp != g[2]) {
     gs[3] = gp, fs[3] = line_objective(gp);

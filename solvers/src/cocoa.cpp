@@ -24,7 +24,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-constexpr int kGridPoints = 8;  // geometric trial steps from 1/4 to sigma' (plus 1, (1 + sigma')/2, sigma')
+constexpr int kGridPoints = 8;  // geometric trial steps over the plan's range (plus 1, (1 + far)/2, far)
 
 int rank_of_world() {
   int r = 0;
@@ -98,7 +98,12 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
     lo.seed = o.seed + 0x9E3779B97F4A7C15ULL * static_cast<std::uint64_t>(rank);
     local = std::make_unique<SyscdLocalSolver<Form>>(form, lo, sigma);
   }
-  const double sigma_all = local ? local->step_sigma() : sigma;  // the blocks' damping: K ranks x T replicas
+  // The merge (MergePlan, aggregation.hpp): CoCoA+ over the blocks (K ranks x T replicas), or, for the box duals
+  // with adaptive aggregation and the sequential local loop, local steps at sigma' = 1 and gamma in [1/K, 1].
+  const MergePlan plan = local                     ? MergePlan::cocoa(local->step_sigma())
+                         : o.adaptive_aggregation ? merge_plan<Form>(K)
+                                                  : MergePlan::cocoa(sigma);
+  const double step_sigma = plan.step_sigma;  // the sequential local loop's sigma'
   const index_t m = form.n_coords();
   const std::size_t dim = static_cast<std::size_t>(form.dim());
   CocoaResult out;
@@ -112,8 +117,8 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
   // Adaptive aggregation (aggregation.hpp): the new point alpha_old + gamma (alpha - alpha_old) + beta step, step =
   // the previous round's step, over a fixed grid of (gamma, beta); their partial objectives are summed over the
   // ranks by one allreduce, and every rank then picks the same pair.
-  const bool adaptive = o.adaptive_aggregation && sigma_all > 1;
-  const std::vector<double> trials = adaptive ? aggregation_grid(sigma_all, kGridPoints) : std::vector<double>{1.0};
+  const bool adaptive = o.adaptive_aggregation && plan.searches();
+  const std::vector<double> trials = adaptive ? aggregation_grid(plan, kGridPoints) : std::vector<double>{1.0};
   const std::size_t n_beta = adaptive ? kAggregationMomenta.size() : 1;
   std::vector<double> alpha_old, fvals(trials.size() * n_beta), ids(fvals.size());
   std::iota(ids.begin(), ids.end(), 0.0);  // candidate q: gamma = trials[q % n_gamma], beta = momenta[q / n_gamma]
@@ -138,7 +143,7 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
         for (int h = 0; h < co.local_epochs; ++h) {
           shuffle(std::span<index_t>(order), rng);
           // The local copy sees its own updates sigma'-scaled (CoCoA+ subproblem).
-          for (index_t i : order) update_coordinate(form, i, alpha.data(), v_loc.data(), sigma);
+          for (index_t i : order) update_coordinate(form, i, alpha.data(), v_loc.data(), step_sigma);
         }
       }
       // The change of v, exact in double: (A_r alpha_r)_new - (A_r alpha_r)_old, recomputed from scratch.

@@ -31,6 +31,7 @@
 #include "hetglm/libsvm.hpp"
 #include "hetglm/model.hpp"
 #include "hetglm/rng.hpp"
+#include "hetglm/solvers/aggregation.hpp"
 #include "hetglm/solvers/cocoa.hpp"
 #include "hetglm/solvers/dispatch.hpp"
 #include "hetglm/solvers/forms.hpp"
@@ -540,6 +541,11 @@ int run(const Comm& c, const DistributedArgs& a) {
       o.solver.solver == SolverKind::automatic ? auto_cd_solver(threads, spec.loss, Xb.nnz()) : o.solver.solver;
   const int local_threads = !use_newton && local_kind == SolverKind::syscd ? threads : 1;
   const int sigma_all = K * local_threads;  // CoCoA+'s sigma' over the K x T blocks
+  // The merge across ranks (aggregation.hpp MergePlan, as solve_cocoa picks it): the box duals with adaptive
+  // aggregation and the sequential local loop step at sigma' = 1 and merge with gamma in [1/K, 1].
+  const MergePlan plan = local_threads > 1 || !o.solver.adaptive_aggregation
+                             ? MergePlan::cocoa(sigma_all)
+                             : merge_plan(fk == Formulation::dual && is_box_dual(spec.loss), K);
   if (!a.quiet && c.rank == 0) {
     if (use_newton)
       fmt::print("distributed Newton: primal formulation (samples partitioned), {} thread(s) per rank, lambda {:.6g}\n",
@@ -550,7 +556,8 @@ int run(const Comm& c, const DistributedArgs& a) {
                  formulation_name(fk), fk == Formulation::dual ? "samples partitioned" : "features partitioned",
                  local_threads > 1 ? fmt::format("syscd on {} threads", local_threads) : std::string("sequential"),
                  local_threads > 1 ? fmt::format("{} ranks x {} threads = {}", K, local_threads, sigma_all)
-                                   : fmt::format("{}", K),
+                 : plan.step_sigma != K ? fmt::format("{} (gamma in [1/{}, 1])", plan.step_sigma, K)
+                                        : fmt::format("{}", K),
                  a.local_epochs, lambda);
     fmt::print("formulation {}: {}\n", formulation_name(fk), fk_reason);
     std::fflush(stdout);
@@ -720,8 +727,8 @@ int run(const Comm& c, const DistributedArgs& a) {
         rep["version"] = HETGLM_VERSION;
         rep["distributed"] = true;
         rep["ranks"] = K;
-        rep["sigma"] = use_newton ? K : sigma_all;
-        rep["gamma"] = o.solver.adaptive_aggregation && sigma_all > 1 && !use_newton ? json("adaptive") : json(1);
+        rep["sigma"] = use_newton ? K : plan.step_sigma;
+        rep["gamma"] = o.solver.adaptive_aggregation && plan.searches() && !use_newton ? json("adaptive") : json(1);
         rep["local_epochs"] = a.local_epochs;
         rep["solver"] = use_newton ? "newton" : "cocoa+";
         rep["local_solver"] = use_newton ? "newton" : local_threads > 1 ? "syscd" : "sequential";

@@ -56,6 +56,9 @@ constexpr LossInfo loss_info(Loss l) {
 constexpr double curvature_bound(Loss l) { return loss_info(l).curvature_bound; }
 constexpr bool has_dual_step(Loss l) { return loss_info(l).dual_step; }
 constexpr bool is_smooth(Loss l) { return loss_info(l).smooth; }
+/// Losses whose dual domain is an interval in b = y a with the optimum often at its ends (hinge: [0, c]; squared
+/// hinge: [0, inf)): LIBLINEAR's shrinking serves them (the margin rule) and a merged step past 1 leaves their box.
+constexpr bool is_box_dual(Loss l) { return l == Loss::hinge || l == Loss::squared_hinge; }
 constexpr bool has_l1_part(Penalty p) {
   for (const PenaltyInfo& r : kPenaltyTable)
     if (r.penalty == p) return r.l1_part;

@@ -10,8 +10,8 @@
 //       (line_dual_quadratic); primal, -(1/n) sum_k loss(y_k, v_k + gamma dv_k) over the samples dv touches
 //       (line_primal_losses).
 //   Each is a plain sum, so a distributed caller adds its ranks' parts with one allreduce. Infeasible steps (a
-//   conjugate outside its domain) give -inf and are never chosen; gamma = 1 (the safe CoCoA+ merge) is always among
-//   the candidates, so the step is never worse than gamma = 1.
+//   conjugate outside its domain) give -inf and are never chosen; the safe merge (gamma = 1 for CoCoA+, 1/P for
+//   the box duals' plan, MergePlan) is always among the candidates, so the step is never worse than it.
 #pragma once
 #include <algorithm>
 #include <array>
@@ -89,31 +89,65 @@ double line_primal_losses(const Form& form, std::span<const index_t> touched, co
 /// Momentum weights of the plane search (the previous step's share): 0 first.
 inline constexpr std::array<double, 5> kAggregationMomenta = {0.0, 0.5, 0.8, 0.9, 0.95};
 
-/// The first three trial steps for replicas merged with sigma': 1, (1 + sigma')/2, sigma'.
-inline std::array<double, 3> aggregation_trials(double sigma) { return {1.0, 0.5 * (1.0 + sigma), sigma}; }
+/// How the P parts of a merge (SySCD's replicas, CoCoA+'s ranks) step and how far the merged step may go.
+///  * CoCoA+ (Smith, Forte, Ma, Takac, Jordan, Jaggi, JMLR 2018, sec. 3 with gamma = 1, sigma' = P): each part steps
+///    at sigma' = P; gamma = 1 (adding the parts) is safe, and the search covers [1/4, P].
+///  * The box duals (hinge, squared hinge): a step past gamma = 1 leaves the dual's box wherever a part put a
+///    coordinate on its bound, so a search from the CoCoA+ point never moves (measured: gamma 1.00 in every round).
+///    Instead each part steps at sigma' = 1, as if alone, and gamma is searched in [1/P, 1]: gamma = 1/P is CoCoA's
+///    averaging (Jaggi et al., NIPS 2014, with sigma' = 1), safe, and every point of the segment lies in the box by
+///    convexity. docs/parallel-cpu.md, "The box duals' merge".
+struct MergePlan {
+  double step_sigma = 1;  ///< sigma' of each part's coordinate steps (and the divisor of their merged change)
+  double far = 1;         ///< the trial step besides 1 and the midpoint: sigma' (CoCoA+) or 1/P (box duals)
+  double lo = 1, hi = 1;  ///< the range of the searched step
 
-/// The vertex of the parabola through (g[k], f[k]), clamped to [1/4, sigma']; NaN when the three values are not all
-/// finite or the points are collinear (exact for the losses whose conjugate is quadratic on its domain).
-inline double aggregation_vertex(const std::array<double, 3>& g, const std::array<double, 3>& f, double sigma) {
+  /// CoCoA+ with sigma' = `sigma` (no search when sigma <= 1).
+  static MergePlan cocoa(double sigma) { return {sigma, sigma, 0.25, std::max(sigma, 1.0)}; }
+  /// True when there is something to search (the plan of one part has not).
+  bool searches() const { return far != 1; }
+};
+
+/// The plan for `parts` parts merging steps on the coordinates of a box dual (`box_dual`, losses.hpp is_box_dual in
+/// the dual formulation) or of any other form.
+inline MergePlan merge_plan(bool box_dual, int parts) {
+  const double P = parts;
+  if (box_dual && parts > 1) return {1.0, 1.0 / P, 1.0 / P, 1.0};
+  return MergePlan::cocoa(P);
+}
+template <class Form>
+MergePlan merge_plan(int parts) {
+  return merge_plan(Form::kBoxDual, parts);
+}
+
+/// The first three trial steps: 1, (1 + far)/2, far.
+inline std::array<double, 3> aggregation_trials(const MergePlan& plan) {
+  return {1.0, 0.5 * (1.0 + plan.far), plan.far};
+}
+
+/// The vertex of the parabola through (g[k], f[k]), clamped to [plan.lo, plan.hi]; NaN when the three values are
+/// not all finite or the points are collinear (exact for the losses whose conjugate is quadratic on its domain).
+inline double aggregation_vertex(const std::array<double, 3>& g, const std::array<double, 3>& f, const MergePlan& plan) {
   if (!(std::isfinite(f[0]) && std::isfinite(f[1]) && std::isfinite(f[2]))) return NAN;
   const double num = (g[1] - g[0]) * (g[1] - g[0]) * (f[1] - f[2]) - (g[1] - g[2]) * (g[1] - g[2]) * (f[1] - f[0]);
   const double dnm = 2 * ((g[1] - g[0]) * (f[1] - f[2]) - (g[1] - g[2]) * (f[1] - f[0]));
   if (!(dnm < 0 || dnm > 0)) return NAN;
-  return std::clamp(g[1] - num / dnm, 0.25, sigma);
+  return std::clamp(g[1] - num / dnm, plan.lo, plan.hi);
 }
 
 /// A fixed set of trial steps for a caller that evaluates them all at once (CoCoA+ across ranks: one allreduce of
-/// their partial objectives): 1 first, the three trials, and `n_grid` geometric points from 1/4 to sigma'.
-inline std::vector<double> aggregation_grid(double sigma, int n_grid) {
+/// their partial objectives): 1 first, the three trials, and `n_grid` geometric points from plan.lo to plan.hi.
+inline std::vector<double> aggregation_grid(const MergePlan& plan, int n_grid) {
   std::vector<double> g;
-  for (double x : aggregation_trials(sigma)) g.push_back(x);
+  for (double x : aggregation_trials(plan)) g.push_back(x);
   for (int k = 0; k < n_grid; ++k)
-    g.push_back(0.25 * std::pow(4.0 * sigma, n_grid > 1 ? double(k) / (n_grid - 1) : 1.0));
+    g.push_back(plan.lo * std::pow(plan.hi / plan.lo, n_grid > 1 ? double(k) / (n_grid - 1) : 1.0));
   return g;
 }
 
 /// The safeguarded choice: the candidate of largest objective; gamma = 1 on ties and when nothing beats it (NaN and
-/// -inf objectives never win). g[0] must be 1.
+/// -inf objectives never win). g[0] must be 1. (For the box duals' plan, the safe step 1/P is among the candidates,
+/// so the choice is never worse than it.)
 inline double aggregation_best(std::span<const double> g, std::span<const double> f) {
   double best_g = g[0], best_f = f[0];
   for (std::size_t k = 1; k < g.size(); ++k)

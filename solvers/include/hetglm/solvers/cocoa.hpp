@@ -9,16 +9,19 @@
 //     1. H = local_epochs epochs of the sequential solver's coordinate update (update_coordinate, forms.hpp) on the
 //        rank's coordinates against a local copy of v with sigma' = K (gamma = 1, "adding"); with local_threads
 //        T > 1, H epochs of SySCD on T threads instead (SyscdLocalSolver): steps with sigma' = K T, each epoch's
-//        merge adds K x its A_r delta alpha_r to the local copy;
+//        merge adds K x its A_r delta alpha_r to the local copy; the box duals (hinge, squared hinge) on the
+//        sequential loop with adaptive aggregation step at sigma' = 1 instead (MergePlan, aggregation.hpp);
 //     2. dv_r = A_[r] alpha_[r] (new) - A_[r] alpha_[r] (old), recomputed exactly in double; one MPI_Allreduce (sum)
 //        of dv (length dim(): d in the dual, N in the primal);
 //     2b. options.adaptive_aggregation and K T > 1: the new point alpha_old + gamma (alpha - alpha_old) + beta s (s the
 //        previous round's step; heavy-ball momentum) by a safeguarded search on the global objective
 //        (aggregation.hpp) over a fixed grid: gamma in aggregation_grid (1, (1 + S)/2, S and 8 geometric steps from
-//        1/4 to S, S = K T the blocks' sigma'; also at K = 1 when T > 1) times beta in kAggregationMomenta (0,
+//        1/4 to S, S = K T the blocks' sigma'; also at K = 1 when T > 1; for the box duals' plan 1, (1 + 1/K)/2,
+//        1/K and 8 geometric steps from 1/K to 1) times beta in kAggregationMomenta (0,
 //        0.5, 0.8, 0.9, 0.95); each rank adds the terms of its changed coordinates (primal: and of its share of
 //        the samples touched) at every pair, one MPI_Allreduce of those 55 sums, the dual's quadratic from the
-//        global v, dv and s_v; the best pair (never worse than (1, 0), CoCoA+'s safe merge);
+//        global v, dv and s_v; the best pair (never worse than the plan's safe merge: (1, 0) for CoCoA+, (1/K, 0)
+//        for the box duals);
 //     v += gamma sum_r dv_r + beta s_v;
 //     3. the global certificate: each rank adds the certificate terms of its coordinates and of its share of the
 //        entries of v (forms.hpp add_coordinate_terms / add_shared_terms), one MPI_Allreduce of the six sums and an

@@ -159,9 +159,9 @@ struct DualForm {
   double coordinate_step(index_t i, double a, const double* v, double sigma) const { return step(i, a, inner(i, v), sigma); }
   double coordinate_gap(index_t i, double a, const double* v) const { return gap(i, a, inner(i, v)); }
 
-  /// Losses whose dual domain is an interval in b = y a with the optimum often at its ends (hinge: [0, c]; squared
-  /// hinge: [0, inf)): the ones LIBLINEAR's shrinking serves (the margin rule, solvers/src/shrinking.hpp MarginRule).
-  static constexpr bool kBoxDual = L == Loss::hinge || L == Loss::squared_hinge;
+  /// Box duals (losses.hpp is_box_dual): the margin rule (solvers/src/shrinking.hpp MarginRule) and the box duals'
+  /// merge (aggregation.hpp MergePlan) serve them.
+  static constexpr bool kBoxDual = is_box_dual(L);
   /// Box duals: the dual objective's derivative in b = y alpha_i at r_i = <x_i, v> (LIBLINEAR's G, scaled by 1/C:
   /// glm_math.h hetglm_hinge_dual_gradient / hetglm_squared_hinge_dual_gradient). b moves against G.
   double dual_gradient(index_t i, double a, double r) const {
