@@ -280,8 +280,9 @@ DuhlResult run_duhl(const Form& form, Backend& accel, const SolverOptions& so, c
         row_axpy(A, i, delta, dv.data());
         changed.push_back(i);
       }
-    rec.gamma =
-        solve && adaptive ? aggregate_step(form, changed, alpha_old.data(), alpha.data(), v, dv, MergePlan::cocoa(sigma_cpu), agg) : 1.0;
+    rec.gamma = solve && adaptive ? aggregate_step(form, changed, alpha_old.data(), alpha.data(), v, dv,
+                                                   MergePlan::cocoa(sigma_cpu), agg)
+                                  : 1.0;
     for (std::size_t j = 0; j < dv.size(); ++j) v[j] += rec.gamma * dv[j];
     // Fresh gaps of P from the merged v, in double on the host (O(nnz_P)): the device's float32 gaps
     // (Backend::coordinate_gaps) are too noisy for selection when the Lipschitzing bound B multiplies the rounding
