@@ -422,11 +422,14 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
   const std::size_t d = static_cast<std::size_t>(form.dim());
   const bool syscd = o.solver == SolverKind::syscd;
   const bool wild = o.solver == SolverKind::passcode_wild;
-  // SySCD's T replicas merge by CoCoA+ (sigma' = T, gamma = 1 and up) or, for the box duals with adaptive
-  // aggregation, each at sigma' = 1 with gamma in [1/T, 1] (MergePlan, aggregation.hpp); PASSCoDe steps on v itself.
-  const MergePlan plan = !syscd                    ? MergePlan::cocoa(1.0)
-                         : o.adaptive_aggregation ? merge_plan<Form>(T)
-                                                  : MergePlan::cocoa(static_cast<double>(T));
+  // SySCD's T replicas merge by CoCoA+ (sigma' = T, gamma = 1 and up) or, for the squared hinge with adaptive
+  // aggregation, each at sigma' = 1 with gamma in [1/T, 1] (the box duals' merge: MergePlan, aggregation.hpp; the
+  // hinge keeps CoCoA+ here: on the generated sparse 100,000 x 50,000 set the box duals' merge took 43 epochs to
+  // 1e-3 against 31, docs/parallel-cpu.md); PASSCoDe steps on v itself.
+  const MergePlan plan = !syscd ? MergePlan::cocoa(1.0)
+                         : o.adaptive_aggregation && Form::LossP::id != Loss::hinge
+                             ? merge_plan<Form>(T)
+                             : MergePlan::cocoa(static_cast<double>(T));
   const double sigma = plan.step_sigma;
   // Merges per epoch: the replicas are merged (and the merged step searched) after each of `merges` parts of an
   // epoch, so that a replica is at most 1/merges of an epoch behind the others' steps. A merge costs O(m_active + T d)

@@ -400,8 +400,9 @@ TEST(PasscodeWild, CertificateIsRecomputedFromAlpha) {
 // The merge of SySCD's replicas (aggregation.hpp MergePlan, parallel_cpu.cpp "merges per epoch"): on a dense
 // 6,000 x 400 set (2.4e6 nonzeros: two merges per epoch for every dual model but the hinge) at 2 threads the dual
 // objective rises in every epoch (each merge is never worse than its safe step: gamma in [1/2, 1] with sigma' = 1
-// for the box duals, gamma >= 1 with sigma' = 2 for ridge and logistic) and the run ends at the sequential optimum.
-// (Without the search, gamma = 1 at sigma' = 1, the hinge and squared hinge runs do not converge.)
+// for the squared hinge, the box duals' merge; gamma >= 1 with sigma' = 2 for hinge, ridge and logistic) and the run
+// ends at the sequential optimum. (Without the search, gamma = 1 at sigma' = 1, the squared hinge run does not
+// converge.)
 template <Loss L>
 void expect_merges_rise_to_the_optimum(const CsrMatrix& X, const std::vector<double>& y, double lambda, double tol) {
   ProblemData pd;
