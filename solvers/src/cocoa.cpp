@@ -98,11 +98,10 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
     lo.seed = o.seed + 0x9E3779B97F4A7C15ULL * static_cast<std::uint64_t>(rank);
     local = std::make_unique<SyscdLocalSolver<Form>>(form, lo, sigma);
   }
-  // The merge (MergePlan, aggregation.hpp): CoCoA+ over the blocks (K ranks x T replicas), or, for the box duals
-  // with adaptive aggregation and the sequential local loop, local steps at sigma' = 1 and gamma in [1/K, 1].
-  const MergePlan plan = local                     ? MergePlan::cocoa(local->step_sigma())
-                         : o.adaptive_aggregation ? merge_plan<Form>(K)
-                                                  : MergePlan::cocoa(sigma);
+  // The merge (aggregation.hpp cocoa_merge_plan): CoCoA+ over the blocks (K ranks x T replicas; local->step_sigma()
+  // = K T), or, for the box duals with adaptive aggregation and the sequential local loop, local steps at sigma' = 1
+  // and gamma in [1/K, 1].
+  const MergePlan plan = cocoa_merge_plan(Form::kBoxDual, K, local ? co.local_threads : 1, o.adaptive_aggregation);
   const double step_sigma = plan.step_sigma;  // the sequential local loop's sigma'
   const index_t m = form.n_coords();
   const std::size_t dim = static_cast<std::size_t>(form.dim());

@@ -541,11 +541,10 @@ int run(const Comm& c, const DistributedArgs& a) {
       o.solver.solver == SolverKind::automatic ? auto_cd_solver(threads, spec.loss, Xb.nnz()) : o.solver.solver;
   const int local_threads = !use_newton && local_kind == SolverKind::syscd ? threads : 1;
   const int sigma_all = K * local_threads;  // CoCoA+'s sigma' over the K x T blocks
-  // The merge across ranks (aggregation.hpp MergePlan, as solve_cocoa picks it): the box duals with adaptive
+  // The merge across ranks, the one solve_cocoa runs (aggregation.hpp cocoa_merge_plan): the box duals with adaptive
   // aggregation and the sequential local loop step at sigma' = 1 and merge with gamma in [1/K, 1].
-  const MergePlan plan = local_threads > 1 || !o.solver.adaptive_aggregation
-                             ? MergePlan::cocoa(sigma_all)
-                             : merge_plan(fk == Formulation::dual && is_box_dual(spec.loss), K);
+  const MergePlan plan = cocoa_merge_plan(fk == Formulation::dual && is_box_dual(spec.loss), K, local_threads,
+                                          o.solver.adaptive_aggregation);
   if (!a.quiet && c.rank == 0) {
     if (use_newton)
       fmt::print("distributed Newton: primal formulation (samples partitioned), {} thread(s) per rank, lambda {:.6g}\n",

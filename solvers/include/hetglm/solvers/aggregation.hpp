@@ -120,6 +120,14 @@ MergePlan merge_plan(int parts) {
   return merge_plan(Form::kBoxDual, parts);
 }
 
+/// The merge across `ranks` MPI ranks (CoCoA+, cocoa.cpp; the CLI's report states it): CoCoA+ over the ranks x
+/// `local_threads` blocks when the ranks run SySCD on several threads or the aggregation is fixed, else
+/// merge_plan(box_dual, ranks) (the box duals on the sequential local loop: sigma' = 1, gamma in [1/K, 1]).
+inline MergePlan cocoa_merge_plan(bool box_dual, int ranks, int local_threads, bool adaptive) {
+  if (local_threads > 1 || !adaptive) return MergePlan::cocoa(double(ranks) * double(local_threads));
+  return merge_plan(box_dual, ranks);
+}
+
 /// The first three trial steps: 1, (1 + far)/2, far.
 inline std::array<double, 3> aggregation_trials(const MergePlan& plan) {
   return {1.0, 0.5 * (1.0 + plan.far), plan.far};
