@@ -38,6 +38,8 @@ constexpr double kGramMaxEntries = 1 << 23;  // and it has at most this many ent
 // correlations and gap carry rounding errors, and a feature of the support sits at |<x^(j), theta>| = lambda eta'
 // at the optimum with R -> 0 as the gap does (at a gap rounded to 0, R = 0 would screen it on a rounding error).
 constexpr double kScreenMargin = 1e-9;
+// Relative rounding allowance of the correlation bounds (a distance's, and per nonzero of a product's).
+constexpr double kBoundSlack = 4e-16;
 
 /// Solves (G + eps I) z = 1 for the kDepth x kDepth Gram matrix G of the Anderson differences (eps = 1e-10 of its
 /// mean diagonal) by Cholesky; false when G is not positive definite (stalled iterates).
@@ -222,6 +224,79 @@ class WorkingSet {
     return total;
   }
 
+  /// ||a - b|| / n (n-vectors), rounded up.
+  double distance(const double* a, const double* b) const {
+    double q = 0;
+    for (index_t k = 0; k < n_; ++k) q += (a[k] - b[k]) * (a[k] - b[k]);
+    return std::sqrt(q) * f_.inv_n * (1 + kBoundSlack);
+  }
+  /// Moves the correlation bounds' reference to the derivative vector u (working_set.hpp, "Correlation bounds"):
+  /// the drift grows by ||u - u_ref|| / n, so base_j + ||x^(j)|| (drift - anchor_j) bounds |<x^(j), u>| / n.
+  void advance_bounds(const double* u) {
+    if (!(le_ > 0)) return;
+    if (bound_u_.empty()) {  // no reference yet: every bound unknown
+      bound_base_.assign(static_cast<std::size_t>(m_), std::numeric_limits<double>::infinity());
+      bound_anchor_.assign(static_cast<std::size_t>(m_), 0.0);
+      bound_drift_ = 0;
+    } else {
+      bound_drift_ += distance(u, bound_u_.data());
+    }
+    bound_u_.assign(u, u + n_);
+  }
+  /// The certificate pass over the alive features at a derivative vector u within `extra` (a distance as above) of
+  /// the bounds' reference: a feature with w_j = 0 whose bound (plus ||x^(j)|| extra) is at most lambda eta'
+  /// (1 - kScreenMargin) adds exactly nothing to the certificate (its g, g^* and per-feature gap are 0 and its |s_j|
+  /// cannot raise the dual point's scale), so its product is skipped and s_j holds the bound instead (an upper bound
+  /// of |s_j|: screening and the violator count stay safe, the working set's ranking takes it as is). The others
+  /// are computed exactly as by feature_pass; with `refresh` their bounds restart at the computed value (plus the
+  /// product's rounding, ||x^(j)|| ||u|| nnz_j eps / n).
+  CertificateTerms bounded_feature_pass(const double* u, double* s, double extra, bool refresh) {
+    if (!(le_ > 0) || bound_u_.empty()) return feature_pass(alive_, u, s, w_);
+    const std::int64_t L = static_cast<std::int64_t>(alive_.size());
+    const std::int64_t chunks = (L + kFeatureChunk - 1) / kFeatureChunk;
+    std::vector<CertificateTerms> part(static_cast<std::size_t>(chunks));
+    const double inv_n = f_.inv_n, level = le_ * (1 - kScreenMargin);
+    double unorm = 0;
+    if (refresh) {
+      for (index_t k = 0; k < n_; ++k) unorm += u[k] * u[k];
+      unorm = std::sqrt(unorm) * inv_n;
+    }
+    std::atomic<std::int64_t> computed{0};
+    parallel_chunks(chunks, [&](std::int64_t ch) {
+      CertificateTerms t;
+      std::int64_t done = 0;
+      const std::int64_t hi = std::min<std::int64_t>(L, (ch + 1) * kFeatureChunk);
+      for (std::int64_t p = ch * kFeatureChunk; p < hi; ++p) {
+        const index_t j = alive_[p];
+        const double nrm = col_norm_[j];
+        const double bound = bound_base_[j] + nrm * (bound_drift_ - bound_anchor_[j] + extra);
+        if (w_[j] == 0 && bound <= level) {
+          s[j] = bound;
+          continue;
+        }
+        const double sj = column_dot(j, u) * inv_n;
+        s[j] = sj;
+        f_.add_penalty_terms(w_[j], sj, t);
+        ++done;
+        if (refresh) {
+          const double nnz = double(A_.offsets[j + 1] - A_.offsets[j]);
+          bound_base_[j] = std::fabs(sj) + nrm * unorm * (nnz + 2) * kBoundSlack;
+          bound_anchor_[j] = bound_drift_;
+        }
+      }
+      part[ch] = t;
+      computed.fetch_add(done, std::memory_order_relaxed);
+    });
+    bound_computed_ += computed.load();
+    bound_visits_ += L;
+    if (trace_)
+      std::fprintf(stderr, "  bounded pass: %lld of %lld computed (drift %.3e extra %.3e le %.3e refresh %d)\n",
+                   static_cast<long long>(computed.load()), static_cast<long long>(L), bound_drift_, extra, le_, int(refresh));
+    CertificateTerms total;
+    for (const CertificateTerms& p : part) total += p;
+    return total;
+  }
+
   /// out = X ww over the features of `list` (exactly, in double): full columns in parallel blocks of rows (the
   /// same order of features for every entry), the others after them in order.
   void multiply(const std::vector<index_t>& list, const double* ww, std::vector<double>& out) const {
@@ -245,7 +320,8 @@ class WorkingSet {
   /// leaves that point's scale, s and gap (for screening and the ranking) in center_*.
   Certificate certify() {
     const CertificateTerms sh = sample_pass(v_.data(), u_.data());
-    const CertificateTerms co = feature_pass(alive_, u_.data(), s_.data(), w_);
+    advance_bounds(u_.data());
+    const CertificateTerms co = bounded_feature_pass(u_.data(), s_.data(), 0.0, true);
     Certificate cert = f_.finish(co, sh);
     center_s_ = &s_;
     center_scale_ = cert.dual_scale;
@@ -253,7 +329,7 @@ class WorkingSet {
     if (have_dual_point_) {
       multiply(ws_, dual_w_.data(), vd_);
       const CertificateTerms sh2 = sample_pass(vd_.data(), ud_.data());
-      const CertificateTerms co2 = feature_pass(alive_, ud_.data(), sd_.data(), w_);
+      const CertificateTerms co2 = bounded_feature_pass(ud_.data(), sd_.data(), distance(ud_.data(), u_.data()), false);
       const Certificate c2 = f_.finish(co2, sh2);
       merge_dual(cert, c2, &sd_);
     }
@@ -462,6 +538,10 @@ class WorkingSet {
   const std::vector<double>* center_s_ = nullptr;
   double center_scale_ = 1, center_gap_ = 0;
   std::vector<double> col_norm_;          // ||x^(j)||
+  std::vector<double> bound_base_, bound_anchor_, bound_u_;  // the correlation bounds (bounded_feature_pass)
+  double bound_drift_ = 0;
+  std::int64_t bound_computed_ = 0;       // products the certificates computed (the others were bounded)
+  std::int64_t bound_visits_ = 0;         // alive features the bounded certificates visited
   std::vector<index_t> alive_, ws_;       // features not screened; the working set
   std::vector<double> score_;
   int inner_epochs_ = 0;
@@ -896,6 +976,12 @@ SolveResult WorkingSet<Form>::run() {
                       cache->col_norm.size() == M;
   const bool hit =
       same_x && (!need_xy || (cache->y.size() == N && std::equal(cache->y.begin(), cache->y.end(), f_.y)));
+  if (same_x && le_ > 0 && cache->bound_u.size() == N && cache->bound_base.size() == M) {
+    bound_base_ = cache->bound_base;  // valid for any u: the next certificate adds ||u - bound_u|| / n
+    bound_anchor_ = cache->bound_anchor;
+    bound_u_ = cache->bound_u;
+    bound_drift_ = cache->bound_drift;
+  }
   if (hit) {
     col_norm_ = cache->col_norm;
     if (need_xy) xy_ = cache->xy;
@@ -963,6 +1049,16 @@ SolveResult WorkingSet<Form>::run() {
   }
   driver.finish(f_, cert, v_, it);
   res.screened = count_screened();
+  if (cache && le_ > 0 && !bound_u_.empty()) {
+    cache->bound_base = bound_base_;
+    cache->bound_anchor = bound_anchor_;
+    cache->bound_u = bound_u_;
+    cache->bound_drift = bound_drift_;
+  }
+  if (cache) cache->bound_skipped += bound_visits_ - bound_computed_;
+  if (trace_)
+    std::fprintf(stderr, "ws done: %lld certificate products of %lld alive-feature visits\n",
+                 static_cast<long long>(bound_computed_), static_cast<long long>(bound_visits_));
   return res;
 }
 

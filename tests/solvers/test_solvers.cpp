@@ -250,8 +250,10 @@ TEST(WorkingSetSolver, ReachesScikitLearnLassoAndElasticNetOptima) {
 }
 
 // A regularization path's PathCache (options.hpp): the working-set solver fills it at the first point and later
-// points on the same X^T and targets reuse it (counted); every point's model is bit-identical to a fit without the
-// cache, and a cache filled on other data or other targets is recomputed, not used.
+// points on the same X^T and targets reuse it (counted); here every point's model is bit-identical to a fit without
+// the cache (the cached norms, X^T y and column curvatures are the same numbers; the carried correlation bounds could
+// in general change which features the first working set ranks first, not on these 10 features), and a cache
+// filled on other data or other targets is recomputed, not used.
 TEST(WorkingSetSolver, PathCacheChangesNoResult) {
   auto by_feature = [](const Dataset& rows) {  // X^T as the path functions pass it: used as it is, not copied
     Dataset t;
@@ -300,6 +302,66 @@ TEST(WorkingSetSolver, PathCacheChangesNoResult) {
   EXPECT_NE(c.model.w, a.model.w);
   EXPECT_EQ(cache->y, h.y);
   EXPECT_EQ(cache->reused, 3);
+}
+
+// The correlation bounds of the working-set solver's certificates (working_set.hpp, step 1): a Lasso path on w7a
+// (a regression on its +-1 labels, X^T as the path functions pass it), 12 points from lambda_max down to
+// lambda_max / 100, each warm-started from the previous one, with one PathCache. The bounds spare certificate
+// products (counted), and every point's certificate stays honest: its gap is at most tol P, its dual value at most
+// the point's optimum (a cold fit at tol 1e-12 without the cache; a bound that failed to cover a skipped feature
+// would overstate the dual), the gap bounds the suboptimality, and P equals the objective recomputed from the model.
+// A second run of the path gives bit-identical models.
+TEST(WorkingSetSolver, CorrelationBoundsKeepEveryCertificateHonest) {
+  Dataset d;
+  d.X = transpose(dataset("w7a").X);
+  d.y = dataset("w7a").y;
+  d.by_feature = true;
+  const double n = double(d.y.size());
+  double lambda_max = 0;
+  for (index_t j = 0; j < d.X.n_rows; ++j) {
+    double s = 0;
+    for (offset_t p = d.X.offsets[j]; p < d.X.offsets[j + 1]; ++p) s += double(d.X.values[p]) * d.y[d.X.indices[p]];
+    lambda_max = std::max(lambda_max, std::fabs(s) / n);
+  }
+  constexpr double kTol = 1e-6;
+  auto fit_at = [&](double lambda, double tol, const std::shared_ptr<PathCache>& cache,
+                    const std::vector<double>* warm) {
+    TrainOptions o;
+    o.solver.solver = SolverKind::working_set;
+    o.problem.model = model_spec("lasso");
+    o.problem.lambda = lambda;
+    o.solver.tol = tol;
+    o.solver.path_cache = cache;
+    if (warm) o.initial_alpha = {*warm};
+    return train(d, o);
+  };
+  Dataset rows;  // the samples as rows, for the objective recomputed from the model
+  rows.X = dataset("w7a").X;
+  rows.y = d.y;
+  std::vector<std::vector<double>> models[2];
+  for (int run = 0; run < 2; ++run) {
+    auto cache = std::make_shared<PathCache>();
+    std::vector<double> warm;
+    for (int p = 0; p < 12; ++p) {
+      const double lambda = lambda_max * std::pow(0.01, p / 11.0);
+      SCOPED_TRACE("run " + std::to_string(run) + " point " + std::to_string(p));
+      const TrainResult a = fit_at(lambda, kTol, cache, warm.empty() ? nullptr : &warm);
+      const Certificate& cert = a.columns.at(0).certificate;
+      ASSERT_TRUE(a.converged);
+      EXPECT_LE(cert.gap, kTol * cert.primal);
+      EXPECT_NEAR(test::primal_objective(a.model, rows, 1.0), cert.primal, 1e-10 * cert.primal);
+      if (run == 0) {
+        const TrainResult ref = fit_at(lambda, 1e-12, nullptr, nullptr);
+        const double pstar = ref.columns.at(0).certificate.primal;
+        EXPECT_LE(cert.dual, pstar * (1 + 1e-12));
+        EXPECT_LE(cert.primal - pstar, cert.gap * (1 + 1e-9) + 1e-12 * pstar);
+      }
+      models[run].push_back(a.model.w);
+      warm = a.columns.at(0).alpha;
+    }
+    EXPECT_GT(cache->bound_skipped, 0);
+  }
+  EXPECT_EQ(models[0], models[1]);
 }
 
 TEST(SequentialSolver, StopsAtTheToleranceAndRecordsHistory) {

@@ -541,6 +541,21 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
     pd.row_sq_norm = row_sq_norms(X);
   }
 
+  // A path's points share X^T and the weights: the form's column curvatures once (PathCache).
+  PathCache* path_cache = o.solver.path_cache.get();
+  if (path_cache && pd.Xt) {
+    const bool same = path_cache->curvature_values == static_cast<const void*>(pd.Xt->values.data()) &&
+                      path_cache->curvature_nnz == pd.Xt->nnz() && path_cache->curvature_c == c &&
+                      path_cache->curvature.size() == static_cast<std::size_t>(pd.Xt->n_rows);
+    if (!same) {
+      path_cache->curvature = primal_column_curvature(*pd.Xt, c.data());
+      path_cache->curvature_values = pd.Xt->values.data();
+      path_cache->curvature_nnz = pd.Xt->nnz();
+      path_cache->curvature_c = c;
+    }
+    pd.column_curvature = &path_cache->curvature;
+  }
+
   const int ncol = static_cast<int>(positives.size());
   const index_t nrows_w = pd.Xt ? pd.Xt->n_rows : X.n_cols;
   model.w.assign(static_cast<std::size_t>(nrows_w) * ncol, 0.0);

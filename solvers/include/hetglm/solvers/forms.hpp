@@ -28,8 +28,6 @@
 #include <span>
 #include <vector>
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
 
 #include "hetglm/losses.hpp"
 #include "hetglm/matrix.hpp"
@@ -95,7 +93,14 @@ struct ProblemData {
   const CsrMatrix* X = nullptr;   ///< samples as rows (bias column already appended)
   const CsrMatrix* Xt = nullptr;  ///< X transposed (features as rows); needed by the primal form only
   std::vector<double> row_sq_norm;  ///< ||x_i||^2 (dual)
+  /// (1/n) sum_k c_k x_kj^2 per feature (primal_column_curvature) for the weights the form is built with, or null:
+  /// the form computes it (a pass over X^T). A regularization path computes it once (PathCache).
+  const std::vector<double>* column_curvature = nullptr;
 };
+
+/// (1/n) sum_k c_k x_kj^2 for every row j of Xt (features as rows), n = Xt.n_cols unless n_total > 0; each on its
+/// own (the same values for every thread count), features in parallel for large data.
+std::vector<double> primal_column_curvature(const CsrMatrix& Xt, const double* c, index_t n_total = 0);
 
 /// <row i of A, v> in double.
 inline double row_dot(const CsrMatrix& A, index_t i, const double* v) {
@@ -260,26 +265,11 @@ struct PrimalForm {
     obj = math::make_objective(HETGLM_FORM_PRIMAL, LossP::kid, PenP::kid, lambda, eta, bound, inv_n,
                                1.0 / (lambda * double(n)));
     if (!A) return;
-    h.resize(static_cast<std::size_t>(A->n_rows));
-    // Each H_j on its own (the same values for every thread count); features in parallel for large data.
-    auto column = [&](index_t j) {
-      double s = 0;
-      for (offset_t k = A->offsets[j]; k < A->offsets[j + 1]; ++k)
-        s += c[A->indices[k]] * double(A->values[k]) * A->values[k];
-      h[j] = kCurvatureBound * s * inv_n;
-    };
-#if defined(__SANITIZE_THREAD__)
-    constexpr bool kParallel = false;  // Debian's oneTBB is not instrumented for ThreadSanitizer
-#else
-    constexpr bool kParallel = true;
-#endif
-    if (kParallel && A->nnz() >= (offset_t{1} << 20)) {
-      tbb::parallel_for(tbb::blocked_range<index_t>(0, A->n_rows, 16), [&](const tbb::blocked_range<index_t>& r) {
-        for (index_t j = r.begin(); j < r.end(); ++j) column(j);
-      });
-    } else {
-      for (index_t j = 0; j < A->n_rows; ++j) column(j);
-    }
+    // kCurvatureBound is a power of two: the product is exact, whichever side computed the sums.
+    h = d.column_curvature && d.column_curvature->size() == static_cast<std::size_t>(A->n_rows)
+            ? *d.column_curvature
+            : primal_column_curvature(*A, c, n_total);
+    for (double& hj : h) hj *= kCurvatureBound;
   }
 
   index_t n_coords() const { return A->n_rows; }

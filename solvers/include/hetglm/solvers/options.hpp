@@ -53,7 +53,9 @@ std::string_view solver_kind_name(SolverKind kind);
 /// start: the quantities of the working-set solver that do not depend on lambda, computed by the first fit and
 /// reused by the later ones on the same X^T (identified by its value array, shape and nonzeros) and targets:
 /// the column norms ||x^(j)|| (gap-safe screening) and <x^(j), y> (the squared loss with unit weights). One pass
-/// over X saved per point (the set-up of a point on 100,000 x 50,000 with 5 million nonzeros: 14.1 -> 6.3 ms).
+/// over X saved per point (the set-up of a point on 100,000 x 50,000 with 5 million nonzeros: 14.1 -> 6.3 ms), and
+/// the form's column curvatures (another pass, 5 ms there); the correlation bounds of the last certificate spare the
+/// next point's first certificate most of its products.
 /// Not shared between threads: one path at a time per cache.
 struct PathCache {
   const void* values = nullptr;  ///< X^T's value array the norms belong to
@@ -61,7 +63,18 @@ struct PathCache {
   std::vector<double> col_norm;  ///< ||x^(j)|| per feature
   std::vector<double> y;         ///< the targets xy belongs to (empty: xy not computed)
   std::vector<double> xy;        ///< <x^(j), y> per feature
+  /// The correlation bounds of the last fit (working_set.cpp, "Correlation bounds"): per feature an upper bound of
+  /// |<x^(j), u>| / n at the last certified derivative vector `bound_u` (size n), kept as base + ||x^(j)|| (drift -
+  /// anchor). They hold for any later u by the triangle inequality, whatever the targets or lambda.
+  std::vector<double> bound_base, bound_anchor, bound_u;
+  double bound_drift = 0;
+  /// (1/n) sum_k c_k x_kj^2 per feature (ProblemData::column_curvature) of the X^T whose value array and nonzeros
+  /// are curvature_values / curvature_nnz, for the weights curvature_c (train()).
+  std::vector<double> curvature, curvature_c;
+  const void* curvature_values = nullptr;
+  std::int64_t curvature_nnz = 0;
   int reused = 0;                ///< fits that used the cached quantities (diagnostics and tests)
+  std::int64_t bound_skipped = 0;  ///< certificate products the correlation bounds spared (diagnostics and tests)
 };
 
 struct SolverOptions {

@@ -10,7 +10,17 @@
 //      form's certificate (forms.hpp PrimalForm::finish: the better of the Lipschitzed dual and the rescaled dual
 //      point t u with ||X^T (t u)||_inf <= lambda eta'), and the same for the inner loop's best extrapolated dual
 //      point; the better dual value is the certificate's. It is recorded as this iteration's epoch and the solve
-//      stops when P - D <= tol |P|;
+//      stops when P - D <= tol |P|.
+//      Correlation bounds spare most products of these passes where they can: each certificate at u moves a
+//      reference (drift += ||u - u_ref|| / n), and every feature keeps base_j + ||x^(j)|| (drift - anchor_j) >=
+//      |<x^(j), u>| / n (the triangle and Cauchy-Schwarz inequalities; base_j is |s_j| plus its product's rounding
+//      at the last certificate that computed it). A feature with w_j = 0 whose bound is at most lambda eta'
+//      (1 - 1e-9) adds exactly nothing to the certificate (g, g^* and its gap are 0, and it cannot raise the dual
+//      point's scale), so its product is skipped and its s_j is replaced by the bound (screening and the ranking of
+//      step 3 read it as an upper bound). The certificate is the same number as with every product computed. The
+//      bounds pay off at the first certificate of a path's point, whose derivatives are those of the previous
+//      point's last certificate (same w): only lambda changed, and the bounds carry over in the PathCache (test:
+//      WorkingSetSolver.CorrelationBoundsKeepEveryCertificateHonest, which fails when the drift is not added);
 //   2. gap-safe screening: with the dual point theta of the better certificate and its gap G, every feature with
 //      |<x^(j), theta>| + sqrt(2 G / gamma) ||x^(j)|| < lambda eta' is zero at the optimum (gamma = n / (L c_max),
 //      the dual's strong concavity; PrimalForm::gap_safe_radius) and is removed for the rest of the solve (its
