@@ -389,6 +389,9 @@ void parse_options(TrainArgs& a) {
     hetglm::resolve_fold_kind(a.fold_kind, o);  // --folds stratified of a regression model: the library's error
   else if (a.folds_given)
     warnings.push_back("warning: --folds applies to -v and -C only; ignored\n");
+  if ((a.cv_folds > 0 || a.find_C) && !a.model_file.empty())  // LIBLINEAR's train ignores it silently
+    warnings.push_back(fmt::format("warning: {}: cross-validation writes no model; MODEL '{}' is not written\n",
+                                   a.find_C ? "-C" : "-v", a.model_file));
   for (const hetglm::cli::ClassWeight& w : a.class_weights)
     if (!o.problem.model.classifier)
       throw hetglm::InvalidArgument(fmt::format("{}: class weights apply to classifiers; --model {} is a regression",

@@ -656,6 +656,7 @@ TEST_F(Cli, CrossValidationPrintsLiblinearsLineAndWritesNoModel) {
   const CliRun r = run("train -s 0 -v 5 --report-json r.json " + data("heart_scale") + " m");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_FALSE(fs::exists(dir / "m"));
+  EXPECT_EQ(r.err, "warning: -v: cross-validation writes no model; MODEL 'm' is not written\n");
   EXPECT_NE(r.out.find("\nCross Validation Accuracy = "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("fold 5/5: "), std::string::npos);
   const auto rep = nlohmann::json::parse(slurp(dir / "r.json"));

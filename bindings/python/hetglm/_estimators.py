@@ -125,6 +125,18 @@ def _check_float_range(a, name):
                      f"most {_FLOAT_MAX:g} in magnitude)")
 
 
+def _positive_finite(x):
+    """Whether x is a real number (not a bool), finite and > 0."""
+    return isinstance(x, numbers.Real) and not isinstance(x, bool) and np.isfinite(x) and x > 0
+
+
+def _check_l1_ratio(l1_ratio):
+    """l1_ratio as a float in [0, 1]; ValueError naming the parameter otherwise."""
+    if not (isinstance(l1_ratio, numbers.Real) and not isinstance(l1_ratio, bool) and 0 <= l1_ratio <= 1):
+        raise ValueError(f"l1_ratio must be a number in [0, 1], got {l1_ratio!r}")
+    return float(l1_ratio)
+
+
 def _seed(random_state):
     if random_state is None:
         return 1
@@ -146,8 +158,8 @@ class _HetGLMBase(BaseEstimator):
         if not hasattr(_hetglm.TrainOptions(), "device") and self.device not in ("cpu", "auto"):
             raise ValueError(f"device {self.device!r} is not supported by this build (backends: {_hetglm.backends})")
         # Otherwise the engine checks the device (a ValueError with its message when it is not available).
-        if not (isinstance(self.tol, numbers.Real) and self.tol > 0):
-            raise ValueError(f"tol must be a positive number, got {self.tol!r}")
+        if not _positive_finite(self.tol):
+            raise ValueError(f"tol must be a positive finite number, got {self.tol!r}")
         if not (isinstance(self.max_iter, numbers.Integral) and 1 <= self.max_iter <= _INT_MAX):
             raise ValueError(f"max_iter must be an integer in [1, {_INT_MAX}], got {self.max_iter!r}")
         multi_class = getattr(self, "multi_class", "auto")
@@ -304,8 +316,8 @@ class _BaseClassifier(LinearClassifierMixin, _HetGLMBase):
         Binary problems train one weight vector (positive class classes_[1]); k > 2 classes train one-vs-rest.
         Returns self. Raises ValueError for bad parameters or data, RuntimeError for a training failure."""
         self._check_common()
-        if not (isinstance(self.C, numbers.Real) and self.C > 0):
-            raise ValueError(f"C must be a positive number, got {self.C!r}")
+        if not _positive_finite(self.C):
+            raise ValueError(f"C must be a positive finite number, got {self.C!r}")
         unpenalized = self._unpenalized()
         if self.fit_intercept and not (isinstance(self.intercept_scaling, numbers.Real) and
                                        0 < self.intercept_scaling <= _FLOAT_MAX):
@@ -460,6 +472,8 @@ class LogisticRegression(_BaseClassifier):
             raise ValueError(f"penalty must be 'l2', 'l1', 'elasticnet' or None, got {self.penalty!r}")
         if self.penalty == "elasticnet" and self.l1_ratio is None:
             raise ValueError("l1_ratio must be set (between 0 and 1) when penalty='elasticnet'")
+        if self.penalty == "elasticnet":
+            _check_l1_ratio(self.l1_ratio)
         return mapping[self.penalty]
 
     def predict_proba(self, X):
@@ -664,8 +678,8 @@ class Ridge(_BaseRegressor):
         self.formulation = formulation
 
     def _lambda(self, n):
-        if not (isinstance(self.alpha, numbers.Real) and self.alpha > 0):
-            raise ValueError(f"alpha must be a positive number, got {self.alpha!r}")
+        if not _positive_finite(self.alpha):
+            raise ValueError(f"alpha must be a positive finite number, got {self.alpha!r}")
         return float(self.alpha) / n
 
     def __sklearn_tags__(self):
@@ -700,12 +714,12 @@ class ElasticNet(_BaseRegressor):
         self.accel_memory = accel_memory
 
     def _lambda(self, n):
-        if not (isinstance(self.alpha, numbers.Real) and self.alpha > 0):
-            raise ValueError(f"alpha must be a positive number, got {self.alpha!r}")
+        if not _positive_finite(self.alpha):
+            raise ValueError(f"alpha must be a positive finite number, got {self.alpha!r}")
         return float(self.alpha)
 
     def _l1_ratio(self):
-        return float(self.l1_ratio)
+        return _check_l1_ratio(self.l1_ratio)
 
 
 class Lasso(ElasticNet):

@@ -13,25 +13,34 @@ releases the GIL), choose the regularization of the best mean score and refit on
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import check_cv
 from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
 
 from . import _hetglm
-from ._estimators import (ElasticNet, Lasso, LogisticRegression, Ridge, _BaseRegressor, _HetGLMBase, _centre,
-                          _seed, _to_matrix)
+from ._estimators import (_INT_MAX, ElasticNet, Lasso, LogisticRegression, Ridge, _BaseRegressor, _HetGLMBase,
+                          _centre, _check_l1_ratio, _positive_finite, _seed, _to_matrix)
 
 __all__ = ["lasso_path", "enet_path", "logistic_regression_path", "LassoCV", "ElasticNetCV",
            "LogisticRegressionCV", "RidgeCV"]
 
 
-def _alpha_grid(X, y, l1_ratio, eps, n_alphas, fit_intercept=False):
-    """scikit-learn's grid (linear_model._coordinate_descent._alpha_grid, without sample weights)."""
+def _check_grid_params(l1_ratio, eps):
+    """The parameters of an automatic alpha grid: l1_ratio > 0 and eps a positive finite number."""
     if l1_ratio <= 0:
         raise ValueError("automatic alpha grid generation needs l1_ratio > 0 (give alphas)")
+    if not _positive_finite(eps):
+        raise ValueError(f"eps must be a positive finite number, got {eps!r}")
+
+
+def _alpha_grid(X, y, l1_ratio, eps, n_alphas, fit_intercept=False):
+    """scikit-learn's grid (linear_model._coordinate_descent._alpha_grid, without sample weights)."""
+    _check_grid_params(l1_ratio, eps)
     n = X.shape[0]
     if fit_intercept:
         X_mean = np.asarray(X.mean(axis=0)).ravel()
@@ -52,8 +61,8 @@ def _path_alphas(X, y, l1_ratio, eps, n_alphas, alphas, fit_intercept=False):
             raise ValueError(f"the number of alphas must be at least 1, got {n}")
         return _alpha_grid(X, y, l1_ratio, eps, n, fit_intercept)
     alphas = np.sort(np.asarray(alphas, dtype=np.float64).ravel())[::-1]
-    if alphas.size == 0 or not np.all(alphas > 0):
-        raise ValueError("alphas must be positive numbers")
+    if alphas.size == 0 or not np.all((alphas > 0) & np.isfinite(alphas)):
+        raise ValueError("alphas must be positive finite numbers")
     return alphas
 
 
@@ -88,10 +97,10 @@ def _by_feature(X):
 
 
 def _options_factory(tol, max_iter, random_state, l1_ratio=0.5):
-    if not (isinstance(tol, numbers.Real) and tol > 0):
-        raise ValueError(f"tol must be a positive number, got {tol!r}")
-    if not (isinstance(max_iter, numbers.Integral) and max_iter >= 1):
-        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
+    if not _positive_finite(tol):
+        raise ValueError(f"tol must be a positive finite number, got {tol!r}")
+    if not (isinstance(max_iter, numbers.Integral) and 1 <= max_iter <= _INT_MAX):
+        raise ValueError(f"max_iter must be an integer in [1, {_INT_MAX}], got {max_iter!r}")
 
     def make():
         o = _hetglm.TrainOptions()
@@ -133,19 +142,30 @@ def enet_path(X, y, *, l1_ratio=0.5, eps=1e-3, n_alphas=100, alphas=None, tol=1e
         X = check_array(X, accept_sparse=["csr", "csc"], dtype=[np.float64, np.float32], order="C",
                         accept_large_sparse=True)
     y = np.asarray(y, dtype=np.float64)
+    if y.ndim not in (1, 2) or (y.ndim == 2 and y.shape[1] == 0):
+        raise ValueError(f"y must be (n_samples,) or (n_samples, n_targets) with n_targets >= 1, got shape {y.shape}")
     if y.shape[0] != X.shape[0]:
         raise ValueError(f"X has {X.shape[0]} samples but y has {y.shape[0]}")
+    if not np.all(np.isfinite(y)):
+        k = int(np.flatnonzero(~np.isfinite(y.ravel()))[0])
+        where = ", ".join(str(int(i)) for i in np.unravel_index(k, y.shape))
+        raise ValueError(f"y[{where}] = {float(y.ravel()[k])!r}: y must be finite")
     Y = y.reshape(-1, 1) if y.ndim == 1 else y
-    if not 0 <= l1_ratio <= 1:
-        raise ValueError(f"l1_ratio must be in [0, 1], got {l1_ratio!r}")
+    l1_ratio = _check_l1_ratio(l1_ratio)
     if Y.shape[1] == 1:
         alphas = _path_alphas(X, Y[:, 0], l1_ratio, eps, n_alphas, alphas)
     else:  # scikit-learn's multi-target grid: the largest row norm of X^T Y
         if alphas is None or isinstance(alphas, numbers.Integral):
             n = n_alphas if alphas is None else int(alphas)
+            if n < 1:
+                raise ValueError(f"the number of alphas must be at least 1, got {n}")
+            _check_grid_params(l1_ratio, eps)
             Xy = np.asarray(X.T @ Y)
             amax = np.sqrt(np.max(np.sum(Xy ** 2, axis=1))) / (X.shape[0] * l1_ratio)
-            alphas = np.geomspace(amax, amax * eps, num=n)
+            if amax <= np.finfo(np.float64).resolution:
+                alphas = np.full(n, np.finfo(np.float64).resolution)
+            else:
+                alphas = np.geomspace(amax, amax * eps, num=n)
         else:
             alphas = _path_alphas(X, Y[:, 0], l1_ratio, eps, n_alphas, alphas)
     M = _by_feature(X)
@@ -159,8 +179,18 @@ def enet_path(X, y, *, l1_ratio=0.5, eps=1e-3, n_alphas=100, alphas=None, tol=1e
     for t in range(Y.shape[1]):
         init = None
         if coef_init is not None:
-            init = [np.ascontiguousarray(np.asarray(coef_init, dtype=np.float64).reshape(Y.shape[1], -1)[t])]
-        w, g, _, ep, _, sc = _engine_path(M, np.ascontiguousarray(Y[:, t]), model, alphas, options, init)
+            ci = np.asarray(coef_init, dtype=np.float64)
+            if not np.all(np.isfinite(ci)):
+                raise ValueError("coef_init must be finite")
+            init = [np.ascontiguousarray(ci.reshape(Y.shape[1], -1)[t])]
+        w, g, pr, ep, conv, sc = _engine_path(M, np.ascontiguousarray(Y[:, t]), model, alphas, options, init)
+        if not np.all(conv):
+            k = int(np.flatnonzero(~conv)[0])
+            warnings.warn(f"{'lasso_path' if model == 'lasso' else 'enet_path'}: {int(np.sum(~conv))} of "
+                          f"{len(alphas)} points did not reach the relative duality gap tol={tol:g} within "
+                          f"max_iter={max_iter} (first: alpha={alphas[k]:g}, relative gap "
+                          f"{g[k] / max(abs(pr[k]), np.finfo(float).tiny):.3g}); increase max_iter",
+                          ConvergenceWarning, stacklevel=3 if model == "lasso" else 2)
         coefs[t] = w[:, :, 0]
         gaps += g
         n_iters[t] = ep

@@ -108,7 +108,7 @@ def test_input_errors(cancer):
             hetglm.LogisticRegression(device="cuda").fit(Xd, y)
     with pytest.raises(ValueError, match="X has 5 features, but LogisticRegression is expecting 10 features"):
         hetglm.LogisticRegression().fit(Xd, y).predict(Xd[:, :5])
-    with pytest.raises(ValueError, match="C must be a positive number"):
+    with pytest.raises(ValueError, match="C must be a positive finite number"):
         hetglm.LinearSVC(C=-1).fit(Xd, y)
     with pytest.raises(ValueError, match="sample_weight"):
         hetglm.Ridge().fit(Xd, y, sample_weight=np.ones(3))

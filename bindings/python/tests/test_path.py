@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn import linear_model as sklm
+from sklearn.exceptions import ConvergenceWarning
 
 import hetglm
 
@@ -95,6 +96,51 @@ def test_enet_path_options(housing_dense):
         hetglm.lasso_path(X, y, positive=True)
     with pytest.raises(TypeError, match=r"unexpected keyword arguments \['bogus'\]"):
         hetglm.lasso_path(X, y, bogus=1)
+
+
+def test_path_inputs_are_checked_in_their_own_terms(housing_dense):
+    """Bad path inputs get a ValueError naming the parameter (not numpy's message, nor a CLI flag such as --lambda),
+    a point that misses tol within max_iter a ConvergenceWarning (as scikit-learn's enet_path), and an all-zero
+    multi-target y the grid a zero 1-D y gets."""
+    X, y = housing_dense
+    bad = y.copy()
+    bad[3] = np.nan
+    cases = [
+        (lambda: hetglm.lasso_path(X, bad), r"^y\[3\] = nan: y must be finite$"),
+        (lambda: hetglm.lasso_path(X, np.column_stack([y, bad])), r"^y\[3, 1\] = nan: y must be finite$"),
+        (lambda: hetglm.lasso_path(X, 3.0), r"^y must be \(n_samples,\) or \(n_samples, n_targets\) with n_targets "
+                                            r">= 1, got shape \(\)$"),
+        (lambda: hetglm.lasso_path(X, np.zeros((X.shape[0], 0))), r"got shape \(506, 0\)$"),
+        (lambda: hetglm.lasso_path(X, y, eps=0), r"^eps must be a positive finite number, got 0$"),
+        (lambda: hetglm.lasso_path(X, y, eps=np.nan), r"^eps must be a positive finite number, got nan$"),
+        (lambda: hetglm.lasso_path(X, np.column_stack([y, y]), eps=-1),
+         r"^eps must be a positive finite number, got -1$"),
+        (lambda: hetglm.enet_path(X, np.column_stack([y, y]), l1_ratio=0),
+         r"^automatic alpha grid generation needs l1_ratio > 0 \(give alphas\)$"),
+        (lambda: hetglm.enet_path(X, y, l1_ratio=2), r"^l1_ratio must be a number in \[0, 1\], got 2$"),
+        (lambda: hetglm.lasso_path(X, y, alphas=[np.inf, 1.0]), r"^alphas must be positive finite numbers$"),
+        (lambda: hetglm.lasso_path(X, y, tol=np.inf), r"^tol must be a positive finite number, got inf$"),
+        (lambda: hetglm.lasso_path(X, y, max_iter=2**40),
+         r"^max_iter must be an integer in \[1, 2147483647\], got 1099511627776$"),
+        (lambda: hetglm.lasso_path(X, y, alphas=[0.1], coef_init=np.full(X.shape[1], np.nan)),
+         r"^coef_init must be finite$"),
+        (lambda: hetglm.Lasso(alpha=np.inf).fit(X, y), r"^alpha must be a positive finite number, got inf$"),
+        (lambda: hetglm.Ridge(alpha=np.inf).fit(X, y), r"^alpha must be a positive finite number, got inf$"),
+        (lambda: hetglm.ElasticNet(l1_ratio=None).fit(X, y), r"^l1_ratio must be a number in \[0, 1\], got None$"),
+        (lambda: hetglm.Lasso(tol=np.inf).fit(X, y), r"^tol must be a positive finite number, got inf$"),
+    ]
+    for call, message in cases:
+        with pytest.raises(ValueError, match=message):
+            call()
+    alphas, coefs, _ = hetglm.lasso_path(X, np.zeros((X.shape[0], 2)), n_alphas=3)
+    np.testing.assert_array_equal(alphas, np.full(3, np.finfo(np.float64).resolution))
+    assert coefs.shape == (2, X.shape[1], 3) and not np.any(coefs)
+    with pytest.warns(ConvergenceWarning, match=r"^lasso_path: 1 of 1 points did not reach the relative duality gap "
+                                                r"tol=1e-12 within max_iter=1 \(first: alpha=0.01, relative gap "):
+        hetglm.lasso_path(X, y, alphas=[0.01], tol=1e-12, max_iter=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        hetglm.lasso_path(X, y, alphas=[0.01], tol=1e-6)  # converged: no warning
 
 
 def logistic_objective(X, y, w, C):
