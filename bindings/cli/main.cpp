@@ -702,14 +702,33 @@ int run_train(TrainArgs& a) {
   // cross-validation folds share it.
   const int cores = tbb::info::default_concurrency();
   tbb::task_arena arena(std::min(a.threads > 0 ? a.threads : cores, cores));
-  if (cross_validation) return run_cross_validation(a, data, load_seconds, arena, t_start);
+  // Out of memory past the reader (which names its line): name the file and the size the training had to hold.
+  auto out_of_memory = [&] {
+    return hetglm::TrainingError(fmt::format(
+        "out of memory training on '{}' ({} samples x {} features, {} nonzeros); --memory-limit SIZE refuses "
+        "data that need more than SIZE before training",
+        a.train_file, data.n_samples(), data.n_features(), data.X.nnz()));
+  };
+  if (cross_validation) {
+    try {
+      return run_cross_validation(a, data, load_seconds, arena, t_start);
+    } catch (const std::bad_alloc&) {
+      throw out_of_memory();
+    }
+  }
   ProgressPrinter progress{a, info};
   if (!a.quiet)
     a.opt.on_epoch = [&progress](int k, double label, const hetglm::EpochRecord& r) { progress.on_epoch(k, label, r); };
   // One-vs-rest prefixes progress lines with the class.
   progress.multi_column = classes.size() > 2 && !a.opt.problem.model.multinomial;
   t0 = std::chrono::steady_clock::now();
-  hetglm::TrainResult res = arena.execute([&] { return hetglm::train(data, a.opt); });
+  hetglm::TrainResult res = [&] {
+    try {
+      return arena.execute([&] { return hetglm::train(data, a.opt); });
+    } catch (const std::bad_alloc&) {
+      throw out_of_memory();
+    }
+  }();
   progress.flush();
   const double train_seconds = seconds_since(t0);
 
