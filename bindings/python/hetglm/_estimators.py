@@ -316,8 +316,8 @@ class _BaseClassifier(LinearClassifierMixin, _HetGLMBase):
         Binary problems train one weight vector (positive class classes_[1]); k > 2 classes train one-vs-rest.
         Returns self. Raises ValueError for bad parameters or data, RuntimeError for a training failure."""
         self._check_common()
-        if not _positive_finite(self.C):
-            raise ValueError(f"C must be a positive finite number, got {self.C!r}")
+        if not (isinstance(self.C, numbers.Real) and not isinstance(self.C, bool) and self.C > 0):  # inf: unpenalized
+            raise ValueError(f"C must be a positive number, got {self.C!r}")
         unpenalized = self._unpenalized()
         if self.fit_intercept and not (isinstance(self.intercept_scaling, numbers.Real) and
                                        0 < self.intercept_scaling <= _FLOAT_MAX):
@@ -699,11 +699,16 @@ class ElasticNet(_BaseRegressor):
     _rescale_weights = True
     _by_feature = True
 
-    def __init__(self, alpha=1.0, l1_ratio=0.5, fit_intercept=True, tol=1e-4, max_iter=1000, random_state=None,
-                 verbose=0, warm_start=False, n_jobs=None, device="cpu", accel_memory=None):
+    def __init__(self, alpha=1.0, *, l1_ratio=0.5, fit_intercept=True, precompute=False, max_iter=1000, copy_X=True,
+                 tol=1e-4, warm_start=False, positive=False, random_state=None, selection="cyclic", verbose=0,
+                 n_jobs=None, device="cpu", accel_memory=None):
         self.alpha = alpha
         self.warm_start = warm_start
         self.l1_ratio = l1_ratio
+        self.precompute = precompute
+        self.copy_X = copy_X
+        self.positive = positive
+        self.selection = selection
         self.fit_intercept = fit_intercept
         self.tol = tol
         self.max_iter = max_iter
@@ -721,6 +726,22 @@ class ElasticNet(_BaseRegressor):
     def _l1_ratio(self):
         return _check_l1_ratio(self.l1_ratio)
 
+    def _check_common(self):
+        super()._check_common()
+        # scikit-learn's coordinate-descent parameters: the ones the engine has no counterpart for are refused, the
+        # others accepted (copy_X: X is never modified; precompute: the engine builds a Gram matrix itself for small
+        # working sets, working_set.hpp).
+        if self.positive:
+            raise ValueError("positive=True is not supported by the hetglm engine")
+        if self.selection not in ("cyclic", "random"):
+            raise ValueError(f"selection must be 'cyclic' or 'random', got {self.selection!r}")
+        if self.selection == "random":
+            raise ValueError("selection='random' is not supported: the working-set solver visits its working set "
+                             "cyclically (the features ranked by their dual constraint; working_set.hpp)")
+        if not (isinstance(self.precompute, bool) or (isinstance(self.precompute, str) and self.precompute == "auto")):
+            raise ValueError(f"precompute must be True, False or 'auto' (the engine decides when to build a Gram "
+                             f"matrix; a precomputed one is not supported), got {type(self.precompute).__name__}")
+
 
 class Lasso(ElasticNet):
     """Lasso (scikit-learn's ``Lasso``): minimises (1/(2n)) ||y - Xw||^2 + alpha ||w||_1 (lambda = alpha),
@@ -728,11 +749,16 @@ class Lasso(ElasticNet):
 
     _engine_model_name = "lasso"
 
-    def __init__(self, alpha=1.0, fit_intercept=True, tol=1e-4, max_iter=1000, random_state=None, verbose=0,
-                 warm_start=False, n_jobs=None, device="cpu", accel_memory=None):
+    def __init__(self, alpha=1.0, *, fit_intercept=True, precompute=False, copy_X=True, max_iter=1000, tol=1e-4,
+                 warm_start=False, positive=False, random_state=None, selection="cyclic", verbose=0, n_jobs=None,
+                 device="cpu", accel_memory=None):
         self.alpha = alpha
         self.warm_start = warm_start
         self.fit_intercept = fit_intercept
+        self.precompute = precompute
+        self.copy_X = copy_X
+        self.positive = positive
+        self.selection = selection
         self.tol = tol
         self.max_iter = max_iter
         self.random_state = random_state

@@ -108,7 +108,7 @@ def test_input_errors(cancer):
             hetglm.LogisticRegression(device="cuda").fit(Xd, y)
     with pytest.raises(ValueError, match="X has 5 features, but LogisticRegression is expecting 10 features"):
         hetglm.LogisticRegression().fit(Xd, y).predict(Xd[:, :5])
-    with pytest.raises(ValueError, match="C must be a positive finite number"):
+    with pytest.raises(ValueError, match="C must be a positive number"):
         hetglm.LinearSVC(C=-1).fit(Xd, y)
     with pytest.raises(ValueError, match="sample_weight"):
         hetglm.Ridge().fit(Xd, y, sample_weight=np.ones(3))
@@ -306,3 +306,28 @@ def test_convergence_warning_says_why_with_the_relative_gap(data_dir):
         est = hetglm.LogisticRegression(penalty="l1", tol=1e-8, fit_intercept=False).fit(X, y)
     assert est.n_iter_[0] < est.max_iter
     assert est.duality_gap_ <= 1e-8 * est.primal_objective_
+
+
+def test_lasso_and_elastic_net_take_scikit_learns_parameters():
+    """Every parameter of scikit-learn's Lasso / ElasticNet is a parameter here too (a configuration written for
+    scikit-learn sets them): copy_X and precompute True / False / 'auto' are accepted (X is never modified; the engine
+    decides on its Gram matrix itself), what the engine cannot do is refused by name."""
+    from sklearn import linear_model as sklm
+    for ours, theirs in [(hetglm.Lasso, sklm.Lasso), (hetglm.ElasticNet, sklm.ElasticNet)]:
+        missing = set(theirs().get_params()) - set(ours().get_params())
+        assert not missing, f"{ours.__name__} lacks scikit-learn's {sorted(missing)}"
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 8))
+    y = X @ np.arange(8.0) + 0.1 * rng.standard_normal(60)
+    ref = hetglm.Lasso(alpha=0.1, tol=1e-10).fit(X, y).coef_
+    for kw in [dict(copy_X=False), dict(precompute=True), dict(precompute="auto"), dict(selection="cyclic")]:
+        np.testing.assert_array_equal(hetglm.Lasso(alpha=0.1, tol=1e-10, **kw).fit(X, y).coef_, ref)
+    cases = [(dict(positive=True), r"^positive=True is not supported by the hetglm engine$"),
+             (dict(selection="random"), r"^selection='random' is not supported: the working-set solver visits its "
+                                        r"working set cyclically"),
+             (dict(selection="x"), r"^selection must be 'cyclic' or 'random', got 'x'$"),
+             (dict(precompute=np.eye(8)), r"a precomputed one is not supported\), got ndarray$")]
+    for kw, message in cases:
+        for cls in (hetglm.Lasso, hetglm.ElasticNet):
+            with pytest.raises(ValueError, match=message):
+                cls(**kw).fit(X, y)
