@@ -137,6 +137,22 @@ def _check_l1_ratio(l1_ratio):
     return float(l1_ratio)
 
 
+def _check_cd_params(est):
+    """scikit-learn's coordinate-descent parameters of Lasso, ElasticNet and their CV estimators: the ones the engine
+    has no counterpart for are refused by name, the others accepted (copy_X: X is never modified; precompute: the
+    engine builds a Gram matrix itself for small working sets, working_set.hpp)."""
+    if est.positive:
+        raise ValueError("positive=True is not supported by the hetglm engine")
+    if est.selection not in ("cyclic", "random"):
+        raise ValueError(f"selection must be 'cyclic' or 'random', got {est.selection!r}")
+    if est.selection == "random":
+        raise ValueError("selection='random' is not supported: the working-set solver visits its working set "
+                         "cyclically (the features ranked by their dual constraint; working_set.hpp)")
+    if not (isinstance(est.precompute, bool) or (isinstance(est.precompute, str) and est.precompute == "auto")):
+        raise ValueError(f"precompute must be True, False or 'auto' (the engine decides when to build a Gram "
+                         f"matrix; a precomputed one is not supported), got {type(est.precompute).__name__}")
+
+
 def _seed(random_state):
     if random_state is None:
         return 1
@@ -728,19 +744,7 @@ class ElasticNet(_BaseRegressor):
 
     def _check_common(self):
         super()._check_common()
-        # scikit-learn's coordinate-descent parameters: the ones the engine has no counterpart for are refused, the
-        # others accepted (copy_X: X is never modified; precompute: the engine builds a Gram matrix itself for small
-        # working sets, working_set.hpp).
-        if self.positive:
-            raise ValueError("positive=True is not supported by the hetglm engine")
-        if self.selection not in ("cyclic", "random"):
-            raise ValueError(f"selection must be 'cyclic' or 'random', got {self.selection!r}")
-        if self.selection == "random":
-            raise ValueError("selection='random' is not supported: the working-set solver visits its working set "
-                             "cyclically (the features ranked by their dual constraint; working_set.hpp)")
-        if not (isinstance(self.precompute, bool) or (isinstance(self.precompute, str) and self.precompute == "auto")):
-            raise ValueError(f"precompute must be True, False or 'auto' (the engine decides when to build a Gram "
-                             f"matrix; a precomputed one is not supported), got {type(self.precompute).__name__}")
+        _check_cd_params(self)
 
 
 class Lasso(ElasticNet):

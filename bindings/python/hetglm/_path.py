@@ -24,7 +24,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d,
 
 from . import _hetglm
 from ._estimators import (_INT_MAX, ElasticNet, Lasso, LogisticRegression, Ridge, _BaseRegressor, _HetGLMBase,
-                          _centre, _check_l1_ratio, _positive_finite, _seed, _to_matrix)
+                          _centre, _check_cd_params, _check_l1_ratio, _positive_finite, _seed, _to_matrix)
 
 __all__ = ["lasso_path", "enet_path", "logistic_regression_path", "LassoCV", "ElasticNetCV",
            "LogisticRegressionCV", "RidgeCV"]
@@ -267,6 +267,7 @@ class _LinearModelCV(_BaseRegressor):
         """Cross-validate the path, choose alpha_ (and l1_ratio_), refit on all the data (no sample weights yet).
         Returns self."""
         self._check_common()
+        _check_cd_params(self)
         X, y = validate_data(self, X, y, accept_sparse=["csr", "csc"], dtype=[np.float64, np.float32],
                              order="C", y_numeric=True, accept_large_sparse=True)
         y = column_or_1d(y).astype(np.float64)
@@ -315,11 +316,16 @@ class LassoCV(_LinearModelCV):
 
     _engine_model_name = "lasso"
 
-    def __init__(self, *, eps=1e-3, alphas=100, fit_intercept=True, max_iter=1000, tol=1e-4, cv=None,
-                 n_jobs=None, random_state=None, verbose=0, device="cpu"):
+    def __init__(self, *, eps=1e-3, alphas=100, fit_intercept=True, precompute="auto", max_iter=1000, tol=1e-4,
+                 copy_X=True, cv=None, n_jobs=None, positive=False, random_state=None, selection="cyclic", verbose=0,
+                 device="cpu"):
         self.eps = eps
         self.alphas = alphas
         self.fit_intercept = fit_intercept
+        self.precompute = precompute
+        self.copy_X = copy_X
+        self.positive = positive
+        self.selection = selection
         self.max_iter = max_iter
         self.tol = tol
         self.cv = cv
@@ -336,11 +342,13 @@ class ElasticNetCV(_LinearModelCV):
 
     _engine_model_name = "elastic-net"
 
-    def __init__(self, *, l1_ratio=0.5, eps=1e-3, alphas=100, fit_intercept=True, max_iter=1000, tol=1e-4,
-                 cv=None, n_jobs=None, random_state=None, verbose=0, device="cpu"):
+    def __init__(self, *, l1_ratio=0.5, eps=1e-3, alphas=100, fit_intercept=True, precompute="auto", max_iter=1000,
+                 tol=1e-4, cv=None, copy_X=True, verbose=0, n_jobs=None, positive=False, random_state=None,
+                 selection="cyclic", device="cpu"):
         self.l1_ratio = l1_ratio
-        LassoCV.__init__(self, eps=eps, alphas=alphas, fit_intercept=fit_intercept, max_iter=max_iter, tol=tol,
-                         cv=cv, n_jobs=n_jobs, random_state=random_state, verbose=verbose, device=device)
+        LassoCV.__init__(self, eps=eps, alphas=alphas, fit_intercept=fit_intercept, precompute=precompute,
+                         max_iter=max_iter, tol=tol, copy_X=copy_X, cv=cv, n_jobs=n_jobs, positive=positive,
+                         random_state=random_state, selection=selection, verbose=verbose, device=device)
 
     def _l1_ratios(self):
         return list(np.atleast_1d(self.l1_ratio))

@@ -309,11 +309,12 @@ def test_convergence_warning_says_why_with_the_relative_gap(data_dir):
 
 
 def test_lasso_and_elastic_net_take_scikit_learns_parameters():
-    """Every parameter of scikit-learn's Lasso / ElasticNet is a parameter here too (a configuration written for
+    """Every parameter of scikit-learn's Lasso / ElasticNet / LassoCV / ElasticNetCV is a parameter here too (a configuration written for
     scikit-learn sets them): copy_X and precompute True / False / 'auto' are accepted (X is never modified; the engine
     decides on its Gram matrix itself), what the engine cannot do is refused by name."""
     from sklearn import linear_model as sklm
-    for ours, theirs in [(hetglm.Lasso, sklm.Lasso), (hetglm.ElasticNet, sklm.ElasticNet)]:
+    for ours, theirs in [(hetglm.Lasso, sklm.Lasso), (hetglm.ElasticNet, sklm.ElasticNet),
+                         (hetglm.LassoCV, sklm.LassoCV), (hetglm.ElasticNetCV, sklm.ElasticNetCV)]:
         missing = set(theirs().get_params()) - set(ours().get_params())
         assert not missing, f"{ours.__name__} lacks scikit-learn's {sorted(missing)}"
     rng = np.random.default_rng(0)
@@ -328,6 +329,6 @@ def test_lasso_and_elastic_net_take_scikit_learns_parameters():
              (dict(selection="x"), r"^selection must be 'cyclic' or 'random', got 'x'$"),
              (dict(precompute=np.eye(8)), r"a precomputed one is not supported\), got ndarray$")]
     for kw, message in cases:
-        for cls in (hetglm.Lasso, hetglm.ElasticNet):
+        for cls in (hetglm.Lasso, hetglm.ElasticNet, hetglm.LassoCV, hetglm.ElasticNetCV):
             with pytest.raises(ValueError, match=message):
                 cls(**kw).fit(X, y)
