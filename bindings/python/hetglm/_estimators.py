@@ -680,7 +680,8 @@ class Ridge(_BaseRegressor):
     _multi_target = True
 
     def __init__(self, alpha=1.0, fit_intercept=True, tol=1e-4, max_iter=1000, random_state=None, verbose=0,
-                 warm_start=False, n_jobs=None, device="cpu", accel_memory=None, formulation="auto"):
+                 warm_start=False, n_jobs=None, device="cpu", accel_memory=None, formulation="auto", copy_X=True,
+                 solver="auto", positive=False):
         self.alpha = alpha
         self.warm_start = warm_start
         self.fit_intercept = fit_intercept
@@ -692,6 +693,22 @@ class Ridge(_BaseRegressor):
         self.device = device
         self.accel_memory = accel_memory
         self.formulation = formulation
+        self.copy_X = copy_X
+        self.solver = solver
+        self.positive = positive
+
+    _SKLEARN_SOLVERS = ("auto", "svd", "cholesky", "lsqr", "sparse_cg", "sag", "saga", "lbfgs")
+
+    def _check_common(self):
+        super()._check_common()
+        # scikit-learn's Ridge parameters: copy_X (X is never modified) and solver (every one of scikit-learn's
+        # solvers reaches the same optimum; the engine's certified solve replaces it) are accepted, positive=True
+        # is refused.
+        if self.positive:
+            raise ValueError("positive=True is not supported by the hetglm engine")
+        if self.solver not in self._SKLEARN_SOLVERS:
+            raise ValueError(f"solver must be one of scikit-learn's Ridge solvers ({', '.join(self._SKLEARN_SOLVERS)}; "
+                             f"the engine trains with its own, see formulation), got {self.solver!r}")
 
     def _lambda(self, n):
         if not _positive_finite(self.alpha):

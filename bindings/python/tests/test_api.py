@@ -309,12 +309,13 @@ def test_convergence_warning_says_why_with_the_relative_gap(data_dir):
 
 
 def test_lasso_and_elastic_net_take_scikit_learns_parameters():
-    """Every parameter of scikit-learn's Lasso / ElasticNet / LassoCV / ElasticNetCV is a parameter here too (a configuration written for
+    """Every parameter of scikit-learn's Lasso / ElasticNet / LassoCV / ElasticNetCV / Ridge is a parameter here too (a configuration written for
     scikit-learn sets them): copy_X and precompute True / False / 'auto' are accepted (X is never modified; the engine
     decides on its Gram matrix itself), what the engine cannot do is refused by name."""
     from sklearn import linear_model as sklm
     for ours, theirs in [(hetglm.Lasso, sklm.Lasso), (hetglm.ElasticNet, sklm.ElasticNet),
-                         (hetglm.LassoCV, sklm.LassoCV), (hetglm.ElasticNetCV, sklm.ElasticNetCV)]:
+                         (hetglm.LassoCV, sklm.LassoCV), (hetglm.ElasticNetCV, sklm.ElasticNetCV),
+                         (hetglm.Ridge, sklm.Ridge)]:
         missing = set(theirs().get_params()) - set(ours().get_params())
         assert not missing, f"{ours.__name__} lacks scikit-learn's {sorted(missing)}"
     rng = np.random.default_rng(0)
@@ -332,3 +333,13 @@ def test_lasso_and_elastic_net_take_scikit_learns_parameters():
         for cls in (hetglm.Lasso, hetglm.ElasticNet, hetglm.LassoCV, hetglm.ElasticNetCV):
             with pytest.raises(ValueError, match=message):
                 cls(**kw).fit(X, y)
+    ridge = hetglm.Ridge(alpha=2.0, tol=1e-12).fit(X, y).coef_
+    np.testing.assert_array_equal(hetglm.Ridge(alpha=2.0, tol=1e-12, solver="cholesky", copy_X=False).fit(X, y).coef_,
+                                  ridge)
+    with pytest.raises(ValueError, match=r"^positive=True is not supported by the hetglm engine$"):
+        hetglm.Ridge(positive=True).fit(X, y)
+    with pytest.raises(ValueError, match=r"^solver must be one of scikit-learn's Ridge solvers \(auto, svd, cholesky, "
+                                         r"lsqr, sparse_cg, sag, saga, lbfgs; the engine trains with its own, see "
+                                         r"formulation\), got 'qr'$"):
+        hetglm.Ridge(solver="qr").fit(X, y)
+
