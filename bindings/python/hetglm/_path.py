@@ -131,7 +131,9 @@ def enet_path(X, y, *, l1_ratio=0.5, eps=1e-3, n_alphas=100, alphas=None, tol=1e
     2017), the first time at the warm start, i.e. with the previous point's solution rescaled to a dual point of
     this alpha (the sequential gap-safe rule), and counts those its final certificate's dual point rules out; a
     point certified at its warm start counts only the latter. Divide by n_features for the fraction. Unknown keyword arguments of scikit-learn's (``precompute``, ``copy_X``,
-    ``verbose``, ...) are accepted and ignored; ``coef_init`` starts the first point from those weights."""
+    ``verbose``, ...) are accepted and ignored; ``coef_init`` starts the first point from those weights.
+    Raises ValueError for bad inputs (named: y, alphas, eps, l1_ratio, tol, max_iter, coef_init); a point that does
+    not reach ``tol`` within ``max_iter`` epochs gives a ConvergenceWarning (its result and gap are still returned)."""
     known = {"precompute", "Xy", "copy_X", "verbose", "positive", "coef_init", "selection", "n_jobs"}
     unknown = set(params) - known
     if unknown:
