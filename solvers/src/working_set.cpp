@@ -38,7 +38,9 @@ constexpr double kGramMaxEntries = 1 << 23;  // and it has at most this many ent
 // correlations and gap carry rounding errors, and a feature of the support sits at |<x^(j), theta>| = lambda eta'
 // at the optimum with R -> 0 as the gap does (at a gap rounded to 0, R = 0 would screen it on a rounding error).
 constexpr double kScreenMargin = 1e-9;
-// Relative rounding allowance of the correlation bounds (a distance's, and per nonzero of a product's).
+// Relative rounding allowance of the correlation bounds, per nonzero of a product (and once on a distance). The
+// rounding of the norms and distances themselves (relative n eps at most, against a bound of at most lambda eta')
+// stays far inside the kScreenMargin the bounds are compared with.
 constexpr double kBoundSlack = 4e-16;
 
 /// Solves (G + eps I) z = 1 for the kDepth x kDepth Gram matrix G of the Anderson differences (eps = 1e-10 of its
@@ -224,7 +226,7 @@ class WorkingSet {
     return total;
   }
 
-  /// ||a - b|| / n (n-vectors), rounded up.
+  /// ||a - b|| / n (n-vectors).
   double distance(const double* a, const double* b) const {
     double q = 0;
     for (index_t k = 0; k < n_; ++k) q += (a[k] - b[k]) * (a[k] - b[k]);
