@@ -204,26 +204,36 @@ class WorkingSet {
     for (offset_t p = b; p < e; ++p) out[idx[p]] += a * double(val[p]);
   }
 
-  /// s_j = <x^(j), u> / n for the features of `list` and their certificate terms at the weights ww.
-  CertificateTerms feature_pass(const std::vector<index_t>& list, const double* u, double* s, const double* ww) const {
+  /// The certificate terms of the features of `list`: feature(j, t) adds feature j's to t and says whether it
+  /// computed a product (counted into *products when given). Chunks of kFeatureChunk in parallel, summed in order.
+  template <class F>
+  CertificateTerms reduce_features(const std::vector<index_t>& list, const F& feature,
+                                   std::int64_t* products = nullptr) const {
     const std::int64_t L = static_cast<std::int64_t>(list.size());
     const std::int64_t chunks = (L + kFeatureChunk - 1) / kFeatureChunk;
     std::vector<CertificateTerms> part(static_cast<std::size_t>(chunks));
-    const double inv_n = f_.inv_n;
+    std::vector<std::int64_t> done(static_cast<std::size_t>(chunks), 0);
     parallel_chunks(chunks, [&](std::int64_t ch) {
       CertificateTerms t;
       const std::int64_t hi = std::min<std::int64_t>(L, (ch + 1) * kFeatureChunk);
-      for (std::int64_t p = ch * kFeatureChunk; p < hi; ++p) {
-        const index_t j = list[p];
-        const double sj = column_dot(j, u) * inv_n;
-        s[j] = sj;
-        f_.add_penalty_terms(ww[j], sj, t);
-      }
+      for (std::int64_t p = ch * kFeatureChunk; p < hi; ++p) done[ch] += feature(list[p], t);
       part[ch] = t;
     });
     CertificateTerms total;
     for (const CertificateTerms& p : part) total += p;
+    if (products)
+      for (std::int64_t d : done) *products += d;
     return total;
+  }
+
+  /// s_j = <x^(j), u> / n for the features of `list` and their certificate terms at the weights ww.
+  CertificateTerms feature_pass(const std::vector<index_t>& list, const double* u, double* s, const double* ww) const {
+    return reduce_features(list, [&](index_t j, CertificateTerms& t) {
+      const double sj = column_dot(j, u) * f_.inv_n;
+      s[j] = sj;
+      f_.add_penalty_terms(ww[j], sj, t);
+      return true;
+    });
   }
 
   /// ||a - b|| / n (n-vectors).
@@ -254,48 +264,36 @@ class WorkingSet {
   /// product's rounding, ||x^(j)|| ||u|| nnz_j eps / n).
   CertificateTerms bounded_feature_pass(const double* u, double* s, double extra, bool refresh) {
     if (!(le_ > 0) || bound_u_.empty()) return feature_pass(alive_, u, s, w_);
-    const std::int64_t L = static_cast<std::int64_t>(alive_.size());
-    const std::int64_t chunks = (L + kFeatureChunk - 1) / kFeatureChunk;
-    std::vector<CertificateTerms> part(static_cast<std::size_t>(chunks));
     const double inv_n = f_.inv_n, level = le_ * (1 - kScreenMargin);
     double unorm = 0;
     if (refresh) {
       for (index_t k = 0; k < n_; ++k) unorm += u[k] * u[k];
       unorm = std::sqrt(unorm) * inv_n;
     }
-    std::atomic<std::int64_t> computed{0};
-    parallel_chunks(chunks, [&](std::int64_t ch) {
-      CertificateTerms t;
-      std::int64_t done = 0;
-      const std::int64_t hi = std::min<std::int64_t>(L, (ch + 1) * kFeatureChunk);
-      for (std::int64_t p = ch * kFeatureChunk; p < hi; ++p) {
-        const index_t j = alive_[p];
-        const double nrm = col_norm_[j];
-        const double bound = bound_base_[j] + nrm * (bound_drift_ - bound_anchor_[j] + extra);
-        if (w_[j] == 0 && bound <= level) {
-          s[j] = bound;
-          continue;
-        }
-        const double sj = column_dot(j, u) * inv_n;
-        s[j] = sj;
-        f_.add_penalty_terms(w_[j], sj, t);
-        ++done;
-        if (refresh) {
-          const double nnz = double(A_.offsets[j + 1] - A_.offsets[j]);
-          bound_base_[j] = std::fabs(sj) + nrm * unorm * (nnz + 2) * kBoundSlack;
-          bound_anchor_[j] = bound_drift_;
-        }
+    std::int64_t computed = 0;
+    const CertificateTerms total = reduce_features(alive_, [&](index_t j, CertificateTerms& t) {
+      const double nrm = col_norm_[j];
+      const double bound = bound_base_[j] + nrm * (bound_drift_ - bound_anchor_[j] + extra);
+      if (w_[j] == 0 && bound <= level) {
+        s[j] = bound;
+        return false;
       }
-      part[ch] = t;
-      computed.fetch_add(done, std::memory_order_relaxed);
-    });
-    bound_computed_ += computed.load();
+      const double sj = column_dot(j, u) * inv_n;
+      s[j] = sj;
+      f_.add_penalty_terms(w_[j], sj, t);
+      if (refresh) {
+        const double nnz = double(A_.offsets[j + 1] - A_.offsets[j]);
+        bound_base_[j] = std::fabs(sj) + nrm * unorm * (nnz + 2) * kBoundSlack;
+        bound_anchor_[j] = bound_drift_;
+      }
+      return true;
+    }, &computed);
+    const std::int64_t L = static_cast<std::int64_t>(alive_.size());
+    bound_computed_ += computed;
     bound_visits_ += L;
     if (trace_)
       std::fprintf(stderr, "  bounded pass: %lld of %lld computed (drift %.3e extra %.3e le %.3e refresh %d)\n",
-                   static_cast<long long>(computed.load()), static_cast<long long>(L), bound_drift_, extra, le_, int(refresh));
-    CertificateTerms total;
-    for (const CertificateTerms& p : part) total += p;
+                   static_cast<long long>(computed), static_cast<long long>(L), bound_drift_, extra, le_, int(refresh));
     return total;
   }
 
@@ -973,8 +971,7 @@ SolveResult WorkingSet<Form>::run() {
   const bool need_xy = kSquared && unit_weights_;
   // A path's later points reuse the column norms and X^T y of its first (PathCache: the same X^T and targets).
   PathCache* cache = o_.path_cache.get();
-  const bool same_x = cache && cache->values == static_cast<const void*>(A_.values.data()) &&
-                      cache->rows == A_.n_rows && cache->cols == A_.n_cols && cache->nnz == A_.nnz() &&
+  const bool same_x = cache && cache->x == PathCache::MatrixId::of(A_) &&
                       cache->col_norm.size() == M;
   const bool hit =
       same_x && (!need_xy || (cache->y.size() == N && std::equal(cache->y.begin(), cache->y.end(), f_.y)));
@@ -998,10 +995,7 @@ SolveResult WorkingSet<Form>::run() {
       if (!xy_.empty()) xy_[j] = column_dot(j, f_.y);
     });
     if (cache) {
-      cache->values = A_.values.data();
-      cache->rows = A_.n_rows;
-      cache->cols = A_.n_cols;
-      cache->nnz = A_.nnz();
+      cache->x = PathCache::MatrixId::of(A_);
       cache->col_norm = col_norm_;
       if (need_xy) cache->y.assign(f_.y, f_.y + n_);
       else cache->y.clear();

@@ -130,6 +130,13 @@ def _positive_finite(x):
     return isinstance(x, numbers.Real) and not isinstance(x, bool) and np.isfinite(x) and x > 0
 
 
+def _check_alpha(alpha):
+    """alpha as a float; ValueError naming the parameter unless it is a positive finite number."""
+    if not _positive_finite(alpha):
+        raise ValueError(f"alpha must be a positive finite number, got {alpha!r}")
+    return float(alpha)
+
+
 def _check_l1_ratio(l1_ratio):
     """l1_ratio as a float in [0, 1]; ValueError naming the parameter otherwise."""
     if not (isinstance(l1_ratio, numbers.Real) and not isinstance(l1_ratio, bool) and 0 <= l1_ratio <= 1):
@@ -711,9 +718,7 @@ class Ridge(_BaseRegressor):
                              f"the engine trains with its own, see formulation), got {self.solver!r}")
 
     def _lambda(self, n):
-        if not _positive_finite(self.alpha):
-            raise ValueError(f"alpha must be a positive finite number, got {self.alpha!r}")
-        return float(self.alpha) / n
+        return _check_alpha(self.alpha) / n
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -752,9 +757,7 @@ class ElasticNet(_BaseRegressor):
         self.accel_memory = accel_memory
 
     def _lambda(self, n):
-        if not _positive_finite(self.alpha):
-            raise ValueError(f"alpha must be a positive finite number, got {self.alpha!r}")
-        return float(self.alpha)
+        return _check_alpha(self.alpha)
 
     def _l1_ratio(self):
         return _check_l1_ratio(self.l1_ratio)

@@ -30,25 +30,22 @@ __all__ = ["lasso_path", "enet_path", "logistic_regression_path", "LassoCV", "El
            "LogisticRegressionCV", "RidgeCV"]
 
 
-def _check_grid_params(l1_ratio, eps):
-    """The parameters of an automatic alpha grid: l1_ratio > 0 and eps a positive finite number."""
+def _alpha_grid(X, y, l1_ratio, eps, n_alphas, fit_intercept=False):
+    """scikit-learn's grid (linear_model._coordinate_descent._alpha_grid, without sample weights); y (n,) or, for
+    several targets, (n, k): alpha_max is then the largest row norm of X^T Y, as scikit-learn's."""
     if l1_ratio <= 0:
         raise ValueError("automatic alpha grid generation needs l1_ratio > 0 (give alphas)")
     if not _positive_finite(eps):
         raise ValueError(f"eps must be a positive finite number, got {eps!r}")
-
-
-def _alpha_grid(X, y, l1_ratio, eps, n_alphas, fit_intercept=False):
-    """scikit-learn's grid (linear_model._coordinate_descent._alpha_grid, without sample weights)."""
-    _check_grid_params(l1_ratio, eps)
     n = X.shape[0]
     if fit_intercept:
         X_mean = np.asarray(X.mean(axis=0)).ravel()
-        yc = y - y.mean()
-        Xy = np.asarray(X.T @ yc).ravel() - X_mean * yc.sum()
+        yc = y - y.mean(axis=0)
+        Xy = np.asarray(X.T @ yc).reshape(X.shape[1], -1) - np.outer(X_mean, np.atleast_1d(yc.sum(axis=0)))
     else:
-        Xy = np.asarray(X.T @ y).ravel()
-    alpha_max = np.max(np.abs(Xy)) / (n * l1_ratio)
+        Xy = np.asarray(X.T @ y).reshape(X.shape[1], -1)
+    top = np.max(np.abs(Xy[:, 0])) if y.ndim == 1 else np.sqrt(np.max(np.sum(Xy ** 2, axis=1)))
+    alpha_max = top / (n * l1_ratio)
     if alpha_max <= np.finfo(np.float64).resolution:
         return np.full(n_alphas, np.finfo(np.float64).resolution)
     return np.geomspace(alpha_max, alpha_max * eps, num=n_alphas)
@@ -154,22 +151,7 @@ def enet_path(X, y, *, l1_ratio=0.5, eps=1e-3, n_alphas=100, alphas=None, tol=1e
         raise ValueError(f"y[{where}] = {float(y.ravel()[k])!r}: y must be finite")
     Y = y.reshape(-1, 1) if y.ndim == 1 else y
     l1_ratio = _check_l1_ratio(l1_ratio)
-    if Y.shape[1] == 1:
-        alphas = _path_alphas(X, Y[:, 0], l1_ratio, eps, n_alphas, alphas)
-    else:  # scikit-learn's multi-target grid: the largest row norm of X^T Y
-        if alphas is None or isinstance(alphas, numbers.Integral):
-            n = n_alphas if alphas is None else int(alphas)
-            if n < 1:
-                raise ValueError(f"the number of alphas must be at least 1, got {n}")
-            _check_grid_params(l1_ratio, eps)
-            Xy = np.asarray(X.T @ Y)
-            amax = np.sqrt(np.max(np.sum(Xy ** 2, axis=1))) / (X.shape[0] * l1_ratio)
-            if amax <= np.finfo(np.float64).resolution:
-                alphas = np.full(n, np.finfo(np.float64).resolution)
-            else:
-                alphas = np.geomspace(amax, amax * eps, num=n)
-        else:
-            alphas = _path_alphas(X, Y[:, 0], l1_ratio, eps, n_alphas, alphas)
+    alphas = _path_alphas(X, Y[:, 0] if Y.shape[1] == 1 else Y, l1_ratio, eps, n_alphas, alphas)
     M = _by_feature(X)
     model = "lasso" if l1_ratio == 1 else "elastic-net"
     options = _options_factory(tol, max_iter, random_state, l1_ratio)

@@ -544,13 +544,10 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
   // A path's points share X^T and the weights: the form's column curvatures once (PathCache).
   PathCache* path_cache = o.solver.path_cache.get();
   if (path_cache && pd.Xt) {
-    const bool same = path_cache->curvature_values == static_cast<const void*>(pd.Xt->values.data()) &&
-                      path_cache->curvature_nnz == pd.Xt->nnz() && path_cache->curvature_c == c &&
-                      path_cache->curvature.size() == static_cast<std::size_t>(pd.Xt->n_rows);
-    if (!same) {
+    const PathCache::MatrixId id = PathCache::MatrixId::of(*pd.Xt);
+    if (!(path_cache->curvature_x == id && path_cache->curvature_c == c)) {
       path_cache->curvature = primal_column_curvature(*pd.Xt, c.data());
-      path_cache->curvature_values = pd.Xt->values.data();
-      path_cache->curvature_nnz = pd.Xt->nnz();
+      path_cache->curvature_x = id;
       path_cache->curvature_c = c;
     }
     pd.column_curvature = &path_cache->curvature;

@@ -28,7 +28,6 @@
 #include <span>
 #include <vector>
 
-
 #include "hetglm/losses.hpp"
 #include "hetglm/matrix.hpp"
 

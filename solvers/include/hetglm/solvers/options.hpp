@@ -58,8 +58,15 @@ std::string_view solver_kind_name(SolverKind kind);
 /// next point's first certificate most of its products.
 /// Not shared between threads: one path at a time per cache.
 struct PathCache {
-  const void* values = nullptr;  ///< X^T's value array the norms belong to
-  std::int64_t rows = 0, cols = 0, nnz = 0;
+  /// Which matrix a cached quantity belongs to: its value array (the caller keeps it alive for the path), shape and
+  /// nonzeros.
+  struct MatrixId {
+    const void* values = nullptr;
+    std::int64_t rows = 0, cols = 0, nnz = 0;
+    static MatrixId of(const CsrMatrix& a) { return {a.values.data(), a.n_rows, a.n_cols, a.nnz()}; }
+    bool operator==(const MatrixId&) const = default;
+  };
+  MatrixId x;                    ///< the X^T of col_norm, xy and the bounds
   std::vector<double> col_norm;  ///< ||x^(j)|| per feature
   std::vector<double> y;         ///< the targets xy belongs to (empty: xy not computed)
   std::vector<double> xy;        ///< <x^(j), y> per feature
@@ -68,11 +75,10 @@ struct PathCache {
   /// anchor). They hold for any later u by the triangle inequality, whatever the targets or lambda.
   std::vector<double> bound_base, bound_anchor, bound_u;
   double bound_drift = 0;
-  /// (1/n) sum_k c_k x_kj^2 per feature (ProblemData::column_curvature) of the X^T whose value array and nonzeros
-  /// are curvature_values / curvature_nnz, for the weights curvature_c (train()).
+  /// (1/n) sum_k c_k x_kj^2 per feature (ProblemData::column_curvature) of the X^T curvature_x, for the weights
+  /// curvature_c (train()).
+  MatrixId curvature_x;
   std::vector<double> curvature, curvature_c;
-  const void* curvature_values = nullptr;
-  std::int64_t curvature_nnz = 0;
   int reused = 0;                ///< fits that used the cached quantities (diagnostics and tests)
   std::int64_t bound_skipped = 0;  ///< certificate products the correlation bounds spared (diagnostics and tests)
 };
