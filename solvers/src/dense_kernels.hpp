@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Vectorized kernels of the primal solvers on contiguous float32 data with float64 vectors (private to solvers/src):
 // the column operations of primal coordinate descent on a full column (working_set.cpp, newton.cpp) and the row
-// operations of the Newton solver on full rows. Data stay float32 (as stored) and every product and sum is float64.
+// operations of the Newton solver on full rows. Data stay float32 (as stored) and every product and sum is float64,
+// except in the float32 kernels at the end (axpy_rows_f32, sq_rows_f32), which the Newton solver uses for sums that
+// no certificate reads: X^T (D X p) of its conjugate gradients and its diagonal preconditioner (newton.cpp).
 //
 // The build carries no -march flag, so the AVX2 + FMA and the AVX-512 versions are compiled with a target attribute
 // and chosen at run time (__builtin_cpu_supports; AVX-512 first). The summation order is fixed by the kernel, not by
@@ -75,14 +77,6 @@ inline void axpy_rows_scalar(const double* a, const float* x, std::int64_t ld, d
     double t = g[k];
     for (int r = 0; r < R; ++r) t = std::fma(a[r], double(x[r * ld + k]), t);
     g[k] = t;
-  }
-}
-/// g_k += a x_k and h_k += x_k^2 b (one row: the row kernels' blocks of rows, read row after row).
-inline void axpy_sq_scalar(double a, double b, const float* x, double* g, double* h, std::int64_t n) {
-  for (std::int64_t k = 0; k < n; ++k) {
-    const double xv = double(x[k]);
-    g[k] = std::fma(a, xv, g[k]);
-    h[k] = std::fma(xv * xv, b, h[k]);
   }
 }
 
@@ -171,17 +165,6 @@ __attribute__((target("avx2,fma"))) inline void axpy_rows_avx2(const double* a, 
   }
   axpy_rows_scalar<R>(a, x + k, ld, g + k, n - k);  // the tail: elementwise, the same fma per entry
 }
-__attribute__((target("avx2,fma"))) inline void axpy_sq_avx2(double a, double b, const float* x, double* g, double* h,
-                                                             std::int64_t n) {
-  const __m256d av = _mm256_set1_pd(a), bv = _mm256_set1_pd(b);
-  std::int64_t k = 0;
-  for (; k + 4 <= n; k += 4) {
-    const __m256d xd = cvt4(x + k);
-    _mm256_storeu_pd(g + k, _mm256_fmadd_pd(av, xd, _mm256_loadu_pd(g + k)));
-    _mm256_storeu_pd(h + k, _mm256_fmadd_pd(_mm256_mul_pd(xd, xd), bv, _mm256_loadu_pd(h + k)));
-  }
-  axpy_sq_scalar(a, b, x + k, g + k, h + k, n - k);  // the tail: elementwise, the same fmas per entry
-}
 inline bool has_avx2() {
   static const bool yes = [] {
     __builtin_cpu_init();
@@ -260,17 +243,6 @@ __attribute__((target("avx512f"))) inline void axpy_rows_avx512(const double* a,
   }
   axpy_rows_scalar<R>(a, x + k, ld, g + k, n - k);
 }
-__attribute__((target("avx512f"))) inline void axpy_sq_avx512(double a, double b, const float* x, double* g,
-                                                               double* h, std::int64_t n) {
-  const __m512d av = _mm512_set1_pd(a), bv = _mm512_set1_pd(b);
-  std::int64_t k = 0;
-  for (; k + 8 <= n; k += 8) {
-    const __m512d xd = cvt8(_mm256_loadu_ps(x + k));
-    _mm512_storeu_pd(g + k, _mm512_fmadd_pd(av, xd, _mm512_loadu_pd(g + k)));
-    _mm512_storeu_pd(h + k, _mm512_fmadd_pd(_mm512_mul_pd(xd, xd), bv, _mm512_loadu_pd(h + k)));
-  }
-  axpy_sq_scalar(a, b, x + k, g + k, h + k, n - k);
-}
 inline bool has_avx512() {
   static const bool yes = [] {
     __builtin_cpu_init();
@@ -316,14 +288,6 @@ inline double dot3(const float* x, const double* a, const double* b, std::int64_
 #endif
   return detail::dot3_scalar(x, a, b, n);
 }
-/// g_k += a x_k and h_k += x_k^2 b (x_k^2 rounded once, then one fused multiply-add per sum).
-inline void axpy_sq(double a, double b, const float* x, double* g, double* h, std::int64_t n) {
-#if defined(HETGLM_DENSE_AVX2)
-  if (detail::has_avx512()) return detail::axpy_sq_avx512(a, b, x, g, h, n);
-  if (detail::has_avx2()) return detail::axpy_sq_avx2(a, b, x, g, h, n);
-#endif
-  detail::axpy_sq_scalar(a, b, x, g, h, n);
-}
 
 /// Rows per block of the row kernels below.
 inline constexpr int kBlockRows = 4;
@@ -354,11 +318,99 @@ inline void axpy_rows(const double* a, const float* x, std::int64_t ld, int rows
     default: return detail::axpy_rows_r<4>(a, x, ld, g, n);
   }
 }
-/// g_k += a_r x_{r,k} and h_k += x_{r,k}^2 b_r for r = 0 .. rows - 1 in order, row after row (memory order, as
-/// dot_rows; keeping g and h in registers across the rows read the rows interleaved, 1.1-1.3x slower there).
-inline void axpy_sq_rows(const double* a, const double* b, const float* x, std::int64_t ld, int rows, double* g,
-                         double* h, std::int64_t n) {
-  for (int r = 0; r < rows; ++r) axpy_sq(a[r], b[r], x + r * ld, g, h, n);
+
+// ---- float32 sums over rows: g_k += a_r x_{r,k} and h_k += (c_r x_{r,k}) x_{r,k} with float32 factors and
+// float32 sums, for blocks of rows that the caller has just read (in the L1 cache). No conversion and 8 entries per
+// instruction: a quarter of the float64 kernels' vector work per entry (measured on the AMD EPYC of
+// bench/results/bandwidth_newton.md: the conjugate gradients' fused pass 1.5-1.65x the read time of its bytes instead
+// of 1.6-1.9x, the derivative pass 1.8-1.9x instead of 2.1-2.4x). The Newton solver adds these sums into its float64
+// buffers every 256 rows, so each carries a relative error of about 1e-5 at most, in sums that only steer the
+// conjugate gradients (newton.cpp). Each entry gets one fused multiply-add per row in row order, so the scalar code
+// (std::fma on floats) and the AVX2 code give the same bits; machines with AVX-512 run the AVX2 code (these passes
+// are bound by the memory, not by the vector width).
+namespace detail {
+template <int R>
+inline void axpy_rows_f32_scalar(const float* a, const float* x, std::int64_t ld, float* g, std::int64_t n) {
+  for (std::int64_t k = 0; k < n; ++k) {
+    float t = g[k];
+    for (int r = 0; r < R; ++r) t = std::fma(a[r], x[r * ld + k], t);
+    g[k] = t;
+  }
+}
+template <int R>
+inline void sq_rows_f32_scalar(const float* c, const float* x, std::int64_t ld, float* h, std::int64_t n) {
+  for (std::int64_t k = 0; k < n; ++k) {
+    float t = h[k];
+    for (int r = 0; r < R; ++r) t = std::fma(c[r] * x[r * ld + k], x[r * ld + k], t);
+    h[k] = t;
+  }
+}
+#if defined(HETGLM_DENSE_AVX2)
+template <int R>
+__attribute__((target("avx2,fma"))) inline void sq_rows_f32_avx2(const float* c, const float* x, std::int64_t ld,
+                                                                 float* h, std::int64_t n) {
+  __m256 cv[R];
+  for (int r = 0; r < R; ++r) cv[r] = _mm256_set1_ps(c[r]);
+  std::int64_t k = 0;
+  for (; k + 8 <= n; k += 8) {
+    __m256 t = _mm256_loadu_ps(h + k);
+    for (int r = 0; r < R; ++r) {
+      const __m256 xv = _mm256_loadu_ps(x + r * ld + k);
+      t = _mm256_fmadd_ps(_mm256_mul_ps(cv[r], xv), xv, t);
+    }
+    _mm256_storeu_ps(h + k, t);
+  }
+  sq_rows_f32_scalar<R>(c, x + k, ld, h + k, n - k);
+}
+template <int R>
+__attribute__((target("avx2,fma"))) inline void axpy_rows_f32_avx2(const float* a, const float* x, std::int64_t ld,
+                                                                   float* g, std::int64_t n) {
+  __m256 av[R];
+  for (int r = 0; r < R; ++r) av[r] = _mm256_set1_ps(a[r]);
+  std::int64_t k = 0;
+  for (; k + 8 <= n; k += 8) {
+    __m256 t = _mm256_loadu_ps(g + k);
+    for (int r = 0; r < R; ++r) t = _mm256_fmadd_ps(av[r], _mm256_loadu_ps(x + r * ld + k), t);
+    _mm256_storeu_ps(g + k, t);
+  }
+  axpy_rows_f32_scalar<R>(a, x + k, ld, g + k, n - k);
+}
+#endif
+template <int R>
+inline void axpy_rows_f32_r(const float* a, const float* x, std::int64_t ld, float* g, std::int64_t n) {
+#if defined(HETGLM_DENSE_AVX2)
+  if (has_avx2()) return axpy_rows_f32_avx2<R>(a, x, ld, g, n);
+#endif
+  axpy_rows_f32_scalar<R>(a, x, ld, g, n);
+}
+template <int R>
+inline void sq_rows_f32_r(const float* c, const float* x, std::int64_t ld, float* h, std::int64_t n) {
+#if defined(HETGLM_DENSE_AVX2)
+  if (has_avx2()) return sq_rows_f32_avx2<R>(c, x, ld, h, n);
+#endif
+  sq_rows_f32_scalar<R>(c, x, ld, h, n);
+}
+}  // namespace detail
+
+/// g_k += a_r x_{r,k} in float32 for r = 0 .. rows - 1 in order (one fused multiply-add per entry).
+inline void axpy_rows_f32(const float* a, const float* x, std::int64_t ld, int rows, float* g, std::int64_t n) {
+  switch (rows) {
+    case 1: return detail::axpy_rows_f32_r<1>(a, x, ld, g, n);
+    case 2: return detail::axpy_rows_f32_r<2>(a, x, ld, g, n);
+    case 3: return detail::axpy_rows_f32_r<3>(a, x, ld, g, n);
+    default: return detail::axpy_rows_f32_r<4>(a, x, ld, g, n);
+  }
+}
+
+/// h_k += (c_r x_{r,k}) x_{r,k} in float32 for r = 0 .. rows - 1 in order (c_r x rounded, then one fused
+/// multiply-add per entry): the diagonal preconditioner's sums of the Newton solver.
+inline void sq_rows_f32(const float* c, const float* x, std::int64_t ld, int rows, float* h, std::int64_t n) {
+  switch (rows) {
+    case 1: return detail::sq_rows_f32_r<1>(c, x, ld, h, n);
+    case 2: return detail::sq_rows_f32_r<2>(c, x, ld, h, n);
+    case 3: return detail::sq_rows_f32_r<3>(c, x, ld, h, n);
+    default: return detail::sq_rows_f32_r<4>(c, x, ld, h, n);
+  }
 }
 
 }  // namespace hetglm::dense

@@ -3,7 +3,6 @@
 #include "hetglm/solvers/newton.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <utility>
@@ -40,6 +39,7 @@ constexpr int kMaxCg = 250;            // L2: conjugate-gradient iterations per 
 // L2: the Newton dual point (run_newton, step 2) is evaluated when the relative gap is at most this many times tol.
 constexpr double kDualPointReach = 1e3;
 constexpr double kDualRounding = 1e3;  // L2: the Newton dual point's rounding margin, in units of eps (run_newton)
+constexpr std::int64_t kF32Rows = 256;  // rows summed in float32 before the sum joins the float64 chunk buffer
 constexpr offset_t kDenseMin = 1 << 16;  // dense rows (nnz = n d) of at least this many entries: the dense kernels
 // L1 / elastic net with a small active set: the quadratic model's Hessian X_A^T diag(D) X_A built explicitly (the
 // Gram inner solve, run_newton step 2b) when it has at most kGramEntries entries and building it (one product per
@@ -59,11 +59,24 @@ void for_chunks(std::int64_t n, const Body& body) {
                   [&](std::int64_t c) { body(c, c * kChunk, std::min(n, (c + 1) * kChunk)); });
 }
 
-/// f(first, rows) for the blocks of at most dense::kBlockRows consecutive rows of [lo, hi), in order.
+/// Where the second of the two row streams of for_row_blocks starts in [lo, hi): after half the blocks (rounded
+/// down), so the first stream holds whole blocks only.
+inline std::int64_t second_stream(std::int64_t lo, std::int64_t hi) {
+  const std::int64_t blocks = (hi - lo + dense::kBlockRows - 1) / dense::kBlockRows;
+  return lo + (blocks / 2) * dense::kBlockRows;
+}
+/// f(first, rows, stream) for the blocks of at most dense::kBlockRows consecutive rows of [lo, hi), read as two
+/// streams: the blocks of [lo, m) and of [m, hi) (m = second_stream(lo, hi)) alternately, each stream in order. Two
+/// sequential streams keep more reads from memory in flight than one: the dense row products over one stream took
+/// 1.33-1.45x the read time of the same bytes on the AMD EPYC of bench/results/bandwidth_newton.md, over two
+/// 1.07-1.15x. The order is fixed by (lo, hi) alone, so sums stay independent of the thread count.
 template <class F>
 void for_row_blocks(std::int64_t lo, std::int64_t hi, const F& f) {
-  for (std::int64_t i = lo; i < hi; i += dense::kBlockRows)
-    f(i, static_cast<int>(std::min<std::int64_t>(dense::kBlockRows, hi - i)));
+  const std::int64_t m = second_stream(lo, hi);
+  for (std::int64_t i = lo, j = m; i < m || j < hi; i += dense::kBlockRows, j += dense::kBlockRows) {
+    if (i < m) f(i, dense::kBlockRows, 0);
+    if (j < hi) f(j, static_cast<int>(std::min<std::int64_t>(dense::kBlockRows, hi - j)), 1);
+  }
 }
 
 /// f(i) for every i in [0, n), each independent (no reduction), in parallel over ranges of `grain` indices.
@@ -219,7 +232,9 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
       v[k] = z;
     });
   };
-  // Step 1: per-sample derivatives and the certificate's sums, then s_j and H_j over the columns. exact_v: v = X w
+  // Step 1: per-sample derivatives and the certificate's sums, then s_j and H_j over the columns. On the dense
+  // rows-only path H_j, which only preconditions the conjugate gradients there, is summed in float32 (dense::
+  // sq_rows_f32, joining its float64 buffer every kF32Rows rows); s_j, which the certificate reads, in float64. exact_v: v = X w
   // first (recompute_v, then this), fused on the rows-only dense path into the same pass: per block of rows, v of
   // the block, its samples' terms, then its share of s and H while the block is in the L1 cache (bit-identical to
   // the two passes: dot_rows is dense::dot row by row, and the terms are added in the same order).
@@ -230,36 +245,61 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
     if (exact_v && !fused_v) recompute_v();
     ++passes;
     for_chunks(n, [&](std::int64_t ch, std::int64_t lo, std::int64_t hi) {
-      CertificateTerms terms;
+      // The certificate's sums per row stream of for_row_blocks on the dense path (terms[0] over [lo, m), terms[1]
+      // over [m, hi), added at the end), so the fused pass and the two passes add them in the same order.
+      CertificateTerms terms[2];
+      const std::int64_t m = dense_rows ? second_stream(lo, hi) : hi;
       // The per-sample terms: the accepted trial's when cached (lossv = value, der_next = derivative, cur_next =
       // curvature), else evaluated now into lossv, grad and curv; then the certificate's sample terms from them as
       // PrimalForm::sample forms them, and the derivative and curvature the solver needs (times 1/n).
       const double* der = cached ? der_next.data() : grad.data();
       const double* cur = cached ? cur_next.data() : curv.data();
-      auto samples = [&](std::int64_t a, std::int64_t b) {
+      auto samples = [&](std::int64_t a, std::int64_t b, int stream) {
         if (!cached) sample_terms(form, a, b - a, v.data() + a, lossv.data() + a, grad.data() + a, curv.data() + a);
         for (std::int64_t k = a; k < b; ++k) {
           const double dk = der[k];
           const SampleTerms t{lossv[k], dk, dk * v[k] - lossv[k]};
-          form.add_sample_terms(static_cast<index_t>(k), v[k], t, terms);
+          form.add_sample_terms(static_cast<index_t>(k), v[k], t, terms[stream]);
           grad[k] = dk * inv_n;
           curv[k] = cur[k] * inv_n;
         }
       };
-      if (!fused_v) samples(lo, hi);
+      if (!fused_v) {
+        samples(lo, m, 0);
+        samples(m, hi, 1);
+      }
       if (rows_only) {
         double* bs = buf_a.data() + std::size_t(ch) * Dn;
         double* bh = buf_b.data() + std::size_t(ch) * Dn;
         std::fill(bs, bs + Dn, 0.0);
         std::fill(bh, bh + Dn, 0.0);
         if (dense_rows) {
-          for_row_blocks(lo, hi, [&](std::int64_t i, int rows) {
-            if (fused_v) {
-              dense::dot_rows(Xv + i * ld, ld, rows, w, ld, &v[i]);
-              samples(i, i + rows);
+          std::vector<float> hf(Dn, 0.0f);
+          auto flush = [&] {
+            for (std::size_t j = 0; j < Dn; ++j) {
+              bh[j] += double(hf[j]);
+              hf[j] = 0.0f;
             }
-            dense::axpy_sq_rows(&grad[i], &curv[i], Xv + i * ld, ld, rows, bs, bh, ld);
+          };
+          std::int64_t since = 0;
+          for_row_blocks(lo, hi, [&](std::int64_t i, int rows, int stream) {
+            const float* xb = Xv + i * ld;
+            float c[dense::kBlockRows];
+            if (fused_v) {
+              dense::dot_rows(xb, ld, rows, w, ld, &v[i]);
+              samples(i, i + rows, stream);
+              dense::axpy_rows(&grad[i], xb, ld, rows, bs, ld);
+            } else {
+              for (int r = 0; r < rows; ++r) dense::axpy(grad[i + r], xb + r * ld, bs, ld);
+            }
+            for (int r = 0; r < rows; ++r) c[r] = static_cast<float>(curv[i + r]);
+            dense::sq_rows_f32(c, xb, ld, rows, hf.data(), ld);
+            if ((since += rows) >= kF32Rows) {
+              flush();
+              since = 0;
+            }
           });
+          flush();
         } else for (std::int64_t k = lo; k < hi; ++k) {
           const double g = grad[k], h = curv[k];
           for (offset_t p = X.offsets[k]; p < X.offsets[k + 1]; ++p) {
@@ -269,7 +309,8 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
           }
         }
       }
-      part_terms[ch] = terms;
+      terms[0] += terms[1];
+      part_terms[ch] = terms[0];
     });
     if (rows_only) {
       reduce_buffers(buf_a, s, [](index_t) { return 0.0; });
@@ -317,8 +358,15 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
   // ||r|| <= kCgTol ||s + lambda w|| (at most kMaxCg iterations). Each CG iteration is one pass over X (X p, rows in
   // parallel) and one over X^T (X^T (D X p), features in parallel), or on the rows-only path a single fused pass over
   // X; q = X dir is accumulated from the X p.
+  // exact = false (every direction but the Newton dual point's): on the dense rows-only path X^T (D X p) is summed
+  // in float32 (dense::axpy_rows_f32 into a float32 buffer that joins the chunk's float64 buffer every kF32Rows
+  // rows): a relative error of about 1e-5 at most in the Hessian that the conjugate gradients see, well inside what
+  // their own stop at kCgTol = 0.1 leaves. X p stays float64, so q = X dir and v = X w stay exact to double rounding
+  // (with X p in float32 as well, v drifted from X w by ~1e-7 of each step, and the certificates at that v went
+  // wrong: a relative gap of -2.2e-10 on dense 50,000 x 500, the fit stopped there). The Newton dual point reads
+  // hq = X^T diag(D) q: its direction takes exact = true, every product in float64.
   std::vector<double> r, z, pv, hp, xp, xdx, hq;
-  auto cg_direction = [&] {
+  auto cg_direction = [&](bool exact) {
     r.resize(Dn);
     z.resize(Dn);
     pv.resize(Dn);
@@ -371,13 +419,36 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
           for_chunks(n, [&](std::int64_t ch, std::int64_t lo, std::int64_t hi) {
             double* b = buf_a.data() + std::size_t(ch) * Dn;
             std::fill(b, b + Dn, 0.0);
-            for_row_blocks(lo, hi, [&](std::int64_t i, int rows) {
+            if (exact) {
+              for_row_blocks(lo, hi, [&](std::int64_t i, int rows, int) {
+                const float* xb = Xv + i * ld;
+                double u[dense::kBlockRows];
+                dense::dot_rows(xb, ld, rows, pv.data(), ld, &xp[i]);
+                for (int r = 0; r < rows; ++r) u[r] = curv[i + r] * xp[i + r];
+                dense::axpy_rows(u, xb, ld, rows, b, ld);
+              });
+              return;
+            }
+            std::vector<float> bf(Dn, 0.0f);
+            auto flush = [&] {
+              for (std::size_t j = 0; j < Dn; ++j) {
+                b[j] += double(bf[j]);
+                bf[j] = 0.0f;
+              }
+            };
+            std::int64_t since = 0;
+            for_row_blocks(lo, hi, [&](std::int64_t i, int rows, int) {
               const float* xb = Xv + i * ld;
-              double u[dense::kBlockRows];
+              float u[dense::kBlockRows];
               dense::dot_rows(xb, ld, rows, pv.data(), ld, &xp[i]);
-              for (int r = 0; r < rows; ++r) u[r] = curv[i + r] * xp[i + r];
-              dense::axpy_rows(u, xb, ld, rows, b, ld);
+              for (int r = 0; r < rows; ++r) u[r] = float(curv[i + r] * xp[i + r]);
+              dense::axpy_rows_f32(u, xb, ld, rows, bf.data(), ld);
+              if ((since += rows) >= kF32Rows) {
+                flush();
+                since = 0;
+              }
             });
+            flush();
           });
         };
         if (dense_rows)
@@ -661,7 +732,7 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
     if constexpr (PenP::id == Penalty::l2) {
       const double rel = relative_gap(cert);
       if (it > 0 && rel > o.tol && rel <= kDualPointReach * o.tol) {
-        cg_direction();
+        cg_direction(true);
         have_dir = true;
         dual2 = std::max(dual2, newton_dual());
       }
@@ -679,7 +750,7 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
     // Step 2: the Newton direction. L2: preconditioned conjugate gradients on the Newton system; otherwise
     // coordinate descent on the quadratic model (sequential, seeded order). Both leave q = X dir.
     if constexpr (PenP::id == Penalty::l2) {
-      if (!have_dir) cg_direction();
+      if (!have_dir) cg_direction(false);
     } else {
     active.clear();
     for (index_t j = 0; j < d; ++j)

@@ -18,7 +18,7 @@
 using namespace hetglm;
 
 // The dense row kernels (solvers/src/dense_kernels.hpp): a block of rows gives bit-identically what one call per
-// row gives (dot_rows = dot, axpy_rows / axpy_sq_rows = axpy row after row), for every block height and lengths
+// row gives (dot_rows = dot, axpy_rows = axpy row after row), for every block height and lengths
 // with and without a tail; the scalar fallback, the AVX2 + FMA and the AVX-512 versions agree bit for bit (those
 // this machine runs); and the values are the float64 products (within 1e-12 of a long-double sum).
 TEST(DenseKernels, BlocksEqualRowsAndEveryInstructionSetGivesTheSameBits) {
@@ -36,10 +36,9 @@ TEST(DenseKernels, BlocksEqualRowsAndEveryInstructionSetGivesTheSameBits) {
       SCOPED_TRACE("n " + std::to_string(n) + " rows " + std::to_string(rows));
       double out[4];
       dense::dot_rows(x.data(), ld, rows, p.data(), n, out);
-      std::vector<double> g1(p), h1(p), g2(p), h2(p);
+      std::vector<double> g1(p);
       dense::axpy_rows(a.data(), x.data(), ld, rows, g1.data(), n);
-      dense::axpy_sq_rows(a.data(), b.data(), x.data(), ld, rows, g2.data(), h2.data(), n);
-      std::vector<double> gr(p), gs(p), hs(p);
+      std::vector<double> gr(p), gs(p);
       for (int r = 0; r < rows; ++r) {
         const float* xr = x.data() + r * ld;
         EXPECT_EQ(out[r], dense::dot(xr, p.data(), n));
@@ -47,14 +46,10 @@ TEST(DenseKernels, BlocksEqualRowsAndEveryInstructionSetGivesTheSameBits) {
         for (std::int64_t k = 0; k < n; ++k) ref += (long double)xr[k] * p[k];
         EXPECT_NEAR(out[r], double(ref), 1e-12 * n);
         dense::axpy(a[r], xr, gr.data(), n);
-        for (std::int64_t k = 0; k < n; ++k) {
-          gs[k] = std::fma(a[r], double(xr[k]), gs[k]);
-          hs[k] = std::fma(double(xr[k]) * double(xr[k]), b[r], hs[k]);
-        }
+        for (std::int64_t k = 0; k < n; ++k) gs[k] = std::fma(a[r], double(xr[k]), gs[k]);
       }
       EXPECT_EQ(g1, gr);
-      EXPECT_EQ(g2, gs);
-      EXPECT_EQ(h2, hs);
+      EXPECT_EQ(g1, gs);
       // The scalar fallback (the order the vector code keeps): the same bits.
       for (int r = 0; r < rows; ++r) EXPECT_EQ(out[r], dense::detail::dot_scalar(x.data() + r * ld, p.data(), n));
       // Every instruction set this machine has (the dispatch takes AVX-512 first): the same bits as the scalar code.
@@ -91,13 +86,7 @@ TEST(DenseKernels, BlocksEqualRowsAndEveryInstructionSetGivesTheSameBits) {
     std::vector<double> ax0(p);
     dense::detail::axpy_scalar(0.7, x.data(), ax0.data(), n);
     const double dt0 = dense::detail::dot_scalar(x.data(), p.data(), n);
-    std::vector<double> sg0v(p), sh0v(h);
-    dense::detail::axpy_sq_scalar(0.7, 1.3, x.data(), sg0v.data(), sh0v.data(), n);
-    auto columns_agree = [&](auto dot_f, auto axpy_f, auto dot2_f, auto dot3_f, auto axpy_sq_f) {
-      std::vector<double> sgv(p), shv(h);
-      axpy_sq_f(0.7, 1.3, x.data(), sgv.data(), shv.data(), n);
-      EXPECT_EQ(sgv, sg0v);
-      EXPECT_EQ(shv, sh0v);
+    auto columns_agree = [&](auto dot_f, auto axpy_f, auto dot2_f, auto dot3_f) {
       EXPECT_EQ(dot_f(x.data(), p.data(), n), dt0);
       std::vector<double> ax(p);
       axpy_f(0.7, x.data(), ax.data(), n);
@@ -108,15 +97,81 @@ TEST(DenseKernels, BlocksEqualRowsAndEveryInstructionSetGivesTheSameBits) {
       EXPECT_EQ(sh, sh0);
       EXPECT_EQ(dot3_f(x.data(), p.data(), p.data(), n), dense::detail::dot3_scalar(x.data(), p.data(), p.data(), n));
     };
-    columns_agree(dense::dot, dense::axpy, dense::dot2, dense::dot3, dense::axpy_sq);
+    columns_agree(dense::dot, dense::axpy, dense::dot2, dense::dot3);
 #if defined(HETGLM_DENSE_AVX2)
     if (dense::detail::has_avx2())
       columns_agree(dense::detail::dot_avx2, dense::detail::axpy_avx2, dense::detail::dot2_avx2,
-                    dense::detail::dot3_avx2, dense::detail::axpy_sq_avx2);
+                    dense::detail::dot3_avx2);
     if (dense::detail::has_avx512())
       columns_agree(dense::detail::dot_avx512, dense::detail::axpy_avx512, dense::detail::dot2_avx512,
-                    dense::detail::dot3_avx512, dense::detail::axpy_sq_avx512);
+                    dense::detail::dot3_avx512);
 #endif
+  }
+}
+
+// The float32 row sums (axpy_rows_f32, sq_rows_f32: the Newton solver's X^T D X p and preconditioner): a block of
+// rows gives what the rows one at a time give, the AVX2 code the scalar code's bits (one fused multiply-add per entry
+// and row, in row order), for every block height and lengths with and without a tail; and the values are the sums
+// within float32 rounding (16 eps of the sum of absolute values over 256 rows, the solver's flush interval).
+TEST(DenseKernels, Float32RowSumsAreTheScalarOrderAndWithinFloatRounding) {
+  std::mt19937_64 rng(9);
+  std::normal_distribution<float> g;
+  constexpr int kRows = 256;
+  for (const std::int64_t n : {1, 7, 8, 19, 64, 203}) {
+    SCOPED_TRACE("n " + std::to_string(n));
+    const std::int64_t ld = n + 5;
+    std::vector<float> x(static_cast<std::size_t>(kRows * ld)), a(kRows), c(kRows);
+    for (float& v : x) v = g(rng);
+    for (float& v : a) v = g(rng);
+    for (float& v : c) v = std::fabs(g(rng));
+    for (int rows = 1; rows <= dense::kBlockRows; ++rows) {
+      SCOPED_TRACE("rows " + std::to_string(rows));
+      // Blocks of `rows` rows over all kRows rows (the last block shorter), against one row at a time.
+      std::vector<float> gb(n, 0.0f), hb(n, 0.0f), g1(n, 0.0f), h1(n, 0.0f);
+      for (int i = 0; i < kRows; i += rows) {
+        const int r = std::min(rows, kRows - i);
+        dense::axpy_rows_f32(a.data() + i, x.data() + i * ld, ld, r, gb.data(), n);
+        dense::sq_rows_f32(c.data() + i, x.data() + i * ld, ld, r, hb.data(), n);
+      }
+      for (int i = 0; i < kRows; ++i) {
+        dense::axpy_rows_f32(a.data() + i, x.data() + i * ld, ld, 1, g1.data(), n);
+        dense::sq_rows_f32(c.data() + i, x.data() + i * ld, ld, 1, h1.data(), n);
+      }
+      EXPECT_EQ(gb, g1);
+      EXPECT_EQ(hb, h1);
+      // The scalar code: the same bits.
+      std::vector<float> gs(n, 0.0f), hs(n, 0.0f);
+      for (int i = 0; i < kRows; ++i) {
+        dense::detail::axpy_rows_f32_scalar<1>(a.data() + i, x.data() + i * ld, ld, gs.data(), n);
+        dense::detail::sq_rows_f32_scalar<1>(c.data() + i, x.data() + i * ld, ld, hs.data(), n);
+      }
+      EXPECT_EQ(gs, g1);
+      EXPECT_EQ(hs, h1);
+#if defined(HETGLM_DENSE_AVX2)
+      if (dense::detail::has_avx2()) {
+        std::vector<float> gv(n, 0.0f), hv(n, 0.0f);
+        for (int i = 0; i + 4 <= kRows; i += 4) {
+          dense::detail::axpy_rows_f32_avx2<4>(a.data() + i, x.data() + i * ld, ld, gv.data(), n);
+          dense::detail::sq_rows_f32_avx2<4>(c.data() + i, x.data() + i * ld, ld, hv.data(), n);
+        }
+        EXPECT_EQ(gv, g1);
+        EXPECT_EQ(hv, h1);
+      }
+#endif
+      // Within float32 rounding of the exact sums.
+      const double eps = std::numeric_limits<float>::epsilon();
+      for (std::int64_t k = 0; k < n; ++k) {
+        long double eg = 0, eh = 0, ag = 0;
+        for (int i = 0; i < kRows; ++i) {
+          const long double xv = x[std::size_t(i * ld + k)];
+          eg += (long double)a[i] * xv;
+          ag += std::fabs((long double)a[i] * xv);
+          eh += (long double)c[i] * xv * xv;
+        }
+        EXPECT_NEAR(g1[k], double(eg), 16 * eps * double(ag)) << k;
+        EXPECT_NEAR(h1[k], double(eh), 16 * eps * double(eh)) << k;
+      }
+    }
   }
 }
 
