@@ -175,6 +175,14 @@ def _seed(random_state):
 class _HetGLMBase(BaseEstimator):
     """What every estimator shares: the engine call, its certificate attributes and the model file."""
 
+    def _formulation_request(self):
+        """'auto' | 'primal' | 'dual' (Lasso and ElasticNet have the primal only): with 'auto' the engine picks by
+        the data's shape and says why (formulation_reason_)."""
+        formulation = getattr(self, "formulation", "auto")
+        if formulation not in ("auto", "primal", "dual"):
+            raise ValueError(f"formulation must be 'auto', 'primal' or 'dual', got {formulation!r}")
+        return formulation
+
     def _check_common(self):
         if self.device not in _DEVICES:
             raise ValueError(f"unknown device {self.device!r} (expected one of {', '.join(_DEVICES)})")
@@ -200,12 +208,7 @@ class _HetGLMBase(BaseEstimator):
         o.max_epochs = int(self.max_iter)
         o.seed = _seed(self.random_state)
         o.bias = float(bias)
-        # formulation ('auto' | 'primal' | 'dual'; Lasso and ElasticNet have the primal only): with 'auto' the
-        # engine picks by the data's shape and says why (formulation_reason_).
-        formulation = getattr(self, "formulation", "auto")
-        if formulation not in ("auto", "primal", "dual"):
-            raise ValueError(f"formulation must be 'auto', 'primal' or 'dual', got {formulation!r}")
-        o.formulation = formulation
+        o.formulation = self._formulation_request()
         # Solver 'auto': the primal Newton solver for the primal of logistic / squared hinge / ridge; otherwise, with
         # n_jobs=None or 1, the sequential reference solver, and else the parallel CPU solver (SySCD,
         # deterministic for a given n_jobs) with n_jobs threads (-1 or 0: all cores).
@@ -324,6 +327,27 @@ def _encode_labels(y):
 
 class _BaseClassifier(LinearClassifierMixin, _HetGLMBase):
     _engine_model_name = "logistic"
+
+    def _formulation_request(self):
+        """formulation combined with scikit-learn's ``dual``: True asks for the dual (SDCA), False for the primal,
+        'auto' leaves the choice to ``formulation``; a contradiction of the two is an error."""
+        formulation = super()._formulation_request()
+        dual = getattr(self, "dual", "auto")
+        if isinstance(dual, str) and dual == "auto":
+            return formulation
+        if not isinstance(dual, (bool, np.bool_)):
+            raise ValueError(f"dual must be True, False or 'auto', got {dual!r}")
+        want = "dual" if dual else "primal"
+        if formulation not in ("auto", want):
+            raise ValueError(f"dual={bool(dual)} asks for the {want} formulation and formulation={formulation!r} for "
+                             "the other: give one of them")
+        if want == "dual" and self._penalty_name() != "l2":
+            raise ValueError(f"dual=True supports penalty='l2' only (the {self._penalty_name()} models are trained in "
+                             "the primal), as scikit-learn")
+        return want
+
+    def _penalty_name(self):
+        return "l2" if self._unpenalized() else self.penalty
 
     def _penalty(self):
         return ""
@@ -444,7 +468,12 @@ class LogisticRegression(_BaseClassifier):
     device ('cpu' | 'auto' | compiled-in accelerators), accel_memory (accelerator working-set bytes),
     multi_class ('auto': more than two classes train the multinomial (softmax) model with an L2 or no penalty, as
     current scikit-learn, one-vs-rest with L1 / elastic net; 'multinomial'; 'ovr'). penalty=None or C=np.inf:
-    unpenalized (L2 with lambda = 1e-12/n).
+    unpenalized (L2 with lambda = 1e-12/n). formulation ('auto' | 'primal' | 'dual') and scikit-learn's dual (True:
+    the dual, SDCA, L2 penalty only; False: the primal; 'auto', the default here: formulation decides) choose the
+    problem the engine solves, both reaching the same optimum. solver takes scikit-learn's names ('lbfgs',
+    'liblinear', 'newton-cg', 'newton-cholesky', 'sag', 'saga') and 'auto' (the default): each reaches the same
+    optimum, which the engine's own solver certifies; 'liblinear' keeps scikit-learn's one-vs-rest for more than two
+    classes. ValueError for any other value of these.
 
     Attributes: coef_ (1, n_features) binary or (n_classes, n_features); intercept_ (1,) or (n_classes,);
     multinomial_ (whether the softmax model was trained);
@@ -456,8 +485,11 @@ class LogisticRegression(_BaseClassifier):
 
     def __init__(self, C=1.0, penalty="l2", l1_ratio=None, tol=1e-4, max_iter=1000, fit_intercept=True,
                  intercept_scaling=1.0, class_weight=None, random_state=None, verbose=0, warm_start=False,
-                 n_jobs=None, device="cpu", accel_memory=None, formulation="auto", multi_class="auto"):
+                 n_jobs=None, device="cpu", accel_memory=None, formulation="auto", multi_class="auto", dual="auto",
+                 solver="auto"):
         self.C = C
+        self.dual = dual
+        self.solver = solver
         self.penalty = penalty
         self.l1_ratio = l1_ratio
         self.multi_class = multi_class
@@ -474,6 +506,18 @@ class LogisticRegression(_BaseClassifier):
         self.accel_memory = accel_memory
         self.formulation = formulation
 
+    _SKLEARN_SOLVERS = ("auto", "lbfgs", "liblinear", "newton-cg", "newton-cholesky", "sag", "saga")
+
+    def _check_common(self):
+        super()._check_common()
+        if not (isinstance(self.solver, str) and self.solver in self._SKLEARN_SOLVERS):
+            raise ValueError(f"solver must be one of scikit-learn's LogisticRegression solvers "
+                             f"({', '.join(self._SKLEARN_SOLVERS)}; the engine trains with its own, see formulation and "
+                             f"dual), got {self.solver!r}")
+        if self.solver == "liblinear" and self.multi_class == "multinomial":
+            raise ValueError("solver='liblinear' trains one-vs-rest, as scikit-learn's: it does not take "
+                             "multi_class='multinomial'")
+
     def _unpenalized(self):
         return self.penalty is None or self.C == np.inf
 
@@ -483,11 +527,17 @@ class LogisticRegression(_BaseClassifier):
         penalty trains one-vs-rest (the engine's multinomial model has the L2 penalty only)."""
         if self.multi_class not in ("auto", "multinomial", "ovr"):
             raise ValueError(f"multi_class must be 'auto', 'multinomial' or 'ovr', got {self.multi_class!r}")
+        if self.solver == "liblinear":  # scikit-learn's liblinear trains one-vs-rest (multinomial refused above)
+            return False
         l2 = unpenalized or self.penalty == "l2"
         if self.multi_class == "multinomial" and not l2:
             raise ValueError(f"multi_class='multinomial' supports penalty='l2' or None only, got {self.penalty!r} "
                              "(use multi_class='ovr')")
-        return self.multi_class == "multinomial" or (self.multi_class == "auto" and l2)
+        multinomial = self.multi_class == "multinomial" or (self.multi_class == "auto" and l2)
+        if multinomial and isinstance(self.dual, (bool, np.bool_)) and self.dual:
+            raise ValueError("dual=True: the multinomial (softmax) model is trained in the primal (multi_class='ovr' "
+                             "trains one-vs-rest in the dual)")
+        return multinomial
 
     def _penalty(self):
         mapping = {"l2": "l2", "l1": "l1", "elasticnet": "elastic-net"}
@@ -519,14 +569,18 @@ class LinearSVC(_BaseClassifier):
     ``tol`` needs a large ``max_iter``.
 
     Parameters as :class:`LogisticRegression` plus ``loss``; ``penalty`` is 'l2' ('l1' for squared hinge
-    where the engine supports it). Attributes as LogisticRegression; n_iter_ is the largest epoch count.
+    where the engine supports it); ``dual`` as there (True with penalty='l1' is a ValueError, as scikit-learn's);
+    ``multi_class`` 'ovr' (scikit-learn's 'crammer_singer' is refused by name). Attributes as LogisticRegression;
+    n_iter_ is the largest epoch count.
     """
 
     def __init__(self, C=1.0, loss="squared_hinge", penalty="l2", tol=1e-4, max_iter=1000, fit_intercept=True,
                  intercept_scaling=1.0, class_weight=None, random_state=None, verbose=0, warm_start=False,
-                 n_jobs=None, device="cpu", accel_memory=None, formulation="auto"):
+                 n_jobs=None, device="cpu", accel_memory=None, formulation="auto", dual="auto", multi_class="ovr"):
         self.C = C
         self.loss = loss
+        self.dual = dual
+        self.multi_class = multi_class
         self.warm_start = warm_start
         self.penalty = penalty
         self.tol = tol
@@ -548,6 +602,21 @@ class LinearSVC(_BaseClassifier):
         if self.loss == "squared_hinge":
             return "squared-hinge"
         raise ValueError(f"loss must be 'hinge' or 'squared_hinge', got {self.loss!r}")
+
+    def _check_common(self):
+        if self.multi_class == "crammer_singer":
+            raise ValueError("multi_class='crammer_singer' is not supported by the hetglm engine (one-vs-rest only: "
+                             "multi_class='ovr')")
+        if self.multi_class != "ovr":
+            raise ValueError(f"multi_class must be 'ovr' or 'crammer_singer', got {self.multi_class!r}")
+        super()._check_common()
+
+    def _formulation_request(self):
+        formulation = super()._formulation_request()
+        if formulation == "primal" and self.loss == "hinge" and isinstance(self.dual, (bool, np.bool_)) and not self.dual:
+            raise ValueError("dual=False: loss='hinge' trains in the dual only (as scikit-learn's LinearSVC; "
+                             "loss='squared_hinge' has a primal)")
+        return formulation
 
     def _penalty(self):
         if self.penalty not in ("l2", "l1"):

@@ -354,15 +354,18 @@ class LogisticRegressionCV(LogisticRegression):
     C of the best mean score (``scoring``: None = accuracy), and a refit at that C on all the data (``refit=True``;
     otherwise the coefficients are those of the refit too, at the best C). ``Cs``: an int (``np.logspace(-4, 4,
     Cs)``) or the values; ``cv``: None = 5-fold StratifiedKFold, an int or a splitter; ``n_jobs``: folds side by
-    side in threads. Multiclass as :class:`LogisticRegression` (multinomial by default).
+    side in threads. Multiclass as :class:`LogisticRegression` (multinomial by default); ``dual``, ``solver`` and
+    ``formulation`` as there.
 
     Attributes: C_ (the best C, shape (n_classes,) or (1,) as scikit-learn), Cs_, scores_ (n_folds, n_Cs), plus
     those of LogisticRegression."""
 
     def __init__(self, *, Cs=10, fit_intercept=True, cv=None, penalty="l2", scoring=None, tol=1e-4, max_iter=1000,
                  class_weight=None, n_jobs=None, verbose=0, refit=True, intercept_scaling=1.0, random_state=None,
-                 l1_ratio=None, multi_class="auto", device="cpu", formulation="auto"):
+                 l1_ratio=None, multi_class="auto", device="cpu", formulation="auto", dual="auto", solver="auto"):
         self.Cs = Cs
+        self.dual = dual
+        self.solver = solver
         self.fit_intercept = fit_intercept
         self.cv = cv
         self.penalty = penalty
@@ -397,7 +400,7 @@ class LogisticRegressionCV(LogisticRegression):
                                   fit_intercept=self.fit_intercept, intercept_scaling=self.intercept_scaling,
                                   class_weight=self.class_weight, random_state=self.random_state,
                                   multi_class=self.multi_class, device=self.device, formulation=self.formulation,
-                                  warm_start=True)
+                                  dual=self.dual, solver=self.solver, warm_start=True)
 
     def fit(self, X, y):
         """Cross-validate the C path, choose C_, refit on all the data (no sample weights yet). Returns self."""

@@ -343,3 +343,61 @@ def test_lasso_and_elastic_net_take_scikit_learns_parameters():
                                          r"formulation\), got 'qr'$"):
         hetglm.Ridge(solver="qr").fit(X, y)
 
+
+
+def test_logistic_regression_and_linear_svc_take_scikit_learns_parameters():
+    """scikit-learn's dual and solver (LogisticRegression, LogisticRegressionCV) and dual and multi_class (LinearSVC)
+    are parameters here too: dual=True / False choose the dual (SDCA) / primal problem (the model file's solver_type
+    says which ran; both reach the optimum the certificate bounds), scikit-learn's solver names change nothing but
+    'liblinear', which keeps scikit-learn's one-vs-rest, and what the engine cannot do is refused by name."""
+    from sklearn import linear_model as sklm, svm as sksvm
+    from sklearn.datasets import load_iris, make_classification
+    for ours, theirs in [(hetglm.LogisticRegression, sklm.LogisticRegression), (hetglm.LinearSVC, sksvm.LinearSVC)]:
+        missing = set(theirs().get_params()) - set(ours().get_params())
+        assert not missing, f"{ours.__name__} lacks scikit-learn's {sorted(missing)}"
+    assert {"dual", "solver"} <= set(hetglm.LogisticRegressionCV().get_params())
+    X, y = make_classification(400, 10, random_state=0)
+    ref = hetglm.LogisticRegression(tol=1e-10).fit(X, y)
+    for kw, solver_type in [(dict(dual=True), "L2R_LR_DUAL"), (dict(dual=False), "L2R_LR"),
+                            (dict(solver="liblinear", dual=True), "L2R_LR_DUAL")]:
+        est = hetglm.LogisticRegression(tol=1e-10, **kw).fit(X, y)
+        assert est._model_dict()["solver_type"] == solver_type
+        # Both certified at relative gap 1e-10: the objectives agree to that, the weights to sqrt(2 gap / lambda).
+        assert abs(est.primal_objective_ - ref.primal_objective_) <= 1e-9 * ref.primal_objective_
+        assert np.abs(est.coef_ - ref.coef_).max() <= np.sqrt(2 * 1e-10 * ref.primal_objective_ / ref.lambda_)
+    for solver in ("lbfgs", "newton-cg", "newton-cholesky", "sag", "saga"):
+        np.testing.assert_array_equal(hetglm.LogisticRegression(tol=1e-10, solver=solver).fit(X, y).coef_, ref.coef_)
+    Xi, yi = load_iris(return_X_y=True)
+    assert not hetglm.LogisticRegression(solver="liblinear").fit(Xi, yi).multinomial_
+    assert hetglm.LogisticRegression().fit(Xi, yi).multinomial_
+    svc = hetglm.LinearSVC(tol=1e-8, max_iter=5000).fit(X, y)
+    for kw, solver_type in [(dict(dual=True), "L2R_L2LOSS_SVC_DUAL"), (dict(dual=False), "L2R_L2LOSS_SVC")]:
+        est = hetglm.LinearSVC(tol=1e-8, max_iter=5000, **kw).fit(X, y)
+        assert est._model_dict()["solver_type"] == solver_type
+        assert abs(est.primal_objective_ - svc.primal_objective_) <= 1e-7 * svc.primal_objective_
+    cases = [
+        (hetglm.LogisticRegression, dict(dual=True, penalty="l1"),
+         r"^dual=True supports penalty='l2' only \(the l1 models are trained in the primal\), as scikit-learn$", X, y),
+        (hetglm.LogisticRegression, dict(dual=True, formulation="primal"),
+         r"^dual=True asks for the dual formulation and formulation='primal' for the other: give one of them$", X, y),
+        (hetglm.LogisticRegression, dict(dual="yes"), r"^dual must be True, False or 'auto', got 'yes'$", X, y),
+        (hetglm.LogisticRegression, dict(solver="lbfgsb"),
+         r"^solver must be one of scikit-learn's LogisticRegression solvers \(auto, lbfgs, liblinear, newton-cg, "
+         r"newton-cholesky, sag, saga; the engine trains with its own, see formulation and dual\), got 'lbfgsb'$", X, y),
+        (hetglm.LogisticRegression, dict(solver="liblinear", multi_class="multinomial"),
+         r"^solver='liblinear' trains one-vs-rest, as scikit-learn's: it does not take multi_class='multinomial'$",
+         X, y),
+        (hetglm.LogisticRegression, dict(dual=True),
+         r"^dual=True: the multinomial \(softmax\) model is trained in the primal \(multi_class='ovr' trains "
+         r"one-vs-rest in the dual\)$", Xi, yi),
+        (hetglm.LinearSVC, dict(multi_class="crammer_singer"),
+         r"^multi_class='crammer_singer' is not supported by the hetglm engine \(one-vs-rest only: "
+         r"multi_class='ovr'\)$", X, y),
+        (hetglm.LinearSVC, dict(multi_class="x"), r"^multi_class must be 'ovr' or 'crammer_singer', got 'x'$", X, y),
+        (hetglm.LinearSVC, dict(loss="hinge", dual=False),
+         r"^dual=False: loss='hinge' trains in the dual only \(as scikit-learn's LinearSVC; loss='squared_hinge' has "
+         r"a primal\)$", X, y),
+    ]
+    for cls, kw, message, XX, yy in cases:
+        with pytest.raises(ValueError, match=message):
+            cls(**kw).fit(XX, yy)
