@@ -79,6 +79,31 @@ void for_row_blocks(std::int64_t lo, std::int64_t hi, const F& f) {
   }
 }
 
+/// d float32 sums over rows (the dense passes' sums that no certificate reads: dense::axpy_rows_f32, sq_rows_f32)
+/// that join a float64 buffer every kF32Rows rows, so each carries a relative error of about 1e-5 at most.
+class Float32Sums {
+ public:
+  Float32Sums(double* target, std::size_t d) : target_(target), sums_(d, 0.0f) {}
+  float* data() { return sums_.data(); }
+  /// After `rows` more rows were added into data().
+  void rows_done(int rows) {
+    if ((since_ += rows) >= kF32Rows) flush();
+  }
+  /// target += the float32 sums, which restart from 0 (also once after the last rows).
+  void flush() {
+    for (std::size_t j = 0; j < sums_.size(); ++j) {
+      target_[j] += double(sums_[j]);
+      sums_[j] = 0.0f;
+    }
+    since_ = 0;
+  }
+
+ private:
+  double* target_;
+  std::vector<float> sums_;
+  std::int64_t since_ = 0;
+};
+
 /// f(i) for every i in [0, n), each independent (no reduction), in parallel over ranges of `grain` indices.
 template <class F>
 void for_each_index(index_t n, index_t grain, const F& f) {
@@ -274,14 +299,7 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
         std::fill(bs, bs + Dn, 0.0);
         std::fill(bh, bh + Dn, 0.0);
         if (dense_rows) {
-          std::vector<float> hf(Dn, 0.0f);
-          auto flush = [&] {
-            for (std::size_t j = 0; j < Dn; ++j) {
-              bh[j] += double(hf[j]);
-              hf[j] = 0.0f;
-            }
-          };
-          std::int64_t since = 0;
+          Float32Sums hf(bh, Dn);
           for_row_blocks(lo, hi, [&](std::int64_t i, int rows, int stream) {
             const float* xb = Xv + i * ld;
             float c[dense::kBlockRows];
@@ -294,12 +312,9 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
             }
             for (int r = 0; r < rows; ++r) c[r] = static_cast<float>(curv[i + r]);
             dense::sq_rows_f32(c, xb, ld, rows, hf.data(), ld);
-            if ((since += rows) >= kF32Rows) {
-              flush();
-              since = 0;
-            }
+            hf.rows_done(rows);
           });
-          flush();
+          hf.flush();
         } else for (std::int64_t k = lo; k < hi; ++k) {
           const double g = grad[k], h = curv[k];
           for (offset_t p = X.offsets[k]; p < X.offsets[k + 1]; ++p) {
@@ -429,26 +444,16 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
               });
               return;
             }
-            std::vector<float> bf(Dn, 0.0f);
-            auto flush = [&] {
-              for (std::size_t j = 0; j < Dn; ++j) {
-                b[j] += double(bf[j]);
-                bf[j] = 0.0f;
-              }
-            };
-            std::int64_t since = 0;
+            Float32Sums bf(b, Dn);
             for_row_blocks(lo, hi, [&](std::int64_t i, int rows, int) {
               const float* xb = Xv + i * ld;
               float u[dense::kBlockRows];
               dense::dot_rows(xb, ld, rows, pv.data(), ld, &xp[i]);
               for (int r = 0; r < rows; ++r) u[r] = float(curv[i + r] * xp[i + r]);
               dense::axpy_rows_f32(u, xb, ld, rows, bf.data(), ld);
-              if ((since += rows) >= kF32Rows) {
-                flush();
-                since = 0;
-              }
+              bf.rows_done(rows);
             });
-            flush();
+            bf.flush();
           });
         };
         if (dense_rows)
