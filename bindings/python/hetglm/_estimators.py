@@ -179,7 +179,7 @@ class _HetGLMBase(BaseEstimator):
         """'auto' | 'primal' | 'dual' (Lasso and ElasticNet have the primal only): with 'auto' the engine picks by
         the data's shape and says why (formulation_reason_)."""
         formulation = getattr(self, "formulation", "auto")
-        if formulation not in ("auto", "primal", "dual"):
+        if not (isinstance(formulation, str) and formulation in ("auto", "primal", "dual")):
             raise ValueError(f"formulation must be 'auto', 'primal' or 'dual', got {formulation!r}")
         return formulation
 
@@ -194,7 +194,8 @@ class _HetGLMBase(BaseEstimator):
         if not (isinstance(self.max_iter, numbers.Integral) and 1 <= self.max_iter <= _INT_MAX):
             raise ValueError(f"max_iter must be an integer in [1, {_INT_MAX}], got {self.max_iter!r}")
         multi_class = getattr(self, "multi_class", "auto")
-        if multi_class not in ("auto", "multinomial", "ovr"):  # checked at every fit, not only for > 2 classes
+        # checked at every fit, not only for > 2 classes
+        if not (isinstance(multi_class, str) and multi_class in ("auto", "multinomial", "ovr")):
             raise ValueError(f"multi_class must be 'auto', 'multinomial' or 'ovr', got {multi_class!r}")
 
     def _options(self, model, penalty="", C=None, lam=None, l1_ratio=0.5, bias=-1.0):
@@ -330,21 +331,31 @@ class _BaseClassifier(LinearClassifierMixin, _HetGLMBase):
 
     def _formulation_request(self):
         """formulation combined with scikit-learn's ``dual``: True asks for the dual (SDCA), False for the primal,
-        'auto' leaves the choice to ``formulation``; a contradiction of the two is an error."""
+        'auto' leaves the choice to ``formulation``; a contradiction of the two is an error, and so is a dual request
+        for a model trained in the primal only (L1 / elastic net, no penalty)."""
         formulation = super()._formulation_request()
         dual = getattr(self, "dual", "auto")
         if isinstance(dual, str) and dual == "auto":
-            return formulation
-        if not isinstance(dual, (bool, np.bool_)):
-            raise ValueError(f"dual must be True, False or 'auto', got {dual!r}")
-        want = "dual" if dual else "primal"
-        if formulation not in ("auto", want):
-            raise ValueError(f"dual={bool(dual)} asks for the {want} formulation and formulation={formulation!r} for "
-                             "the other: give one of them")
+            want = formulation
+        else:
+            if not isinstance(dual, (bool, np.bool_)):
+                raise ValueError(f"dual must be True, False or 'auto', got {dual!r}")
+            want = "dual" if dual else "primal"
+            if formulation not in ("auto", want):
+                raise ValueError(f"dual={bool(dual)} asks for the {want} formulation and formulation={formulation!r} "
+                                 "for the other: give one of them")
+        if want == "dual" and self._unpenalized():
+            raise ValueError(f"{self._asked()}: the unpenalized model (penalty=None or C=inf) is trained in the primal "
+                             "(its dual, at lambda = 1e-12 / n, stalls), as scikit-learn refuses penalty=None with dual=True")
         if want == "dual" and self._penalty_name() != "l2":
-            raise ValueError(f"dual=True supports penalty='l2' only (the {self._penalty_name()} models are trained in "
-                             "the primal), as scikit-learn")
+            raise ValueError(f"{self._asked()} supports penalty='l2' only (the {self._penalty_name()} models are "
+                             "trained in the primal), as scikit-learn")
         return want
+
+    def _asked(self):
+        """How the formulation was asked for, for messages: dual=... or formulation=..."""
+        dual = getattr(self, "dual", "auto")
+        return f"dual={bool(dual)}" if isinstance(dual, (bool, np.bool_)) else f"formulation={self.formulation!r}"
 
     def _penalty_name(self):
         return "l2" if self._unpenalized() else self.penalty
@@ -525,7 +536,7 @@ class LogisticRegression(_BaseClassifier):
         """More than two classes: 'auto' (default, as current scikit-learn) and 'multinomial' train the softmax model
         (L2 or no penalty; the engine's Newton-CG solver), 'ovr' one-vs-rest. 'auto' with an L1 / elastic-net
         penalty trains one-vs-rest (the engine's multinomial model has the L2 penalty only)."""
-        if self.multi_class not in ("auto", "multinomial", "ovr"):
+        if not (isinstance(self.multi_class, str) and self.multi_class in ("auto", "multinomial", "ovr")):
             raise ValueError(f"multi_class must be 'auto', 'multinomial' or 'ovr', got {self.multi_class!r}")
         if self.solver == "liblinear":  # scikit-learn's liblinear trains one-vs-rest (multinomial refused above)
             return False
@@ -534,9 +545,9 @@ class LogisticRegression(_BaseClassifier):
             raise ValueError(f"multi_class='multinomial' supports penalty='l2' or None only, got {self.penalty!r} "
                              "(use multi_class='ovr')")
         multinomial = self.multi_class == "multinomial" or (self.multi_class == "auto" and l2)
-        if multinomial and isinstance(self.dual, (bool, np.bool_)) and self.dual:
-            raise ValueError("dual=True: the multinomial (softmax) model is trained in the primal (multi_class='ovr' "
-                             "trains one-vs-rest in the dual)")
+        if multinomial and self._formulation_request() == "dual":
+            raise ValueError(f"{self._asked()}: the multinomial (softmax) model is trained in the primal "
+                             "(multi_class='ovr' trains one-vs-rest in the dual)")
         return multinomial
 
     def _penalty(self):
@@ -604,17 +615,18 @@ class LinearSVC(_BaseClassifier):
         raise ValueError(f"loss must be 'hinge' or 'squared_hinge', got {self.loss!r}")
 
     def _check_common(self):
-        if self.multi_class == "crammer_singer":
+        mc = self.multi_class
+        if isinstance(mc, str) and mc == "crammer_singer":
             raise ValueError("multi_class='crammer_singer' is not supported by the hetglm engine (one-vs-rest only: "
                              "multi_class='ovr')")
-        if self.multi_class != "ovr":
+        if not (isinstance(mc, str) and mc == "ovr"):
             raise ValueError(f"multi_class must be 'ovr' or 'crammer_singer', got {self.multi_class!r}")
         super()._check_common()
 
     def _formulation_request(self):
         formulation = super()._formulation_request()
-        if formulation == "primal" and self.loss == "hinge" and isinstance(self.dual, (bool, np.bool_)) and not self.dual:
-            raise ValueError("dual=False: loss='hinge' trains in the dual only (as scikit-learn's LinearSVC; "
+        if formulation == "primal" and self.loss == "hinge":
+            raise ValueError(f"{self._asked()}: loss='hinge' trains in the dual only (as scikit-learn's LinearSVC; "
                              "loss='squared_hinge' has a primal)")
         return formulation
 

@@ -271,7 +271,7 @@ def test_formulation_parameter_and_reason(data_dir):
     assert hetglm.Ridge(formulation="dual").fit(X, y).formulation_reason_ == "requested with --formulation dual"
     with pytest.raises(ValueError, match=r"^formulation must be 'auto', 'primal' or 'dual', got 'both'$"):
         hetglm.LogisticRegression(formulation="both").fit(X, y)
-    with pytest.raises(ValueError, match=r"svm trains in the dual only"):
+    with pytest.raises(ValueError, match=r"^formulation='primal': loss='hinge' trains in the dual only"):
         hetglm.LinearSVC(loss="hinge", formulation="primal").fit(X, y)
 
 
@@ -397,6 +397,23 @@ def test_logistic_regression_and_linear_svc_take_scikit_learns_parameters():
         (hetglm.LinearSVC, dict(loss="hinge", dual=False),
          r"^dual=False: loss='hinge' trains in the dual only \(as scikit-learn's LinearSVC; loss='squared_hinge' has "
          r"a primal\)$", X, y),
+        # The same requests through formulation name it (the engine's messages name the CLI's --formulation).
+        (hetglm.LinearSVC, dict(loss="hinge", formulation="primal"),
+         r"^formulation='primal': loss='hinge' trains in the dual only", X, y),
+        (hetglm.LogisticRegression, dict(formulation="dual", penalty="elasticnet", l1_ratio=0.5),
+         r"^formulation='dual' supports penalty='l2' only \(the elasticnet models are trained in the primal\)", X, y),
+        (hetglm.LogisticRegression, dict(formulation="dual"),
+         r"^formulation='dual': the multinomial \(softmax\) model is trained in the primal", Xi, yi),
+        # No penalty has no useful dual (scikit-learn refuses penalty=None with dual=True).
+        (hetglm.LogisticRegression, dict(dual=True, penalty=None),
+         r"^dual=True: the unpenalized model \(penalty=None or C=inf\) is trained in the primal \(its dual, at "
+         r"lambda = 1e-12 / n, stalls\), as scikit-learn refuses penalty=None with dual=True$", X, y),
+        (hetglm.LogisticRegression, dict(dual=True, C=np.inf), r"^dual=True: the unpenalized model", X, y),
+        # A non-string value names its parameter.
+        (hetglm.LogisticRegression, dict(multi_class=np.array(["ovr", "x"])), r"^multi_class must be 'auto', "
+         r"'multinomial' or 'ovr', got array", Xi, yi),
+        (hetglm.LinearSVC, dict(multi_class=np.array(["ovr", "x"])), r"^multi_class must be 'ovr' or "
+         r"'crammer_singer', got array", X, y),
     ]
     for cls, kw, message, XX, yy in cases:
         with pytest.raises(ValueError, match=message):

@@ -177,8 +177,8 @@ def test_multinomial_options_and_errors(tmp_path):
         hetglm.LogisticRegression(penalty="l1", multi_class="multinomial").fit(X, y)
     with pytest.raises(ValueError, match=r"^multi_class must be 'auto', 'multinomial' or 'ovr', got 'x'$"):
         hetglm.LogisticRegression(multi_class="x").fit(X, y)
-    with pytest.raises(ValueError, match=r"^--formulation dual: model 'multinomial' has no dual \(SDCA\) form; use "
-                                         r"primal$"):
+    with pytest.raises(ValueError, match=r"^formulation='dual': the multinomial \(softmax\) model is trained in the "
+                                         r"primal \(multi_class='ovr' trains one-vs-rest in the dual\)$"):
         hetglm.LogisticRegression(formulation="dual").fit(X, y)
     if "fpga-sim" in hetglm.backends:
         with pytest.raises(ValueError, match=r"^--model multinomial: trains on the CPU only"):
