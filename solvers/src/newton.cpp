@@ -258,11 +258,12 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
     });
   };
   // Step 1: per-sample derivatives and the certificate's sums, then s_j and H_j over the columns. On the dense
-  // rows-only path H_j, which only preconditions the conjugate gradients there, is summed in float32 (dense::
-  // sq_rows_f32, joining its float64 buffer every kF32Rows rows); s_j, which the certificate reads, in float64. exact_v: v = X w
-  // first (recompute_v, then this), fused on the rows-only dense path into the same pass: per block of rows, v of
-  // the block, its samples' terms, then its share of s and H while the block is in the L1 cache (bit-identical to
-  // the two passes: dot_rows is dense::dot row by row, and the terms are added in the same order).
+  // rows-only path H_j, which only preconditions the conjugate gradients there, is summed in float32
+  // (dense::sq_rows_f32, joining its float64 buffer every kF32Rows rows); s_j, which the certificate reads, in
+  // float64. exact_v: v = X w first (recompute_v, then this), fused on the rows-only dense path into the same pass:
+  // per block of rows, v of the block, its samples' terms, then its share of s and H while the block is in the L1
+  // cache (bit-identical to the two passes: dot_rows is dense::dot row by row, and the terms are added in the same
+  // order).
   auto state = [&](bool exact_v = false) -> Certificate {
     const bool fused_v = exact_v && rows_only && dense_rows;
     const bool cached = from_cache && !exact_v;
@@ -434,26 +435,22 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
           for_chunks(n, [&](std::int64_t ch, std::int64_t lo, std::int64_t hi) {
             double* b = buf_a.data() + std::size_t(ch) * Dn;
             std::fill(b, b + Dn, 0.0);
-            if (exact) {
-              for_row_blocks(lo, hi, [&](std::int64_t i, int rows, int) {
-                const float* xb = Xv + i * ld;
-                double u[dense::kBlockRows];
-                dense::dot_rows(xb, ld, rows, pv.data(), ld, &xp[i]);
-                for (int r = 0; r < rows; ++r) u[r] = curv[i + r] * xp[i + r];
-                dense::axpy_rows(u, xb, ld, rows, b, ld);
-              });
-              return;
-            }
-            Float32Sums bf(b, Dn);
+            Float32Sums bf(b, exact ? 0 : Dn);
             for_row_blocks(lo, hi, [&](std::int64_t i, int rows, int) {
               const float* xb = Xv + i * ld;
-              float u[dense::kBlockRows];
               dense::dot_rows(xb, ld, rows, pv.data(), ld, &xp[i]);
-              for (int r = 0; r < rows; ++r) u[r] = float(curv[i + r] * xp[i + r]);
-              dense::axpy_rows_f32(u, xb, ld, rows, bf.data(), ld);
-              bf.rows_done(rows);
+              if (exact) {
+                double u[dense::kBlockRows];
+                for (int r = 0; r < rows; ++r) u[r] = curv[i + r] * xp[i + r];
+                dense::axpy_rows(u, xb, ld, rows, b, ld);
+              } else {
+                float u[dense::kBlockRows];
+                for (int r = 0; r < rows; ++r) u[r] = float(curv[i + r] * xp[i + r]);
+                dense::axpy_rows_f32(u, xb, ld, rows, bf.data(), ld);
+                bf.rows_done(rows);
+              }
             });
-            bf.flush();
+            bf.flush();  // nothing to add when exact (no float32 sums)
           });
         };
         if (dense_rows)
