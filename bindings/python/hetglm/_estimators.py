@@ -160,6 +160,14 @@ def _check_cd_params(est):
                          f"matrix; a precomputed one is not supported), got {type(est.precompute).__name__}")
 
 
+def _check_tol_max_iter(tol, max_iter):
+    """tol (the relative duality gap) and max_iter (the epoch budget) of an estimator or a path function."""
+    if not _positive_finite(tol):
+        raise ValueError(f"tol must be a positive finite number, got {tol!r}")
+    if not (isinstance(max_iter, numbers.Integral) and 1 <= max_iter <= _INT_MAX):
+        raise ValueError(f"max_iter must be an integer in [1, {_INT_MAX}], got {max_iter!r}")
+
+
 def _seed(random_state):
     if random_state is None:
         return 1
@@ -189,10 +197,7 @@ class _HetGLMBase(BaseEstimator):
         if not hasattr(_hetglm.TrainOptions(), "device") and self.device not in ("cpu", "auto"):
             raise ValueError(f"device {self.device!r} is not supported by this build (backends: {_hetglm.backends})")
         # Otherwise the engine checks the device (a ValueError with its message when it is not available).
-        if not _positive_finite(self.tol):
-            raise ValueError(f"tol must be a positive finite number, got {self.tol!r}")
-        if not (isinstance(self.max_iter, numbers.Integral) and 1 <= self.max_iter <= _INT_MAX):
-            raise ValueError(f"max_iter must be an integer in [1, {_INT_MAX}], got {self.max_iter!r}")
+        _check_tol_max_iter(self.tol, self.max_iter)
         multi_class = getattr(self, "multi_class", "auto")
         # checked at every fit, not only for > 2 classes
         if not (isinstance(multi_class, str) and multi_class in ("auto", "multinomial", "ovr")):

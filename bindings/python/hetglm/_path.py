@@ -23,8 +23,9 @@ from sklearn.model_selection import check_cv
 from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
 
 from . import _hetglm
-from ._estimators import (_INT_MAX, ElasticNet, Lasso, LogisticRegression, Ridge, _BaseRegressor, _HetGLMBase,
-                          _centre, _check_cd_params, _check_l1_ratio, _positive_finite, _seed, _to_matrix)
+from ._estimators import (ElasticNet, Lasso, LogisticRegression, Ridge, _BaseRegressor, _HetGLMBase, _centre,
+                          _check_cd_params, _check_l1_ratio, _check_tol_max_iter, _positive_finite, _seed,
+                          _to_matrix)
 
 __all__ = ["lasso_path", "enet_path", "logistic_regression_path", "LassoCV", "ElasticNetCV",
            "LogisticRegressionCV", "RidgeCV"]
@@ -94,10 +95,7 @@ def _by_feature(X):
 
 
 def _options_factory(tol, max_iter, random_state, l1_ratio=0.5):
-    if not _positive_finite(tol):
-        raise ValueError(f"tol must be a positive finite number, got {tol!r}")
-    if not (isinstance(max_iter, numbers.Integral) and 1 <= max_iter <= _INT_MAX):
-        raise ValueError(f"max_iter must be an integer in [1, {_INT_MAX}], got {max_iter!r}")
+    _check_tol_max_iter(tol, max_iter)
 
     def make():
         o = _hetglm.TrainOptions()
