@@ -10,6 +10,7 @@
 #include <tbb/task_arena.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <limits>
 #include <new>
@@ -52,6 +53,8 @@ CsrMatrix transpose(const CsrMatrix& a) {
   const std::size_t d = static_cast<std::size_t>(a.n_cols);
   t.indices.resize(a.indices.size());
   t.values.resize(a.values.size());
+  t.values_lo.resize(a.values_lo.size());
+  const bool with_lo = a.has_lo();
   // Rows are cut into B contiguous blocks (B = the arena's concurrency for large matrices, else 1): block b counts
   // its entries per column, the counts give each block its start inside every output row, and the blocks scatter
   // in parallel. Blocks are in row order, so every output row lists its entries by ascending input row (sorted
@@ -87,6 +90,7 @@ CsrMatrix transpose(const CsrMatrix& a) {
         const offset_t p = next[a.indices[k]]++;
         t.indices[p] = r;
         t.values[p] = a.values[k];
+        if (with_lo) t.values_lo[p] = a.values_lo[k];
       }
     }
   });
@@ -108,12 +112,14 @@ CsrMatrix select_rows(const CsrMatrix& a, std::span<const index_t> rows) {
   s.offsets.resize(rows.size() + 1);
   s.indices.resize(static_cast<std::size_t>(nnz));
   s.values.resize(static_cast<std::size_t>(nnz));
+  if (a.has_lo()) s.values_lo.resize(static_cast<std::size_t>(nnz));
   offset_t pos = 0;
   for (std::size_t k = 0; k < rows.size(); ++k) {
     s.offsets[k] = pos;
     const offset_t b = a.offsets[rows[k]], e = a.offsets[rows[k] + 1];
     std::copy(a.indices.begin() + b, a.indices.begin() + e, s.indices.begin() + pos);
     std::copy(a.values.begin() + b, a.values.begin() + e, s.values.begin() + pos);
+    if (a.has_lo()) std::copy(a.values_lo.begin() + b, a.values_lo.begin() + e, s.values_lo.begin() + pos);
     pos += e - b;
   }
   s.offsets[rows.size()] = pos;
@@ -141,7 +147,10 @@ CsrMatrix with_bias_column(const CsrMatrix& a, double bias) {
   b.offsets.resize(n + 1);
   b.indices.resize(a.indices.size() + n);  // FillVector: no zero fill; every entry is written below
   b.values.resize(a.values.size() + n);
+  const bool with_lo = a.has_lo();
+  if (with_lo) b.values_lo.resize(a.values_lo.size() + n);
   const float bias_value = static_cast<float>(bias);
+  const float bias_lo = static_cast<float>(bias - double(bias_value));
   // Row r moves up by r entries (one bias entry after each earlier row); rows are copied in parallel for large
   // matrices (a fitted intercept copies the whole matrix on every fit).
   auto rows = [&](std::size_t lo, std::size_t hi) {
@@ -151,6 +160,10 @@ CsrMatrix with_bias_column(const CsrMatrix& a, double bias) {
       std::copy(a.values.begin() + from, a.values.begin() + to, b.values.begin() + at);
       b.indices[static_cast<std::size_t>(at + (to - from))] = a.n_cols;
       b.values[static_cast<std::size_t>(at + (to - from))] = bias_value;
+      if (with_lo) {
+        std::copy(a.values_lo.begin() + from, a.values_lo.begin() + to, b.values_lo.begin() + at);
+        b.values_lo[static_cast<std::size_t>(at + (to - from))] = bias_lo;
+      }
       b.offsets[r + 1] = to + static_cast<offset_t>(r) + 1;
     }
   };
@@ -163,13 +176,31 @@ CsrMatrix with_bias_column(const CsrMatrix& a, double bias) {
   return b;
 }
 
+void set_values_lo(CsrMatrix& a, const double* x) {
+  const offset_t nnz = a.nnz();
+  std::atomic<bool> any{false};
+  a.values_lo.resize(static_cast<std::size_t>(nnz));
+  tbb::parallel_for(tbb::blocked_range<offset_t>(0, nnz, 1 << 14), [&](const tbb::blocked_range<offset_t>& r) {
+    bool nz = false;
+    for (offset_t k = r.begin(); k < r.end(); ++k) {
+      const float l = static_cast<float>(x[k] - double(a.values[k]));
+      a.values_lo[static_cast<std::size_t>(k)] = l;
+      nz |= l != 0.0f;
+    }
+    if (nz) any.store(true, std::memory_order_relaxed);
+  });
+  if (!any.load()) FillVector<float>().swap(a.values_lo);
+}
+
 void multiply(const CsrMatrix& a, std::span<const double> w, std::span<double> out) {
   const std::size_t limit = w.size();
+  const bool with_lo = a.has_lo();
   for (index_t r = 0; r < a.n_rows; ++r) {
     double s = 0;
     for (offset_t k = a.offsets[r]; k < a.offsets[r + 1]; ++k) {
       const index_t j = a.indices[k];
-      if (static_cast<std::size_t>(j) < limit) s += double(a.values[k]) * w[j];
+      if (static_cast<std::size_t>(j) < limit)
+        s += (with_lo ? double(a.values[k]) + double(a.values_lo[k]) : double(a.values[k])) * w[j];
     }
     out[r] = s;
   }
@@ -182,6 +213,7 @@ void validate(const CsrMatrix& a, const std::string& what) {
   if (a.offsets[0] != 0) fail("offsets[0] must be 0");
   if (a.indices.size() != static_cast<std::size_t>(a.nnz()) || a.values.size() != a.indices.size())
     fail("indices and values must have nnz entries");
+  if (a.has_lo() && a.values_lo.size() != a.values.size()) fail("values_lo must be empty or have nnz entries");
   for (index_t r = 0; r < a.n_rows; ++r) {
     if (a.offsets[r + 1] < a.offsets[r]) fail(fmt::format("offsets decrease at row {}", r));
     for (offset_t k = a.offsets[r]; k < a.offsets[r + 1]; ++k) {

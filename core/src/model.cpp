@@ -552,7 +552,8 @@ std::vector<double> decision_function(const LinearModel& m, const CsrMatrix& X) 
                         for (offset_t e = X.offsets[r]; e < X.offsets[r + 1]; ++e) {
                           const index_t j = X.indices[e];
                           if (j < 0 || j >= nf) continue;  // features unknown to the model are ignored
-                          const double x = X.values[e];
+                          const double x = X.has_lo() ? double(X.values[e]) + double(X.values_lo[e])
+                                                      : double(X.values[e]);
                           const double* wj = w + static_cast<std::size_t>(j) * nc;
                           for (std::size_t k = 0; k < nc; ++k) o[k] += x * wj[k];
                         }

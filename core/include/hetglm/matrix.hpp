@@ -3,7 +3,11 @@
 //   * a CsrMatrix stores `n_rows` compressed vectors ("major" = rows) over `n_cols` minor indices;
 //   * row r holds entries offsets[r] .. offsets[r+1]-1 of (indices, values), indices sorted ascending
 //     and unique within a row; offsets are 64-bit so nnz above 2^31 is representable; indices are
-//     32-bit (checked on construction), values float32.
+//     32-bit (checked on construction), values float32;
+//   * float64 input keeps what float32 rounding drops in `values_lo` (empty otherwise): the stored value of entry k
+//     is then double(values[k]) + double(values_lo[k]), within 2^-48 relative of the input. Every kernel reads
+//     `values` (the float32 matrix); the primal Newton solver also reads `values_lo` where its fixed point and its
+//     certificate are decided (docs/formulation.md, "float64 data").
 // A CSC matrix is the CsrMatrix of the transpose (`transpose()`): the columns of X become its rows.
 // Samples are rows of X; in the dual (SDCA) the coordinates are rows of X, in the primal they are the
 // rows of X^T (columns of X).
@@ -77,6 +81,9 @@ struct CsrMatrix {
   std::vector<offset_t> offsets{0};  ///< size n_rows + 1, offsets[0] = 0
   FillVector<index_t> indices;       ///< size nnz, column of each entry (resize(n) leaves it unset: fill it)
   FillVector<float> values;          ///< size nnz (resize(n) leaves it unset: fill it)
+  FillVector<float> values_lo;       ///< empty, or size nnz: float64 input's x - double(float(x)), rounded to float32
+
+  bool has_lo() const noexcept { return !values_lo.empty(); }
 
   offset_t nnz() const noexcept { return offsets.empty() ? 0 : offsets.back(); }
   std::span<const index_t> row_indices(index_t r) const noexcept {
@@ -100,7 +107,11 @@ CsrMatrix with_bias_column(const CsrMatrix& a, double bias);
 /// InvalidArgument for a row outside [0, n_rows).
 CsrMatrix select_rows(const CsrMatrix& a, std::span<const index_t> rows);
 
-/// x_r . w for every row (w.size() >= n_cols; entries beyond w.size() are ignored).
+/// values_lo of float64 values `x` (nnz of them, the source of a.values): x_k - double(float(x_k)) rounded to float32,
+/// in parallel. Leaves a.values_lo empty when every x_k is a float32 (nothing to keep).
+void set_values_lo(CsrMatrix& a, const double* x);
+
+/// x_r . w for every row (w.size() >= n_cols; entries beyond w.size() are ignored); with values_lo when present.
 void multiply(const CsrMatrix& a, std::span<const double> w, std::span<double> out);
 
 /// Check the structural invariants; throws InvalidArgument naming `what` on violation.
