@@ -35,6 +35,7 @@ constexpr int kSlopeSteps = 30;        // regula falsi steps of the slope line s
 constexpr double kSlopeTol = 1e-3;     // ... until the slope is this share of the slope at t = 0
 constexpr int kResyncEvery = 10;       // Newton iterations between exact re-synchronizations v = X w
 constexpr double kCgTol = 0.1;         // L2: relative residual at which conjugate gradients stop (LIBLINEAR TRON's)
+constexpr double kCgTolSmall = 1e-8;   // the same for small float64 data (exact_h in run_newton)
 constexpr int kMaxCg = 250;            // L2: conjugate-gradient iterations per Newton iteration, at most
 // L2: the Newton dual point (run_newton, step 2) is evaluated when the relative gap is at most this many times tol.
 constexpr double kDualPointReach = 1e3;
@@ -196,9 +197,27 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
   const std::int64_t ld = d;  // leading dimension of the dense rows
   // X^T path: full columns (all n samples stored) through the same kernels, from kDenseMin entries of X^T on.
   const bool dense_cols = !rows_only && A.nnz() >= kDenseMin;
+  // float64 data (values_lo, matrix.hpp) and a tol below kFloat64Tol (newton.hpp): the products that decide the
+  // fixed point and the certificate, v = X w and s = X^T grad, read values + values_lo; the Hessian's products (the
+  // conjugate gradients, the preconditioner H, the L1 model's columns) read the float32 values alone: an inexact
+  // Hessian changes the direction, not the optimum. q = X dir, which the conjugate gradients sum from the float32
+  // values, is then recomputed on the float64 values once the direction is found (times_x: one pass), so that the
+  // line search, its slope and v += t q are the float64 problem's; and the Newton dual point's X^T diag(D) q takes a
+  // pass of its own (exact_hq).
+  const bool f64 = X.has_lo() && (rows_only || A.has_lo()) && o.tol < kFloat64Tol;
+  const float* Xl = f64 ? X.values_lo.data() : nullptr;
+  const float* Al = f64 && !rows_only ? A.values_lo.data() : nullptr;
+  // Small float64 data (below kDenseMin entries, in the L2 cache, where the extra reads cost nothing measurable):
+  // the Hessian's products read values_lo as well and the conjugate gradients run to kCgTolSmall, so that every
+  // step is an exact Newton step. With the float32 Hessian and CG stopped at kCgTol the last iterates depend on
+  // rounding that sample weights and repeated samples do differently: in scikit-learn's sample-weight check (two
+  // LinearSVC fits on 15 x 31, rtol 1e-7 on the decision values) the two weight vectors differed by 7e-9 at tol
+  // 1e-15, both certified.
+  const bool exact_h = f64 && X.nnz() < kDenseMin;
 
   SolveResult res;
   EpochDriver driver(o, res, Formulation::primal);
+  if (f64) driver.float64_values();
   res.alpha.assign(Dn, 0.0);
   if (o.initial_alpha) {  // warm start (the feasibility rule of the epoch driver: finite values, the L1 box)
     if (o.initial_alpha->size() != Dn)
@@ -243,20 +262,29 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
   };
 
   std::int64_t passes = 0;  // reads of every stored entry of X or X^T (EpochRecord::passes)
-  auto recompute_v = [&] {
+  // x_k . u over the stored entries of row k of a CSR X, with values_lo when `lo`.
+  auto row_dot = [&](index_t k, const double* u, bool lo) {
+    double z = 0;
+    if (lo)
+      for (offset_t p = X.offsets[k]; p < X.offsets[k + 1]; ++p)
+        z += (double(Xv[p]) + double(Xl[p])) * u[X.indices[p]];
+    else
+      for (offset_t p = X.offsets[k]; p < X.offsets[k + 1]; ++p) z += double(Xv[p]) * u[X.indices[p]];
+    return z;
+  };
+  // out = X u over the rows (with values_lo on float64 data): one pass.
+  auto times_x = [&](const double* u, double* out) {
     ++passes;
     if (dense_rows) {
       for_each_index(n, kRowGrain, [&](index_t k) {
-        v[k] = dense::dot(Xv + std::int64_t(k) * ld, w, ld);
+        out[k] = dense::dot(Xv + std::int64_t(k) * ld, u, ld);
+        if (f64) out[k] += dense::dot(Xl + std::int64_t(k) * ld, u, ld);
       });
       return;
     }
-    for_each_index(n, kRowGrain, [&](index_t k) {
-      double z = 0;
-      for (offset_t p = X.offsets[k]; p < X.offsets[k + 1]; ++p) z += double(X.values[p]) * w[X.indices[p]];
-      v[k] = z;
-    });
+    for_each_index(n, kRowGrain, [&](index_t k) { out[k] = row_dot(k, u, f64); });
   };
+  auto recompute_v = [&] { times_x(w, v.data()); };
   // Step 1: per-sample derivatives and the certificate's sums, then s_j and H_j over the columns. On the dense
   // rows-only path H_j, which only preconditions the conjugate gradients there, is summed in float32
   // (dense::sq_rows_f32, joining its float64 buffer every kF32Rows rows); s_j, which the certificate reads, in
@@ -303,13 +331,22 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
           Float32Sums hf(bh, Dn);
           for_row_blocks(lo, hi, [&](std::int64_t i, int rows, int stream) {
             const float* xb = Xv + i * ld;
+            const float* lb = f64 ? Xl + i * ld : nullptr;
             float c[dense::kBlockRows];
             if (fused_v) {
               dense::dot_rows(xb, ld, rows, w, ld, &v[i]);
+              if (f64) {
+                double vl[dense::kBlockRows];
+                dense::dot_rows(lb, ld, rows, w, ld, vl);
+                for (int r = 0; r < rows; ++r) v[i + r] += vl[r];
+              }
               samples(i, i + rows, stream);
               dense::axpy_rows(&grad[i], xb, ld, rows, bs, ld);
+              if (f64) dense::axpy_rows(&grad[i], lb, ld, rows, bs, ld);
             } else {
               for (int r = 0; r < rows; ++r) dense::axpy(grad[i + r], xb + r * ld, bs, ld);
+              if (f64)
+                for (int r = 0; r < rows; ++r) dense::axpy(grad[i + r], lb + r * ld, bs, ld);
             }
             for (int r = 0; r < rows; ++r) c[r] = static_cast<float>(curv[i + r]);
             dense::sq_rows_f32(c, xb, ld, rows, hf.data(), ld);
@@ -319,7 +356,7 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
         } else for (std::int64_t k = lo; k < hi; ++k) {
           const double g = grad[k], h = curv[k];
           for (offset_t p = X.offsets[k]; p < X.offsets[k + 1]; ++p) {
-            const double x = X.values[p];
+            const double x = f64 ? double(Xv[p]) + double(Xl[p]) : double(Xv[p]);
             bs[X.indices[p]] += x * g;
             bh[X.indices[p]] += x * x * h;
           }
@@ -336,11 +373,12 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
       // A full column: contiguous values at samples 0 .. n-1.
       if (dense_cols && A.offsets[j + 1] - A.offsets[j] == offset_t(n)) {
         dense::dot2(A.values.data() + A.offsets[j], grad.data(), curv.data(), n, s[j], H[j]);
+        if (f64) s[j] += dense::dot(Al + A.offsets[j], grad.data(), n);
         return;
       }
       for (offset_t p = A.offsets[j]; p < A.offsets[j + 1]; ++p) {
         const index_t k = A.indices[p];
-        const double x = A.values[p];
+        const double x = f64 ? double(A.values[p]) + double(Al[p]) : double(A.values[p]);
         sj += x * grad[k];
         hj += x * x * curv[k];
       }
@@ -400,32 +438,38 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
       gnorm2 += r[j] * r[j];
       rz += r[j] * z[j];
     }
-    const double stop2 = kCgTol * kCgTol * gnorm2;
+    const double cg_tol = exact_h ? kCgTolSmall : kCgTol;
+    const double stop2 = cg_tol * cg_tol * gnorm2;
     for (int k = 0; k < kMaxCg && rz > 0; ++k) {
       if (rows_only) {
         // One pass over the rows: xp_i = x_i.p, then x_i D_i xp_i into the chunk's buffer. Binary data (every
         // value 1, as one-hot LIBSVM sets) skips loading the values.
-        auto fused = [&]<bool kBinary>() {
+        auto fused = [&]<bool kBinary, bool kLo>() {
           for_chunks(n, [&](std::int64_t ch, std::int64_t lo, std::int64_t hi) {
             double* b = buf_a.data() + std::size_t(ch) * Dn;
             std::fill(b, b + Dn, 0.0);
             const index_t* idx = X.indices.data();
             const float* val = X.values.data();
+            auto x = [&](offset_t p) {
+              if constexpr (kBinary) return 1.0;
+              else if constexpr (kLo) return double(val[p]) + double(Xl[p]);
+              else return double(val[p]);
+            };
             for (std::int64_t i = lo; i < hi; ++i) {
               const offset_t pb = X.offsets[i], pe = X.offsets[i + 1];
               // Two accumulators: rows are short, and one chain of dependent additions bounds the loop by latency.
               double t0 = 0, t1 = 0;
               offset_t p = pb;
               for (; p + 1 < pe; p += 2) {
-                t0 += (kBinary ? 1.0 : double(val[p])) * pv[idx[p]];
-                t1 += (kBinary ? 1.0 : double(val[p + 1])) * pv[idx[p + 1]];
+                t0 += x(p) * pv[idx[p]];
+                t1 += x(p + 1) * pv[idx[p + 1]];
               }
-              if (p < pe) t0 += (kBinary ? 1.0 : double(val[p])) * pv[idx[p]];
+              if (p < pe) t0 += x(p) * pv[idx[p]];
               const double t = t0 + t1;
               xp[i] = t;
               const double u = curv[i] * t;
               if (u != 0)
-                for (offset_t q2 = pb; q2 < pe; ++q2) b[idx[q2]] += (kBinary ? u : double(val[q2]) * u);
+                for (offset_t q2 = pb; q2 < pe; ++q2) b[idx[q2]] += (kBinary ? u : x(q2) * u);
             }
           });
         };
@@ -456,9 +500,11 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
         if (dense_rows)
           fused_dense();
         else if (binary)
-          fused.template operator()<true>();
+          fused.template operator()<true, false>();
+        else if (exact_h)
+          fused.template operator()<false, true>();
         else
-          fused.template operator()<false>();
+          fused.template operator()<false, false>();
         reduce_buffers(buf_a, hp, [](index_t) { return 0.0; });
         ++passes;
       } else {
@@ -468,9 +514,7 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
           xp[i] = dense::dot(Xv + std::int64_t(i) * ld, pv.data(), ld);
           return;
         }
-        double t = 0;
-        for (offset_t p = X.offsets[i]; p < X.offsets[i + 1]; ++p) t += double(X.values[p]) * pv[X.indices[p]];
-        xp[i] = t;
+        xp[i] = row_dot(i, pv.data(), exact_h);
       });
       for_each_index(d, kFeatureGrain, [&](index_t j) {
         if (dense_cols && A.offsets[j + 1] - A.offsets[j] == offset_t(n)) {
@@ -480,7 +524,7 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
         double t = 0;
         for (offset_t p = A.offsets[j]; p < A.offsets[j + 1]; ++p) {
           const index_t i = A.indices[p];
-          t += double(A.values[p]) * curv[i] * xp[i];
+          t += (exact_h ? double(A.values[p]) + double(Al[p]) : double(A.values[p])) * curv[i] * xp[i];
         }
         hp[j] = t;
       });
@@ -671,6 +715,44 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
   // used is D(u') minus kDualRounding eps (sum_k (|f_k^*| + c_k) / n + sum_j |g_j^*| + sum_k |v_k + q_k| |u'_k|),
   // the last sum standing for the error of <X^T u', w + dir> (X (w + dir) = v + q); on well-scaled data about
   // 1e-12 relative.
+  // float64 data: hq = X^T diag(D) q on the float64 values, one pass (the conjugate gradients summed it from
+  // the float32 values, which would make X^T u' another vector than the one u' maps to).
+  auto exact_hq = [&] {
+    ++passes;
+    hq.assign(Dn, 0.0);
+    if (rows_only) {
+      for_chunks(n, [&](std::int64_t ch, std::int64_t lo, std::int64_t hi) {
+        double* b = buf_a.data() + std::size_t(ch) * Dn;
+        std::fill(b, b + Dn, 0.0);
+        for (std::int64_t i = lo; i < hi; ++i) {
+          const double u = curv[i] * q[i];
+          if (u == 0) continue;
+          if (dense_rows) {
+            dense::axpy(u, Xv + i * ld, b, ld);
+            dense::axpy(u, Xl + i * ld, b, ld);
+          } else {
+            for (offset_t p = X.offsets[i]; p < X.offsets[i + 1]; ++p)
+              b[X.indices[p]] += (double(Xv[p]) + double(Xl[p])) * u;
+          }
+        }
+      });
+      reduce_buffers(buf_a, hq, [](index_t) { return 0.0; });
+    } else {
+      for_each_index(d, kFeatureGrain, [&](index_t j) {
+        const offset_t b = A.offsets[j], e = A.offsets[j + 1];
+        if (dense_cols && e - b == offset_t(n)) {
+          hq[j] = dense::dot3(A.values.data() + b, curv.data(), q.data(), n) +
+                  dense::dot3(Al + b, curv.data(), q.data(), n);
+          return;
+        }
+        double t = 0;
+        for (offset_t p = b; p < e; ++p)
+          t += (double(A.values[p]) + double(Al[p])) * curv[A.indices[p]] * q[A.indices[p]];
+        hq[j] = t;
+      });
+    }
+    sum_over_ranks(hq);
+  };
   double dual2 = -std::numeric_limits<double>::infinity();
   std::vector<double> part_d(3 * static_cast<std::size_t>(n_chunks));
   auto newton_dual = [&]() -> double {
@@ -736,6 +818,10 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
       if (it > 0 && rel > o.tol && rel <= kDualPointReach * o.tol) {
         cg_direction(true);
         have_dir = true;
+        if (f64) {
+          times_x(dir.data(), q.data());  // exact_q
+          exact_hq();
+        }
         dual2 = std::max(dual2, newton_dual());
       }
       cert = tightened(cert);
@@ -786,6 +872,8 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
     }
     }
     }
+
+    if (f64 && !have_dir) times_x(dir.data(), q.data());  // exact_q: q = X dir on the float64 values
 
     // Step 3: Armijo backtracking on the true objective along dir (q = X dir).
     double delta = 0, g0 = 0;

@@ -119,6 +119,10 @@ class EpochDriver {
     stopped(Stop::stalled);
   }
   Stop stop() const { return stop_; }
+  /// The solver trains on float64 values (matrix.hpp values_lo): the stall messages say so. Call before record().
+  void float64_values() {
+    stall_why_ = values_why_ = "on this data (float64 values, certificates in double precision)";
+  }
   /// SolveResult::stalled for the final certificate `c`: the stall's message when the fit stalled and `c` neither
   /// certifies the tolerance nor is negative beyond it (a warning of its own), else empty.
   std::string stall_report(const Certificate& c) const {
@@ -184,7 +188,7 @@ class EpochDriver {
     stall_what_ = fmt::format("in the last {} epochs ({} did not improve and the gap P - D did not change by more than {:.0e} |P|)",
                               epoch - progress_epoch_, dual_ ? "the dual objective D" : "the primal objective P",
                               kStallFloor);
-    stall_why_ = "on this data (float32 values, certificates in double precision)";
+    stall_why_ = values_why_;
     return true;
   }
   /// The rate rule (see the top of this file) after the certificate of epoch `epoch` (the last of track_).
@@ -268,7 +272,8 @@ class EpochDriver {
   };
   std::vector<Track> track_;
   std::string stall_what_;
-  std::string_view stall_why_ = "on this data (float32 values, certificates in double precision)";
+  std::string_view values_why_ = "on this data (float32 values, certificates in double precision)";
+  std::string_view stall_why_ = values_why_;
 };
 
 }  // namespace hetglm
