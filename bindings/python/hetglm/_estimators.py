@@ -55,9 +55,11 @@ _MAX_DENSE_ENTRIES = 1 << 27
 _UNPENALIZED_LAMBDA = 1e-12
 
 
-def _to_matrix(X, by_feature=False, estimator=None, bias=-1.0):
-    """X (validated: ndarray float32/float64, or scipy CSR/CSC) -> the engine's Matrix (CSR, float32 values),
-    converted in C++ in parallel. by_feature (the primal-only models, Lasso and ElasticNet): store X^T (features as
+def _to_matrix(X, by_feature=False, estimator=None, bias=-1.0, float64=True):
+    """X (validated: ndarray float32/float64, or scipy CSR/CSC) -> the engine's Matrix (CSR, float32 values, and for
+    float64 input with float64=True what the rounding to float32 drops: Matrix.float64), converted in C++ in parallel.
+    float64: whether the fit can use the float64 values (the Newton solver at a tol below _hetglm.float64_tol;
+    _float64_for). by_feature (the primal-only models, Lasso and ElasticNet): store X^T (features as
     rows), the layout their coordinate descent works on, straight from a dense array (C or Fortran order) or a CSC
     matrix, so the engine needs no transposed copy; CSR input is stored by sample (the engine transposes it).
     A dense array is checked by the conversion itself (NaN, infinity, beyond float32 range: Matrix.bad_values); one
@@ -81,17 +83,25 @@ def _to_matrix(X, by_feature=False, estimator=None, bias=-1.0):
             data = data.astype(np.float64)
         return _hetglm.matrix_from_compressed(np.ascontiguousarray(indptr), np.ascontiguousarray(indices),
                                               np.ascontiguousarray(data), X.shape[0], X.shape[1], csc,
-                                              bool(by_feature))
+                                              bool(by_feature), bool(float64))
     X = np.asarray(X)
     if X.dtype not in (np.float32, np.float64):
         X = X.astype(np.float64)
     if not (X.flags.c_contiguous or X.flags.f_contiguous):
         X = np.ascontiguousarray(X)
-    M = _hetglm.matrix_from_dense(X, bool(by_feature), float(bias) if bias >= 0 and not by_feature else -1.0)
+    M = _hetglm.matrix_from_dense(X, bool(by_feature), float(bias) if bias >= 0 and not by_feature else -1.0,
+                                  bool(float64))
     if M.bad_values:
         _check_values(X, estimator)
         raise ValueError(f"X has {M.bad_values} entries that are NaN, infinite or beyond float32 range")  # not reached
     return M
+
+
+def _float64_for(tol):
+    """Whether a fit at `tol` keeps float64 input's float64 values: the Newton solver reads them below
+    _hetglm.float64_tol (docs/formulation.md, "float64 data"); looser, they would cost the conversion's time for
+    nothing."""
+    return tol < _hetglm.float64_tol
 
 
 def _check_values(X, estimator=None):
@@ -261,7 +271,7 @@ class _HetGLMBase(BaseEstimator):
         already converted (multi-target Ridge converts once); key: the problem's shape for warm starts; by_feature:
         convert X to X^T (the primal-only models, _to_matrix)."""
         if M is None:
-            M = _to_matrix(X, by_feature, self, bias=options.bias)
+            M = _to_matrix(X, by_feature, self, bias=options.bias, float64=_float64_for(self.tol) and not by_feature)
         y = np.ascontiguousarray(y, dtype=np.float64)
         if c is not None:
             c = np.ascontiguousarray(c, dtype=np.float64)
@@ -685,11 +695,12 @@ class _BaseRegressor(RegressorMixin, _HetGLMBase):
         if self.fit_intercept:
             X_offset = np.asarray(sw @ X).ravel() / sw.sum() if sp.issparse(X) else np.average(X, axis=0, weights=sw)
             y_offset = np.average(Y, axis=0, weights=sw)
-            Xt = _centre(X, X_offset)
+            Xt, X_offset = _centre(X, X_offset)
             Yt = Y - y_offset
         else:
             X_offset, y_offset, Xt, Yt = np.zeros(nf), np.zeros(Y.shape[1]), X, Y
-        M = _to_matrix(Xt, self._by_feature)
+        # (the by-feature models, Lasso and ElasticNet, train with the working-set solver: float32 values)
+        M = _to_matrix(Xt, self._by_feature, float64=_float64_for(self.tol) and not self._by_feature)
         c = None if np.all(sw == 1) else sw
         coefs, intercepts, epochs, gaps, primals, history, models = [], [], [], [], [], [], []
         for t in range(Y.shape[1]):
@@ -743,22 +754,23 @@ class _BaseRegressor(RegressorMixin, _HetGLMBase):
 
 
 def _centre(X, X_offset):
-    """Centred copy of X for the unregularized intercept. Dense: X - mean. Sparse: the engine has no implicit
-    centring yet, so a dense centred copy is made when it has at most 2^27 entries; beyond that the sparse X
-    is used uncentred (only y is centred) with a warning: the intercept is then the y mean minus X_mean.coef_,
-    and coefficients differ from scikit-learn's when the feature means are not zero.
-    The mean subtracted is rounded to float32 first: the engine stores float32 values, and a mean that differs in
-    its last double bits (weights 2 against a repeated sample: another order of summation) would otherwise round
-    some centred values to another float32 and move the coefficients by ~1e-7 (scikit-learn's
+    """(centred copy of X, the offset subtracted) for the unregularized intercept, which is then y_offset minus
+    offset.coef_. Dense: X - mean. Sparse: the engine has no implicit centring yet, so a dense centred copy is made
+    when it has at most 2^27 entries; beyond that the sparse X is used uncentred (only y is centred) with a warning:
+    the intercept is then the y mean minus X_mean.coef_, and coefficients differ from scikit-learn's when the
+    feature means are not zero.
+    The mean subtracted is rounded to float32 first: the solvers other than Newton train on the float32 values, and
+    a mean that differs in its last double bits (weights 2 against a repeated sample: another order of summation)
+    would otherwise round some centred values to another float32 and move the coefficients by ~1e-7 (scikit-learn's
     check_sample_weight_equivalence); the residual mean, below float32 resolution, is as small as that rounding."""
-    X_offset = np.asarray(X_offset, dtype=np.float32).astype(np.float64)
+    rounded = np.asarray(X_offset, dtype=np.float32).astype(np.float64)
     if not sp.issparse(X):
-        return X - X_offset
+        return X - rounded, rounded
     if X.shape[0] * X.shape[1] <= _MAX_DENSE_ENTRIES:
-        return X.toarray() - X_offset
+        return X.toarray() - rounded, rounded
     warnings.warn("hetglm: sparse X too large to centre densely; fitting on uncentred X with centred y "
                   "(coefficients differ from scikit-learn's unless the feature means are zero)", UserWarning)
-    return X
+    return X, np.asarray(X_offset, dtype=np.float64)
 
 
 class Ridge(_BaseRegressor):

@@ -90,8 +90,9 @@ def _by_feature(X):
     """X^T for the engine (features as rows, Matrix.by_feature), converted once for the whole path: the Lasso and
     elastic net train in the primal without a bias, so train() then uses it as it is instead of transposing X at
     every point (about 0.5 s per point on a 100,000 x 50,000 matrix with 5 million entries). A CSR X is converted
-    to CSC first (by_feature stores CSR input by sample)."""
-    return _to_matrix(X.tocsc() if sp.issparse(X) and X.format != "csc" else X, by_feature=True)
+    to CSC first (by_feature stores CSR input by sample). float32 values alone: the working-set solver reads no
+    others (docs/formulation.md, "float64 data")."""
+    return _to_matrix(X.tocsc() if sp.issparse(X) and X.format != "csc" else X, by_feature=True, float64=False)
 
 
 def _options_factory(tol, max_iter, random_state, l1_ratio=0.5):
@@ -225,7 +226,7 @@ def _fold_mse(X, y, train, test, l1_ratio, alphas, fit_intercept, tol, max_iter,
     if fit_intercept:
         X_mean = np.asarray(Xtr.mean(axis=0)).ravel()
         y_mean = float(ytr.mean())
-        Xc, yc = _centre(Xtr, X_mean), ytr - y_mean
+        (Xc, X_mean), yc = _centre(Xtr, X_mean), ytr - y_mean
     else:
         X_mean, y_mean, Xc, yc = np.zeros(X.shape[1]), 0.0, Xtr, ytr
     M = _by_feature(np.ascontiguousarray(Xc) if not sp.issparse(Xc) else Xc)

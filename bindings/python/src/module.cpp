@@ -23,11 +23,13 @@
 #include <memory>
 #include <numeric>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <fmt/format.h>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/parallel_reduce.h>
 
 #include "common.hpp"
 #include "hetglm/backend.hpp"
@@ -36,6 +38,7 @@
 #include "hetglm/libsvm.hpp"
 #include "hetglm/model.hpp"
 #include "hetglm/backends/registry.hpp"
+#include "hetglm/solvers/newton.hpp"
 #include "hetglm/train.hpp"
 
 namespace nb = nanobind;
@@ -60,19 +63,39 @@ template <class T>
 inline bool beyond_float(T x) {
   return !(std::abs(x) <= static_cast<T>(std::numeric_limits<float>::max()));
 }
+/// What float32 rounding drops of x (matrix.hpp values_lo): 0 for float32 input.
 template <class T>
-inline void convert_stretch(const T* src, std::int64_t t0, std::int64_t t1, float* vo, index_t* io, int& zeros,
-                            int& bad) {
+inline float lo_part(T x) {
+  if constexpr (std::is_same_v<T, double>) return static_cast<float>(x - double(static_cast<float>(x)));
+  return 0.0f;
+}
+template <class T, bool kLo>
+inline void convert_stretch(const T* src, std::int64_t t0, std::int64_t t1, float* vo, float* lo, index_t* io,
+                            int& zeros, int& bad) {
   int z = 0, b = 0;
   for (std::int64_t j = t0; j < t1; ++j) {
     const T x = src[j];
     vo[j] = static_cast<float>(x);
+    if constexpr (kLo) lo[j] = lo_part(x);
     io[j] = static_cast<index_t>(j);
     z += x == T(0);
     b += beyond_float(x);
   }
   zeros += z;
   bad += b;
+}
+
+/// Drops m.values_lo when every entry is 0 (float64 input that float32 holds exactly: nothing to keep).
+void drop_zero_lo(CsrMatrix& m) {
+  if (!m.has_lo()) return;
+  const bool any = tbb::parallel_reduce(
+      tbb::blocked_range<std::size_t>(0, m.values_lo.size(), 1 << 16), false,
+      [&](const tbb::blocked_range<std::size_t>& r, bool a) {
+        for (std::size_t k = r.begin(); k < r.end() && !a; ++k) a = m.values_lo[k] != 0.0f;
+        return a;
+      },
+      [](bool a, bool b) { return a || b; });
+  if (!any) FillVector<float>().swap(m.values_lo);
 }
 
 /// Dense (n, d) array -> CSR (zeros dropped), values rounded to float32, in parallel over blocks of rows or
@@ -83,10 +106,11 @@ inline void convert_stretch(const T* src, std::int64_t t0, std::int64_t t1, floa
 /// counts the entries that are NaN, infinite or beyond float32 range into `bad` (the estimators then name the first
 /// one; the finite and range checks cost two to three more passes over a float64 array in numpy).
 /// bias >= 0 (samples as rows only): every row also gets the bias column, index d, value `bias` (what
-/// with_bias_column would add, without its copy of the whole matrix).
+/// with_bias_column would add, without its copy of the whole matrix). float64 input with keep_lo also fills
+/// values_lo (dropped when float32 holds every entry exactly).
 template <class T>
 CsrMatrix csr_from_dense(const T* a, std::int64_t n, std::int64_t d, std::int64_t row_stride, std::int64_t col_stride,
-                         bool by_feature, std::int64_t& bad, double bias = -1) {
+                         bool by_feature, std::int64_t& bad, double bias, bool keep_lo) {
   CsrMatrix m;
   const std::int64_t major = by_feature ? d : n, minor = by_feature ? n : d;
   const std::int64_t s_major = by_feature ? col_stride : row_stride, s_minor = by_feature ? row_stride : col_stride;
@@ -98,6 +122,8 @@ CsrMatrix csr_from_dense(const T* a, std::int64_t n, std::int64_t d, std::int64_
   m.offsets.resize(static_cast<std::size_t>(major) + 1);
   m.indices.resize(total);
   m.values.resize(total);
+  const bool k64 = std::is_same_v<T, double> && keep_lo;
+  if (k64) m.values_lo.resize(total);
   // Blocks of output rows; within a block the input is read in tiles of 64 minor positions, so that both a C-order
   // (strided) and a Fortran-order (contiguous) input are read a cache line at a time. A strided input (a
   // transposing copy) takes blocks of 64 rows, so that every input line fetched serves 8 of them; contiguous input
@@ -115,9 +141,13 @@ CsrMatrix csr_from_dense(const T* a, std::int64_t n, std::int64_t d, std::int64_
         for (std::int64_t i = lo; i < hi; ++i) {
           const T* src = a + i * s_major;
           float* vo = m.values.data() + i * mo;
+          float* lp = k64 ? m.values_lo.data() + i * mo : nullptr;
           index_t* io = m.indices.data() + i * mo;
           if (s_minor == 1) {  // contiguous input (C order by sample, Fortran order by feature): vectorized
-            convert_stretch(src, t0, t1, vo, io, zt, bt);
+            if (k64)
+              convert_stretch<T, std::is_same_v<T, double>>(src, t0, t1, vo, lp, io, zt, bt);
+            else
+              convert_stretch<T, false>(src, t0, t1, vo, lp, io, zt, bt);
             continue;
           }
           for (std::int64_t j = t0; j < t1; ++j) {
@@ -125,6 +155,7 @@ CsrMatrix csr_from_dense(const T* a, std::int64_t n, std::int64_t d, std::int64_
             zt += x == T(0);
             bt += beyond_float(x);
             vo[j] = static_cast<float>(x);
+            if (k64) lp[j] = lo_part(x);
             io[j] = static_cast<index_t>(j);
           }
         }
@@ -135,6 +166,7 @@ CsrMatrix csr_from_dense(const T* a, std::int64_t n, std::int64_t d, std::int64_
         m.offsets[static_cast<std::size_t>(i) + 1] = (i + 1) * mo;
         if (extra) {
           m.values[static_cast<std::size_t>(i * mo + minor)] = static_cast<float>(bias);
+          if (k64) m.values_lo[static_cast<std::size_t>(i * mo + minor)] = lo_part(bias);
           m.indices[static_cast<std::size_t>(i * mo + minor)] = static_cast<index_t>(minor);
         }
       }
@@ -144,7 +176,10 @@ CsrMatrix csr_from_dense(const T* a, std::int64_t n, std::int64_t d, std::int64_
   });
   m.offsets[0] = 0;
   bad = bads.load();
-  if (zeros.load() == 0) return m;
+  if (zeros.load() == 0) {
+    drop_zero_lo(m);
+    return m;
+  }
   // Zeros: count the nonzeros per row, then copy them in parallel (the test is on the input's own values).
   CsrMatrix c;
   c.n_rows = m.n_rows;
@@ -161,6 +196,7 @@ CsrMatrix csr_from_dense(const T* a, std::int64_t n, std::int64_t d, std::int64_
   std::partial_sum(c.offsets.begin(), c.offsets.end(), c.offsets.begin());
   c.indices.resize(static_cast<std::size_t>(c.nnz()));
   c.values.resize(static_cast<std::size_t>(c.nnz()));
+  if (k64) c.values_lo.resize(static_cast<std::size_t>(c.nnz()));
   tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, major, 64), [&](const auto& r) {
     for (std::int64_t i = r.begin(); i < r.end(); ++i) {
       const T* src = a + i * s_major;
@@ -169,14 +205,17 @@ CsrMatrix csr_from_dense(const T* a, std::int64_t n, std::int64_t d, std::int64_
         if (src[j * s_minor] != T(0)) {
           c.indices[static_cast<std::size_t>(k)] = static_cast<index_t>(j);
           c.values[static_cast<std::size_t>(k)] = m.values[static_cast<std::size_t>(i * mo + j)];
+          if (k64) c.values_lo[static_cast<std::size_t>(k)] = m.values_lo[static_cast<std::size_t>(i * mo + j)];
           ++k;
         }
       if (extra) {
         c.indices[static_cast<std::size_t>(k)] = static_cast<index_t>(minor);
         c.values[static_cast<std::size_t>(k)] = static_cast<float>(bias);
+        if (k64) c.values_lo[static_cast<std::size_t>(k)] = lo_part(bias);
       }
     }
   });
+  drop_zero_lo(c);
   return c;
 }
 
@@ -185,7 +224,7 @@ CsrMatrix csr_from_dense(const T* a, std::int64_t n, std::int64_t d, std::int64_
 /// side calls sort_indices / sum_duplicates first). Explicit zeros are kept (they change nothing).
 template <class I, class P, class T>
 CsrMatrix csr_from_compressed(const P* indptr, const I* idx, const T* val, std::int64_t n_major,
-                              std::int64_t n_minor, bool csc, bool keep_transposed = false) {
+                              std::int64_t n_minor, bool csc, bool keep_transposed, bool keep_lo) {
   CsrMatrix m;
   m.n_rows = checked_dim(n_major, csc ? "the number of features" : "the number of samples");
   m.n_cols = checked_dim(n_minor, csc ? "the number of samples" : "the number of features");
@@ -203,6 +242,8 @@ CsrMatrix csr_from_compressed(const P* indptr, const I* idx, const T* val, std::
       m.values[static_cast<std::size_t>(k)] = static_cast<float>(val[k]);
     }
   });
+  if constexpr (std::is_same_v<T, double>)
+    if (keep_lo) set_values_lo(m, val);  // float64 input: what float32 drops
   validate(m, "sparse matrix");
   if (csc && !keep_transposed) m = transpose(m);  // validate() above checked X^T; its transpose is X
   return m;
@@ -226,7 +267,7 @@ using Vec = nb::ndarray<const T, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 
 template <class I, class P, class T>
 Matrix from_compressed_typed(const Vec<P>& indptr, const Vec<I>& indices, const Vec<T>& data, std::int64_t n_rows,
-                             std::int64_t n_cols, bool csc, bool by_feature) {
+                             std::int64_t n_cols, bool csc, bool by_feature, bool float64) {
   const std::int64_t n_major = csc ? n_cols : n_rows, n_minor = csc ? n_rows : n_cols;
   if (static_cast<std::int64_t>(indptr.shape(0)) != n_major + 1)
     throw InvalidArgument("sparse matrix: indptr has the wrong length");
@@ -238,7 +279,7 @@ Matrix from_compressed_typed(const Vec<P>& indptr, const Vec<I>& indices, const 
   m.by_feature = csc && by_feature;  // a CSC matrix is already X^T: kept as it is for the primal-only models
   {
     nb::gil_scoped_release nogil;
-    m.X = csr_from_compressed(ip, indices.data(), data.data(), n_major, n_minor, csc, m.by_feature);
+    m.X = csr_from_compressed(ip, indices.data(), data.data(), n_major, n_minor, csc, m.by_feature, float64);
   }
   return m;
 }
@@ -454,6 +495,8 @@ NB_MODULE(_hetglm, m) {
   m.doc() = "hetglm engine bindings (use the estimators in the hetglm package)";
   m.attr("__version__") = HETGLM_VERSION;
   m.attr("backends") = HETGLM_BACKENDS;
+  // Tolerances below this train the Newton solver on float64 input's float64 values (newton.hpp kFloat64Tol).
+  m.attr("float64_tol") = kFloat64Tol;
 
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
@@ -475,11 +518,15 @@ NB_MODULE(_hetglm, m) {
   });
 
   nb::class_<Matrix>(m, "Matrix",
-                     "Samples x features in CSR form with float32 values (the engine's storage, as Snap ML).")
+                     "Samples x features in CSR form with float32 values (the engine's storage, as Snap ML), plus, "
+                     "for float64 input, what float32 rounding drops of each value (float64: the primal Newton "
+                     "solver trains on the float64 values).")
       .def_prop_ro("shape", [](const Matrix& a) {
         return a.by_feature ? nb::make_tuple(a.X.n_cols, a.X.n_rows) : nb::make_tuple(a.X.n_rows, a.X.n_cols);
       })
       .def_prop_ro("nnz", [](const Matrix& a) { return a.X.nnz(); })
+      .def_prop_ro("float64", [](const Matrix& a) { return a.X.has_lo(); },
+                   "True when the input was float64 and some value is not a float32: the matrix keeps the rest.")
       .def_prop_ro("by_feature", [](const Matrix& a) { return a.by_feature; })
       .def_prop_ro("bias_column", [](const Matrix& a) { return a.bias_column; },
                    "-1, or the value of the bias column the conversion appended (matrix_from_dense's bias).")
@@ -490,19 +537,21 @@ NB_MODULE(_hetglm, m) {
   // Dense arrays in C or Fortran order, float64 or float32 (nanobind tries the overloads in order; noconvert: an
   // array that fits none raises TypeError instead of being copied silently).
 #define HETGLM_FROM_DENSE(ARRAY, T, C_ORDER)                                                                       \
-  m.def("matrix_from_dense", [](ARRAY<T> a, bool by_feature, double bias) {                                      \
+  m.def("matrix_from_dense", [](ARRAY<T> a, bool by_feature, double bias, bool float64) {                        \
     Matrix r;                                                                                                      \
     r.by_feature = by_feature;                                                                                     \
     r.bias_column = bias >= 0 ? bias : -1;                                                                         \
     const auto n = static_cast<std::int64_t>(a.shape(0)), d = static_cast<std::int64_t>(a.shape(1));               \
     nb::gil_scoped_release nogil;                                                                                  \
-    r.X = C_ORDER ? csr_from_dense(a.data(), n, d, d, 1, by_feature, r.bad_values, bias)                           \
-                  : csr_from_dense(a.data(), n, d, 1, n, by_feature, r.bad_values, bias);                          \
+    r.X = C_ORDER ? csr_from_dense(a.data(), n, d, d, 1, by_feature, r.bad_values, bias, float64)                  \
+                  : csr_from_dense(a.data(), n, d, 1, n, by_feature, r.bad_values, bias, float64);                 \
     return r;                                                                                                      \
-  }, "a"_a.noconvert(), "by_feature"_a = false, "bias"_a = -1.0,                                                   \
-  "Dense (n, d) array (C or Fortran order, float64 or float32) -> Matrix (zeros dropped, float32 values); "     \
+  }, "a"_a.noconvert(), "by_feature"_a = false, "bias"_a = -1.0, "float64"_a = true,                             \
+  "Dense (n, d) array (C or Fortran order, float64 or float32) -> Matrix (zeros dropped, float32 values and, "  \
+  "for float64 input, their float64 remainders); "                                                               \
   "by_feature: store X^T (features as rows) for the primal-only models (Lasso, ElasticNet); bias >= 0: append "  \
-  "the bias column (LIBLINEAR's -B; train() then needs options.bias equal to it and adds none itself).")
+  "the bias column (LIBLINEAR's -B; train() then needs options.bias equal to it and adds none itself); float64 "  \
+  "= False: float32 values alone for float64 input too (the estimators at a tol the float64 values do not serve).")
   HETGLM_FROM_DENSE(Dense, double, true);
   HETGLM_FROM_DENSE(Dense, float, true);
   HETGLM_FROM_DENSE(DenseF, double, false);
@@ -511,7 +560,8 @@ NB_MODULE(_hetglm, m) {
 
 #define HETGLM_FROM_COMPRESSED(I, P, T)                                                                    \
   m.def("matrix_from_compressed", &from_compressed_typed<I, P, T>, "indptr"_a.noconvert(),                  \
-        "indices"_a.noconvert(), "data"_a.noconvert(), "n_rows"_a, "n_cols"_a, "csc"_a, "by_feature"_a = false)
+        "indices"_a.noconvert(), "data"_a.noconvert(), "n_rows"_a, "n_cols"_a, "csc"_a, "by_feature"_a = false, \
+        "float64"_a = true)
   HETGLM_FROM_COMPRESSED(std::int32_t, std::int32_t, double);
   HETGLM_FROM_COMPRESSED(std::int32_t, std::int32_t, float);
   HETGLM_FROM_COMPRESSED(std::int64_t, std::int64_t, double);
