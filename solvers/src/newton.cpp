@@ -499,10 +499,10 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
         };
         if (dense_rows)
           fused_dense();
+        else if (exact_h)  // (before binary: values that round to 1.0f may have a nonzero values_lo)
+          fused.template operator()<false, true>();
         else if (binary)
           fused.template operator()<true, false>();
-        else if (exact_h)
-          fused.template operator()<false, true>();
         else
           fused.template operator()<false, false>();
         reduce_buffers(buf_a, hp, [](index_t) { return 0.0; });

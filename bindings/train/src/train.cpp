@@ -249,14 +249,15 @@ void check_memory(const Dataset& data, const TrainOptions& o, const ModelSpec& s
   }
   check_training_memory(data.n_samples(), double(data.n_features()) + (bias >= 0 ? 1 : 0),
                         double(data.X.nnz()) + (add_bias ? data.n_samples() : 0), classes, o.solver.n_threads,
-                        o.memory_limit, "--memory-limit");
+                        o.memory_limit, "--memory-limit", data.X.has_lo());
 }
 }  // namespace
 
 void check_training_memory(double n, double d, double nnz, std::size_t classes, int n_threads, std::uint64_t limit,
-                           const char* limit_name) {
+                           const char* limit_name, bool float64_values) {
   const double threads = n_threads > 0 ? n_threads : std::thread::hardware_concurrency();
-  const double matrix = nnz * (sizeof(float) + sizeof(index_t)) + (n + d + 2) * sizeof(offset_t);
+  const double value_bytes = sizeof(float) * (float64_values ? 2 : 1);  // values (and values_lo)
+  const double matrix = nnz * (value_bytes + sizeof(index_t)) + (n + d + 2) * sizeof(offset_t);
   const double vectors = (n + d) * sizeof(double) * (3 + threads) + d * sizeof(double) * classes;
   const double need = 2 * matrix + vectors;
   const double avail = limit > 0 ? double(limit) : available_memory_bytes();

@@ -144,8 +144,10 @@ void check_options(const TrainOptions& options);
 /// that exceeds memory_limit_bytes() (a libsvm index near 2^31 asks for dense vectors of 17 GB each). The Python
 /// regressors call it before they allocate anything of d entries themselves. An explicit `limit` (bytes, not 0)
 /// replaces memory_limit_bytes(); the message then ends "more than the memory limit of Y (<limit_name>)".
+/// float64_values: the matrix also holds values_lo (matrix.hpp), 4 bytes more per nonzero in each copy.
 void check_training_memory(double n, double d, double nnz, std::size_t classes, int n_threads,
-                           std::uint64_t limit = 0, const char* limit_name = "memory_limit");
+                           std::uint64_t limit = 0, const char* limit_name = "memory_limit",
+                           bool float64_values = false);
 
 /// The distinct values of `y` (n labels), ascending, as std::set would give them: the class labels. `y` must be
 /// free of NaN (read_libsvm refuses non-finite labels, train() checks its input first); with a NaN the result is
