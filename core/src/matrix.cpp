@@ -178,18 +178,20 @@ CsrMatrix with_bias_column(const CsrMatrix& a, double bias) {
 
 void set_values_lo(CsrMatrix& a, const double* x) {
   const offset_t nnz = a.nnz();
-  std::atomic<bool> any{false};
+  std::atomic<bool> any{false}, tiny{false};
   a.values_lo.resize(static_cast<std::size_t>(nnz));
   tbb::parallel_for(tbb::blocked_range<offset_t>(0, nnz, 1 << 14), [&](const tbb::blocked_range<offset_t>& r) {
-    bool nz = false;
+    bool nz = false, small = false;
     for (offset_t k = r.begin(); k < r.end(); ++k) {
       const float l = static_cast<float>(x[k] - double(a.values[k]));
       a.values_lo[static_cast<std::size_t>(k)] = l;
       nz |= l != 0.0f;
+      small |= x[k] != 0 && std::abs(x[k]) < kValuesLoMin;
     }
     if (nz) any.store(true, std::memory_order_relaxed);
+    if (small) tiny.store(true, std::memory_order_relaxed);
   });
-  if (!any.load()) FillVector<float>().swap(a.values_lo);
+  if (!any.load() || tiny.load()) FillVector<float>().swap(a.values_lo);
 }
 
 void multiply(const CsrMatrix& a, std::span<const double> w, std::span<double> out) {

@@ -838,6 +838,17 @@ TEST(Float64Values, CarriedByTheMatrixFunctions) {
   std::vector<double> as_double(exact.values.begin(), exact.values.end());
   set_values_lo(exact, as_double.data());
   EXPECT_FALSE(exact.has_lo());
+  // a value below kValuesLoMin (its remainder would not be a normal float32): no values_lo for the matrix
+  CsrMatrix tiny = X;
+  std::vector<double> xt = f.x;
+  xt[3] = 1e-35;
+  tiny.values[3] = static_cast<float>(xt[3]);
+  set_values_lo(tiny, xt.data());
+  EXPECT_FALSE(tiny.has_lo());
+  xt[3] = 1e-29;  // above it: kept
+  tiny.values[3] = static_cast<float>(xt[3]);
+  set_values_lo(tiny, xt.data());
+  EXPECT_TRUE(tiny.has_lo());
   CsrMatrix bad = X;
   bad.values_lo.pop_back();
   EXPECT_THROW(validate(bad, "bad"), InvalidArgument);

@@ -101,7 +101,7 @@ def _float64_for(tol):
     """Whether a fit at `tol` keeps float64 input's float64 values: the Newton solver reads them below
     _hetglm.float64_tol (docs/formulation.md, "float64 data"); looser, they would cost the conversion's time for
     nothing."""
-    return tol < _hetglm.float64_tol
+    return float(tol) < _hetglm.float64_tol  # (a numpy float32 tol would compare in float32)
 
 
 def _check_values(X, estimator=None):

@@ -71,8 +71,8 @@ inline float lo_part(T x) {
 }
 template <class T, bool kLo>
 inline void convert_stretch(const T* src, std::int64_t t0, std::int64_t t1, float* vo, float* lo, index_t* io,
-                            int& zeros, int& bad) {
-  int z = 0, b = 0;
+                            int& zeros, int& bad, int& tiny) {
+  int z = 0, b = 0, s = 0;
   for (std::int64_t j = t0; j < t1; ++j) {
     const T x = src[j];
     vo[j] = static_cast<float>(x);
@@ -80,14 +80,21 @@ inline void convert_stretch(const T* src, std::int64_t t0, std::int64_t t1, floa
     io[j] = static_cast<index_t>(j);
     z += x == T(0);
     b += beyond_float(x);
+    if constexpr (kLo) s += x != T(0) && std::abs(x) < T(kValuesLoMin);
   }
   zeros += z;
   bad += b;
+  tiny += s;
 }
 
-/// Drops m.values_lo when every entry is 0 (float64 input that float32 holds exactly: nothing to keep).
-void drop_zero_lo(CsrMatrix& m) {
+/// Drops m.values_lo when every entry is 0 (float64 input that float32 holds exactly: nothing to keep), or when the
+/// input held a nonzero value below kValuesLoMin (`tiny`: its remainder would lose bits, matrix.hpp).
+void drop_zero_lo(CsrMatrix& m, bool tiny) {
   if (!m.has_lo()) return;
+  if (tiny) {
+    FillVector<float>().swap(m.values_lo);
+    return;
+  }
   const bool any = tbb::parallel_reduce(
       tbb::blocked_range<std::size_t>(0, m.values_lo.size(), 1 << 16), false,
       [&](const tbb::blocked_range<std::size_t>& r, bool a) {
@@ -130,14 +137,14 @@ CsrMatrix csr_from_dense(const T* a, std::int64_t n, std::int64_t d, std::int64_
   // keeps blocks of 16 (100,000 x 500 float64, 2 threads: C order by feature 165-172 ms with 64 rows, 217-220 ms
   // with 16; contiguous 133-136 ms with 16, 160-170 ms with 64).
   const std::int64_t kRows = s_minor == 1 ? 16 : 64, kTile = 64;
-  std::atomic<std::int64_t> zeros{0}, bads{0};
+  std::atomic<std::int64_t> zeros{0}, bads{0}, tinies{0};
   tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, (major + kRows - 1) / kRows, 1), [&](const auto& r) {
-    std::int64_t z = 0, bd = 0;
+    std::int64_t z = 0, bd = 0, tn = 0;
     for (std::int64_t b = r.begin(); b < r.end(); ++b) {
       const std::int64_t lo = b * kRows, hi = std::min(major, lo + kRows);
       for (std::int64_t t0 = 0; t0 < minor; t0 += kTile) {
         const std::int64_t t1 = std::min(minor, t0 + kTile);
-        int zt = 0, bt = 0;  // at most kRows * kTile each
+        int zt = 0, bt = 0, st = 0;  // at most kRows * kTile each
         for (std::int64_t i = lo; i < hi; ++i) {
           const T* src = a + i * s_major;
           float* vo = m.values.data() + i * mo;
@@ -145,9 +152,9 @@ CsrMatrix csr_from_dense(const T* a, std::int64_t n, std::int64_t d, std::int64_
           index_t* io = m.indices.data() + i * mo;
           if (s_minor == 1) {  // contiguous input (C order by sample, Fortran order by feature): vectorized
             if (k64)
-              convert_stretch<T, std::is_same_v<T, double>>(src, t0, t1, vo, lp, io, zt, bt);
+              convert_stretch<T, std::is_same_v<T, double>>(src, t0, t1, vo, lp, io, zt, bt, st);
             else
-              convert_stretch<T, false>(src, t0, t1, vo, lp, io, zt, bt);
+              convert_stretch<T, false>(src, t0, t1, vo, lp, io, zt, bt, st);
             continue;
           }
           for (std::int64_t j = t0; j < t1; ++j) {
@@ -155,12 +162,16 @@ CsrMatrix csr_from_dense(const T* a, std::int64_t n, std::int64_t d, std::int64_
             zt += x == T(0);
             bt += beyond_float(x);
             vo[j] = static_cast<float>(x);
-            if (k64) lp[j] = lo_part(x);
+            if (k64) {
+              lp[j] = lo_part(x);
+              st += x != T(0) && std::abs(x) < T(kValuesLoMin);
+            }
             io[j] = static_cast<index_t>(j);
           }
         }
         z += zt;
         bd += bt;
+        tn += st;
       }
       for (std::int64_t i = lo; i < hi; ++i) {
         m.offsets[static_cast<std::size_t>(i) + 1] = (i + 1) * mo;
@@ -173,11 +184,12 @@ CsrMatrix csr_from_dense(const T* a, std::int64_t n, std::int64_t d, std::int64_
     }
     zeros += z;
     bads += bd;
+    tinies += tn;
   });
   m.offsets[0] = 0;
   bad = bads.load();
   if (zeros.load() == 0) {
-    drop_zero_lo(m);
+    drop_zero_lo(m, tinies.load() > 0);
     return m;
   }
   // Zeros: count the nonzeros per row, then copy them in parallel (the test is on the input's own values).
@@ -215,7 +227,7 @@ CsrMatrix csr_from_dense(const T* a, std::int64_t n, std::int64_t d, std::int64_
       }
     }
   });
-  drop_zero_lo(c);
+  drop_zero_lo(c, tinies.load() > 0);
   return c;
 }
 

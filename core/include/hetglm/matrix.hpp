@@ -107,8 +107,13 @@ CsrMatrix with_bias_column(const CsrMatrix& a, double bias);
 /// InvalidArgument for a row outside [0, n_rows).
 CsrMatrix select_rows(const CsrMatrix& a, std::span<const index_t> rows);
 
+/// Below this magnitude a float64 value's remainder is not a normal float32 (it would lose bits): a matrix holding a
+/// nonzero value smaller than this keeps no values_lo at all (its float32 values alone, as float32 input).
+inline constexpr double kValuesLoMin = 0x1p-100;
+
 /// values_lo of float64 values `x` (nnz of them, the source of a.values): x_k - double(float(x_k)) rounded to float32,
-/// in parallel. Leaves a.values_lo empty when every x_k is a float32 (nothing to keep).
+/// in parallel. Leaves a.values_lo empty when every x_k is a float32 (nothing to keep) or when some nonzero |x_k| is
+/// below kValuesLoMin.
 void set_values_lo(CsrMatrix& a, const double* x);
 
 /// x_r . w for every row (w.size() >= n_cols; entries beyond w.size() are ignored); with values_lo when present.
