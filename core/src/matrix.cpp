@@ -6,6 +6,7 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/parallel_reduce.h>
 #include <tbb/partitioner.h>
 #include <tbb/task_arena.h>
 
@@ -150,7 +151,7 @@ CsrMatrix with_bias_column(const CsrMatrix& a, double bias) {
   const bool with_lo = a.has_lo();
   if (with_lo) b.values_lo.resize(a.values_lo.size() + n);
   const float bias_value = static_cast<float>(bias);
-  const float bias_lo = static_cast<float>(bias - double(bias_value));
+  const float bias_lo = values_lo_of(bias);
   // Row r moves up by r entries (one bias entry after each earlier row); rows are copied in parallel for large
   // matrices (a fitted intercept copies the whole matrix on every fit).
   auto rows = [&](std::size_t lo, std::size_t hi) {
@@ -178,20 +179,29 @@ CsrMatrix with_bias_column(const CsrMatrix& a, double bias) {
 
 void set_values_lo(CsrMatrix& a, const double* x) {
   const offset_t nnz = a.nnz();
-  std::atomic<bool> any{false}, tiny{false};
+  std::atomic<bool> tiny{false};
   a.values_lo.resize(static_cast<std::size_t>(nnz));
   tbb::parallel_for(tbb::blocked_range<offset_t>(0, nnz, 1 << 14), [&](const tbb::blocked_range<offset_t>& r) {
-    bool nz = false, small = false;
+    bool small = false;
     for (offset_t k = r.begin(); k < r.end(); ++k) {
-      const float l = static_cast<float>(x[k] - double(a.values[k]));
-      a.values_lo[static_cast<std::size_t>(k)] = l;
-      nz |= l != 0.0f;
-      small |= x[k] != 0 && std::abs(x[k]) < kValuesLoMin;
+      a.values_lo[static_cast<std::size_t>(k)] = values_lo_of(x[k]);
+      small |= values_lo_loses_bits(x[k]);
     }
-    if (nz) any.store(true, std::memory_order_relaxed);
     if (small) tiny.store(true, std::memory_order_relaxed);
   });
-  if (!any.load() || tiny.load()) FillVector<float>().swap(a.values_lo);
+  settle_values_lo(a, tiny.load());
+}
+
+void settle_values_lo(CsrMatrix& a, bool tiny) {
+  if (!a.has_lo()) return;
+  const bool any = !tiny && tbb::parallel_reduce(
+      tbb::blocked_range<std::size_t>(0, a.values_lo.size(), 1 << 16), false,
+      [&](const tbb::blocked_range<std::size_t>& r, bool nz) {
+        for (std::size_t k = r.begin(); k < r.end() && !nz; ++k) nz = a.values_lo[k] != 0.0f;
+        return nz;
+      },
+      [](bool x, bool y) { return x || y; });
+  if (!any) FillVector<float>().swap(a.values_lo);
 }
 
 void multiply(const CsrMatrix& a, std::span<const double> w, std::span<double> out) {

@@ -262,14 +262,16 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
   };
 
   std::int64_t passes = 0;  // reads of every stored entry of X or X^T (EpochRecord::passes)
-  // x_k . u over the stored entries of row k of a CSR X, with values_lo when `lo`.
+  // Stored entry p of X (x_at) or of X^T (a_at) in double, with values_lo when `lo`.
+  auto x_at = [&](offset_t p, bool lo) { return lo ? double(Xv[p]) + double(Xl[p]) : double(Xv[p]); };
+  auto a_at = [&](offset_t p, bool lo) { return lo ? double(A.values[p]) + double(Al[p]) : double(A.values[p]); };
+  // x_k . u over the stored entries of row k of a CSR X, with values_lo when `lo` (the test outside the loop).
   auto row_dot = [&](index_t k, const double* u, bool lo) {
     double z = 0;
     if (lo)
-      for (offset_t p = X.offsets[k]; p < X.offsets[k + 1]; ++p)
-        z += (double(Xv[p]) + double(Xl[p])) * u[X.indices[p]];
+      for (offset_t p = X.offsets[k]; p < X.offsets[k + 1]; ++p) z += x_at(p, true) * u[X.indices[p]];
     else
-      for (offset_t p = X.offsets[k]; p < X.offsets[k + 1]; ++p) z += double(Xv[p]) * u[X.indices[p]];
+      for (offset_t p = X.offsets[k]; p < X.offsets[k + 1]; ++p) z += x_at(p, false) * u[X.indices[p]];
     return z;
   };
   // out = X u over the rows (with values_lo on float64 data): one pass.
@@ -356,7 +358,7 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
         } else for (std::int64_t k = lo; k < hi; ++k) {
           const double g = grad[k], h = curv[k];
           for (offset_t p = X.offsets[k]; p < X.offsets[k + 1]; ++p) {
-            const double x = f64 ? double(Xv[p]) + double(Xl[p]) : double(Xv[p]);
+            const double x = x_at(p, f64);
             bs[X.indices[p]] += x * g;
             bh[X.indices[p]] += x * x * h;
           }
@@ -378,7 +380,7 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
       }
       for (offset_t p = A.offsets[j]; p < A.offsets[j + 1]; ++p) {
         const index_t k = A.indices[p];
-        const double x = f64 ? double(A.values[p]) + double(Al[p]) : double(A.values[p]);
+        const double x = a_at(p, f64);
         sj += x * grad[k];
         hj += x * x * curv[k];
       }
@@ -449,11 +451,9 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
             double* b = buf_a.data() + std::size_t(ch) * Dn;
             std::fill(b, b + Dn, 0.0);
             const index_t* idx = X.indices.data();
-            const float* val = X.values.data();
             auto x = [&](offset_t p) {
               if constexpr (kBinary) return 1.0;
-              else if constexpr (kLo) return double(val[p]) + double(Xl[p]);
-              else return double(val[p]);
+              else return x_at(p, kLo);
             };
             for (std::int64_t i = lo; i < hi; ++i) {
               const offset_t pb = X.offsets[i], pe = X.offsets[i + 1];
@@ -524,7 +524,7 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
         double t = 0;
         for (offset_t p = A.offsets[j]; p < A.offsets[j + 1]; ++p) {
           const index_t i = A.indices[p];
-          t += (exact_h ? double(A.values[p]) + double(Al[p]) : double(A.values[p])) * curv[i] * xp[i];
+          t += a_at(p, exact_h) * curv[i] * xp[i];
         }
         hp[j] = t;
       });
@@ -732,7 +732,7 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
             dense::axpy(u, Xl + i * ld, b, ld);
           } else {
             for (offset_t p = X.offsets[i]; p < X.offsets[i + 1]; ++p)
-              b[X.indices[p]] += (double(Xv[p]) + double(Xl[p])) * u;
+              b[X.indices[p]] += x_at(p, true) * u;
           }
         }
       });
@@ -747,7 +747,7 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
         }
         double t = 0;
         for (offset_t p = b; p < e; ++p)
-          t += (double(A.values[p]) + double(Al[p])) * curv[A.indices[p]] * q[A.indices[p]];
+          t += a_at(p, true) * curv[A.indices[p]] * q[A.indices[p]];
         hq[j] = t;
       });
     }

@@ -97,11 +97,12 @@ def _to_matrix(X, by_feature=False, estimator=None, bias=-1.0, float64=True):
     return M
 
 
-def _float64_for(tol):
+def _float64_for(tol, by_feature):
     """Whether a fit at `tol` keeps float64 input's float64 values: the Newton solver reads them below
     _hetglm.float64_tol (docs/formulation.md, "float64 data"); looser, they would cost the conversion's time for
-    nothing."""
-    return float(tol) < _hetglm.float64_tol  # (a numpy float32 tol would compare in float32)
+    nothing, and so they would for the by-feature models (Lasso, ElasticNet: the working-set solver reads float32
+    values only)."""
+    return float(tol) < _hetglm.float64_tol and not by_feature  # (a numpy float32 tol would compare in float32)
 
 
 def _check_values(X, estimator=None):
@@ -271,7 +272,7 @@ class _HetGLMBase(BaseEstimator):
         already converted (multi-target Ridge converts once); key: the problem's shape for warm starts; by_feature:
         convert X to X^T (the primal-only models, _to_matrix)."""
         if M is None:
-            M = _to_matrix(X, by_feature, self, bias=options.bias, float64=_float64_for(self.tol) and not by_feature)
+            M = _to_matrix(X, by_feature, self, bias=options.bias, float64=_float64_for(self.tol, by_feature))
         y = np.ascontiguousarray(y, dtype=np.float64)
         if c is not None:
             c = np.ascontiguousarray(c, dtype=np.float64)
@@ -385,7 +386,8 @@ class _BaseClassifier(LinearClassifierMixin, _HetGLMBase):
         return False
 
     def fit(self, X, y, sample_weight=None):
-        """Fit on X ((n_samples, n_features) array or CSR/CSC; stored as float32) and y ((n_samples,) labels).
+        """Fit on X ((n_samples, n_features) array or CSR/CSC; stored as float32, float64 X at tol < 1e-6 with
+        its float64 values as well, docs/python.md "Data") and y ((n_samples,) labels).
         Binary problems train one weight vector (positive class classes_[1]); k > 2 classes train one-vs-rest.
         Returns self. Raises ValueError for bad parameters or data, RuntimeError for a training failure."""
         self._check_common()
@@ -550,10 +552,9 @@ class LogisticRegression(_BaseClassifier):
     def _multinomial(self, unpenalized):
         """More than two classes: 'auto' (default, as current scikit-learn) and 'multinomial' train the softmax model
         (L2 or no penalty; the engine's Newton-CG solver), 'ovr' one-vs-rest. 'auto' with an L1 / elastic-net
-        penalty trains one-vs-rest (the engine's multinomial model has the L2 penalty only)."""
-        if not (isinstance(self.multi_class, str) and self.multi_class in ("auto", "multinomial", "ovr")):
-            raise ValueError(f"multi_class must be 'auto', 'multinomial' or 'ovr', got {self.multi_class!r}")
-        if self.solver == "liblinear":  # scikit-learn's liblinear trains one-vs-rest (multinomial refused above)
+        penalty trains one-vs-rest (the engine's multinomial model has the L2 penalty only). multi_class itself is
+        checked by _check_common, which fit runs first."""
+        if self.solver == "liblinear":  # scikit-learn's liblinear trains one-vs-rest (multinomial refused there)
             return False
         l2 = unpenalized or self.penalty == "l2"
         if self.multi_class == "multinomial" and not l2:
@@ -666,7 +667,8 @@ class _BaseRegressor(RegressorMixin, _HetGLMBase):
     _multi_target = False  # Ridge: y may be (n_samples, n_targets)
 
     def fit(self, X, y, sample_weight=None):
-        """Fit on X ((n_samples, n_features) array or CSR/CSC; stored as float32) and y ((n_samples,) targets;
+        """Fit on X ((n_samples, n_features) array or CSR/CSC; stored as float32, float64 X at tol < 1e-6 with
+        its float64 values as well but for Lasso / ElasticNet, docs/python.md "Data") and y ((n_samples,) targets;
         Ridge also (n_samples, n_targets): one engine fit per target on the same converted matrix).
         Returns self. Raises ValueError for bad parameters or data, RuntimeError for a training failure."""
         self._check_common()
@@ -699,8 +701,7 @@ class _BaseRegressor(RegressorMixin, _HetGLMBase):
             Yt = Y - y_offset
         else:
             X_offset, y_offset, Xt, Yt = np.zeros(nf), np.zeros(Y.shape[1]), X, Y
-        # (the by-feature models, Lasso and ElasticNet, train with the working-set solver: float32 values)
-        M = _to_matrix(Xt, self._by_feature, float64=_float64_for(self.tol) and not self._by_feature)
+        M = _to_matrix(Xt, self._by_feature, float64=_float64_for(self.tol, self._by_feature))
         c = None if np.all(sw == 1) else sw
         coefs, intercepts, epochs, gaps, primals, history, models = [], [], [], [], [], [], []
         for t in range(Y.shape[1]):

@@ -29,7 +29,6 @@
 #include <fmt/format.h>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
-#include <tbb/parallel_reduce.h>
 
 #include "common.hpp"
 #include "hetglm/backend.hpp"
@@ -63,12 +62,6 @@ template <class T>
 inline bool beyond_float(T x) {
   return !(std::abs(x) <= static_cast<T>(std::numeric_limits<float>::max()));
 }
-/// What float32 rounding drops of x (matrix.hpp values_lo): 0 for float32 input.
-template <class T>
-inline float lo_part(T x) {
-  if constexpr (std::is_same_v<T, double>) return static_cast<float>(x - double(static_cast<float>(x)));
-  return 0.0f;
-}
 template <class T, bool kLo>
 inline void convert_stretch(const T* src, std::int64_t t0, std::int64_t t1, float* vo, float* lo, index_t* io,
                             int& zeros, int& bad, int& tiny) {
@@ -76,33 +69,15 @@ inline void convert_stretch(const T* src, std::int64_t t0, std::int64_t t1, floa
   for (std::int64_t j = t0; j < t1; ++j) {
     const T x = src[j];
     vo[j] = static_cast<float>(x);
-    if constexpr (kLo) lo[j] = lo_part(x);
+    if constexpr (kLo) lo[j] = values_lo_of(x);
     io[j] = static_cast<index_t>(j);
     z += x == T(0);
     b += beyond_float(x);
-    if constexpr (kLo) s += x != T(0) && std::abs(x) < T(kValuesLoMin);
+    if constexpr (kLo) s += values_lo_loses_bits(x);
   }
   zeros += z;
   bad += b;
   tiny += s;
-}
-
-/// Drops m.values_lo when every entry is 0 (float64 input that float32 holds exactly: nothing to keep), or when the
-/// input held a nonzero value below kValuesLoMin (`tiny`: its remainder would lose bits, matrix.hpp).
-void drop_zero_lo(CsrMatrix& m, bool tiny) {
-  if (!m.has_lo()) return;
-  if (tiny) {
-    FillVector<float>().swap(m.values_lo);
-    return;
-  }
-  const bool any = tbb::parallel_reduce(
-      tbb::blocked_range<std::size_t>(0, m.values_lo.size(), 1 << 16), false,
-      [&](const tbb::blocked_range<std::size_t>& r, bool a) {
-        for (std::size_t k = r.begin(); k < r.end() && !a; ++k) a = m.values_lo[k] != 0.0f;
-        return a;
-      },
-      [](bool a, bool b) { return a || b; });
-  if (!any) FillVector<float>().swap(m.values_lo);
 }
 
 /// Dense (n, d) array -> CSR (zeros dropped), values rounded to float32, in parallel over blocks of rows or
@@ -163,8 +138,8 @@ CsrMatrix csr_from_dense(const T* a, std::int64_t n, std::int64_t d, std::int64_
             bt += beyond_float(x);
             vo[j] = static_cast<float>(x);
             if (k64) {
-              lp[j] = lo_part(x);
-              st += x != T(0) && std::abs(x) < T(kValuesLoMin);
+              lp[j] = values_lo_of(x);
+              st += values_lo_loses_bits(x);
             }
             io[j] = static_cast<index_t>(j);
           }
@@ -177,7 +152,7 @@ CsrMatrix csr_from_dense(const T* a, std::int64_t n, std::int64_t d, std::int64_
         m.offsets[static_cast<std::size_t>(i) + 1] = (i + 1) * mo;
         if (extra) {
           m.values[static_cast<std::size_t>(i * mo + minor)] = static_cast<float>(bias);
-          if (k64) m.values_lo[static_cast<std::size_t>(i * mo + minor)] = lo_part(bias);
+          if (k64) m.values_lo[static_cast<std::size_t>(i * mo + minor)] = values_lo_of(bias);
           m.indices[static_cast<std::size_t>(i * mo + minor)] = static_cast<index_t>(minor);
         }
       }
@@ -189,7 +164,7 @@ CsrMatrix csr_from_dense(const T* a, std::int64_t n, std::int64_t d, std::int64_
   m.offsets[0] = 0;
   bad = bads.load();
   if (zeros.load() == 0) {
-    drop_zero_lo(m, tinies.load() > 0);
+    settle_values_lo(m, tinies.load() > 0);
     return m;
   }
   // Zeros: count the nonzeros per row, then copy them in parallel (the test is on the input's own values).
@@ -223,11 +198,11 @@ CsrMatrix csr_from_dense(const T* a, std::int64_t n, std::int64_t d, std::int64_
       if (extra) {
         c.indices[static_cast<std::size_t>(k)] = static_cast<index_t>(minor);
         c.values[static_cast<std::size_t>(k)] = static_cast<float>(bias);
-        if (k64) c.values_lo[static_cast<std::size_t>(k)] = lo_part(bias);
+        if (k64) c.values_lo[static_cast<std::size_t>(k)] = values_lo_of(bias);
       }
     }
   });
-  drop_zero_lo(c, tinies.load() > 0);
+  settle_values_lo(c, tinies.load() > 0);
   return c;
 }
 

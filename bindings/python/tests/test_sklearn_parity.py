@@ -221,7 +221,7 @@ def test_float64_input_is_trained_and_certified_on_its_float64_values():
     assert not hetglm._hetglm.matrix_from_dense(X, float64=False).float64
     # values below 2^-100, whose remainder float32 cannot hold: float32 values alone (docs/formulation.md)
     assert not hetglm._hetglm.matrix_from_dense(X * 1e-36).float64
-    assert hetglm._estimators._float64_for(np.float32(1e-6))  # 9.99999997e-07 as a float32: below 1e-6
+    assert hetglm._estimators._float64_for(np.float32(1e-6), False)  # 9.99999997e-07 as a float32: below 1e-6
     import scipy.sparse as sp
     Xs = sp.csr_matrix(X * (rng.random(X.shape) < 0.5))
     m = hetglm._hetglm.matrix_from_compressed(Xs.indptr, Xs.indices, Xs.data, 3000, 30, False)

@@ -111,9 +111,17 @@ CsrMatrix select_rows(const CsrMatrix& a, std::span<const index_t> rows);
 /// nonzero value smaller than this keeps no values_lo at all (its float32 values alone, as float32 input).
 inline constexpr double kValuesLoMin = 0x1p-100;
 
-/// values_lo of float64 values `x` (nnz of them, the source of a.values): x_k - double(float(x_k)) rounded to float32,
-/// in parallel. Leaves a.values_lo empty when every x_k is a float32 (nothing to keep) or when some nonzero |x_k| is
-/// below kValuesLoMin.
+/// The values_lo entry of float64 value x: x - double(float(x)) (exact in double), rounded to float32.
+inline float values_lo_of(double x) noexcept { return static_cast<float>(x - double(static_cast<float>(x))); }
+/// x is a nonzero value below kValuesLoMin, whose remainder float32 cannot hold.
+inline bool values_lo_loses_bits(double x) noexcept { return x != 0 && (x < 0 ? -x : x) < kValuesLoMin; }
+
+/// The rule that ends every fill of a.values_lo: empties it when the source held a value that values_lo_loses_bits
+/// (`tiny`) or when every entry is 0 (float64 input that float32 holds exactly: nothing to keep).
+void settle_values_lo(CsrMatrix& a, bool tiny);
+
+/// values_lo of float64 values `x` (nnz of them, the source of a.values) by values_lo_of, in parallel, then
+/// settle_values_lo.
 void set_values_lo(CsrMatrix& a, const double* x);
 
 /// x_r . w for every row (w.size() >= n_cols; entries beyond w.size() are ignored); with values_lo when present.
