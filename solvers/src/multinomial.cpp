@@ -38,11 +38,16 @@ struct Multinomial {
   const double inv_n;
   std::int64_t chunk, n_chunks;
   std::vector<double> W, Z, Pr, G, Hd, S, U, buf, part;  // Pr = softmax(Z); U = X S
+  /// float64 data at tol < kFloat64Tol (forms.hpp): X.values_lo, read by every product with X (so the fixed point
+  /// and the certificate are the float64 problem's); else null (the float32 values alone).
+  const float* lo;
+  double x_at(offset_t p) const { return entry(X.values.data(), lo, p); }
 
   Multinomial(const CsrMatrix& X_, const std::vector<int>& y_, int K_, const std::vector<double>& c_, double lam_,
               const SolverOptions& o_)
       : X(X_), y(y_), K(K_), c(c_), lam(lam_), o(o_), n(std::size_t(X_.n_rows)), d(std::size_t(X_.n_cols)),
-        DK(d * std::size_t(K_)), inv_n(1.0 / double(X_.n_rows)) {
+        DK(d * std::size_t(K_)), inv_n(1.0 / double(X_.n_rows)),
+        lo(X_.has_lo() && o_.tol < kFloat64Tol ? X_.values_lo.data() : nullptr) {
     // Chunks of at least kChunk rows, fewer when their buffers of d x K doubles would exceed kBufferDoubles.
     const std::int64_t by_memory = std::max<std::int64_t>(1, std::int64_t(kBufferDoubles / double(std::max<std::size_t>(DK, 1))));
     n_chunks = std::max<std::int64_t>(1, std::min<std::int64_t>((std::int64_t(n) + kChunk - 1) / kChunk, by_memory));
@@ -81,7 +86,7 @@ struct Multinomial {
     double* z = out.data() + std::size_t(i) * K;
     std::fill(z, z + K, 0.0);
     for (offset_t p = X.offsets[i]; p < X.offsets[i + 1]; ++p) {
-      const double x = X.values[p];
+      const double x = x_at(p);
       const double* m = M.data() + std::size_t(X.indices[p]) * K;
       for (int k = 0; k < K; ++k) z[k] += x * m[k];
     }
@@ -110,7 +115,7 @@ struct Multinomial {
         for (int k = 0; k < K; ++k) a[std::size_t(k)] = ci * ((k == yi ? 1.0 : 0.0) - p[k]);  // alpha_i
         conj += math::softmax_conjugate(a.data(), K, yi, ci);
         for (offset_t q = X.offsets[i]; q < X.offsets[i + 1]; ++q) {
-          const double x = X.values[q];
+          const double x = x_at(q);
           double* g = bg + std::size_t(X.indices[q]) * K;
           for (int k = 0; k < K; ++k) g[k] -= x * a[std::size_t(k)];
         }
@@ -147,7 +152,7 @@ struct Multinomial {
         const double* p = Pr.data() + std::size_t(i) * K;
         const double ci = c[std::size_t(i)];
         for (offset_t q = X.offsets[i]; q < X.offsets[i + 1]; ++q) {
-          const double x2 = double(X.values[q]) * X.values[q] * ci;
+          const double x = x_at(q), x2 = x * x * ci;
           double* h = bh + std::size_t(X.indices[q]) * K;
           for (int k = 0; k < K; ++k) h[k] += x2 * p[k] * (1 - p[k]);
         }
@@ -173,7 +178,7 @@ struct Multinomial {
         const double ci = c[std::size_t(i)];
         for (int k = 0; k < K; ++k) r[std::size_t(k)] = ci * p[k] * (u[k] - pu);
         for (offset_t q = X.offsets[i]; q < X.offsets[i + 1]; ++q) {
-          const double x = X.values[q];
+          const double x = x_at(q);
           double* h = bh + std::size_t(X.indices[q]) * K;
           for (int k = 0; k < K; ++k) h[k] += x * r[std::size_t(k)];
         }
@@ -244,6 +249,7 @@ struct Multinomial {
   SolveResult run() {
     SolveResult res;
     EpochDriver driver(o, res, Formulation::primal);
+    if (lo) driver.float64_values();
     if (o.initial_alpha) {
       if (o.initial_alpha->size() != DK)
         throw InvalidArgument(fmt::format("warm start: {} values for {} coordinates", o.initial_alpha->size(), DK));

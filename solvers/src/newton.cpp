@@ -197,7 +197,7 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
   const std::int64_t ld = d;  // leading dimension of the dense rows
   // X^T path: full columns (all n samples stored) through the same kernels, from kDenseMin entries of X^T on.
   const bool dense_cols = !rows_only && A.nnz() >= kDenseMin;
-  // float64 data (values_lo, matrix.hpp) and a tol below kFloat64Tol (newton.hpp): the products that decide the
+  // float64 data (values_lo, matrix.hpp) and a tol below kFloat64Tol (forms.hpp): the products that decide the
   // fixed point and the certificate, v = X w and s = X^T grad, read values + values_lo; the Hessian's products (the
   // conjugate gradients, the preconditioner H, the L1 model's columns) read the float32 values alone: an inexact
   // Hessian changes the direction, not the optimum. q = X dir, which the conjugate gradients sum from the float32

@@ -282,7 +282,7 @@ struct ReplicaEpochs {
     alpha[i] = a_new;
     for (offset_t k = k0; k < k1; ++k) {
       std::atomic_ref<double> r(v[idx[k]]);
-      const double inc = delta * double(val[k]);
+      const double inc = delta * entry(val, form.lo, k);
       if (wild) r.store(r.load(std::memory_order_relaxed) + inc, std::memory_order_relaxed);
       else r.fetch_add(inc, std::memory_order_relaxed);
     }
@@ -452,6 +452,7 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
 
   SolveResult res;
   EpochDriver driver(o, res, Form::formulation);
+  if (form.lo) driver.float64_values();
   res.alpha = std::move(alpha_start);
   double* alpha = res.alpha.data();
   std::vector<double> v = parallel_shared_vector(form, res.alpha, T);
@@ -601,10 +602,8 @@ std::vector<double> parallel_shared_vector(const Form& form, std::span<const dou
   run_tasks(P, true, [&](int p) {
     std::vector<double>& acc = part[p];
     acc.assign(d, 0.0);  // first touch by the thread that scatters into it
-    for (index_t i = rows[p]; i < rows[p + 1]; ++i) {
-      if (alpha[i] == 0) continue;
-      for (offset_t k = A.offsets[i]; k < A.offsets[i + 1]; ++k) acc[A.indices[k]] += alpha[i] * double(A.values[k]);
-    }
+    for (index_t i = rows[p]; i < rows[p + 1]; ++i)
+      if (alpha[i] != 0) row_axpy(A, i, alpha[i], acc.data(), form.lo);
   });
   std::vector<double> v(d, 0.0);
   if (d == 0) return v;

@@ -17,6 +17,7 @@ SolveResult solve_sequential(const Form& form, const SolverOptions& options) {
   const CsrMatrix& A = *form.A;
   SolveResult res;
   EpochDriver driver(options, res, Form::formulation);
+  if (form.lo) driver.float64_values();
   driver.initial_alpha(form, res.alpha);
   std::vector<double> v = shared_vector(form, res.alpha);
   std::vector<double> gaps(static_cast<std::size_t>(m));

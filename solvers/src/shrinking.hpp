@@ -138,7 +138,7 @@ struct MarginRule {
     if (pg == 0) return true;
     const double a_new = f.step(i, alpha[i], r, sigma);
     if (a_new != alpha[i]) {
-      row_axpy(*f.A, i, sigma * (a_new - alpha[i]), v);
+      row_axpy(*f.A, i, sigma * (a_new - alpha[i]), v, f.lo);
       alpha[i] = a_new;
     }
     return true;

@@ -98,10 +98,10 @@ def _to_matrix(X, by_feature=False, estimator=None, bias=-1.0, float64=True):
 
 
 def _float64_for(tol, by_feature):
-    """Whether a fit at `tol` keeps float64 input's float64 values: the Newton solver reads them below
-    _hetglm.float64_tol (docs/formulation.md, "float64 data"); looser, they would cost the conversion's time for
-    nothing, and so they would for the by-feature models (Lasso, ElasticNet: the working-set solver reads float32
-    values only)."""
+    """Whether a fit at `tol` keeps float64 input's float64 values: the Newton solver and the coordinate-descent
+    solvers (SDCA, SySCD) read them below _hetglm.float64_tol (docs/formulation.md, "float64 data"); looser, they
+    would cost the conversion's time for nothing, and so they would for the by-feature models (Lasso, ElasticNet: the
+    working-set solver reads float32 values only)."""
     return float(tol) < _hetglm.float64_tol and not by_feature  # (a numpy float32 tol would compare in float32)
 
 

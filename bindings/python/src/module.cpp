@@ -482,7 +482,8 @@ NB_MODULE(_hetglm, m) {
   m.doc() = "hetglm engine bindings (use the estimators in the hetglm package)";
   m.attr("__version__") = HETGLM_VERSION;
   m.attr("backends") = HETGLM_BACKENDS;
-  // Tolerances below this train the Newton solver on float64 input's float64 values (newton.hpp kFloat64Tol).
+  // Tolerances below this train the Newton and coordinate-descent solvers on float64 input's float64 values
+  // (forms.hpp kFloat64Tol).
   m.attr("float64_tol") = kFloat64Tol;
 
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {

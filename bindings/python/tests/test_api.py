@@ -364,9 +364,8 @@ def test_logistic_regression_and_linear_svc_take_scikit_learns_parameters():
         assert not missing, f"{ours.__name__} lacks scikit-learn's {sorted(missing)}"
     assert {"dual", "solver"} <= set(hetglm.LogisticRegressionCV().get_params())
     X, y = make_classification(400, 10, random_state=0)
-    # float32 values: the dual (SDCA) trains on float32 values, the Newton solver on float64 input's float64 values
-    # (docs/python.md, "Data"), so the two formulations see the same problem only when X is float32
-    X = X.astype(np.float32)
+    # float64 X at tol 1e-10: the dual (SDCA) and the primal (Newton) both train on the float64 values (docs/python.md,
+    # "Data"), the same problem
     ref = hetglm.LogisticRegression(tol=1e-10).fit(X, y)
     for kw, solver_type in [(dict(dual=True), "L2R_LR_DUAL"), (dict(dual=False), "L2R_LR"),
                             (dict(solver="liblinear", dual=True), "L2R_LR_DUAL")]:

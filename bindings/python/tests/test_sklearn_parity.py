@@ -153,9 +153,9 @@ def test_multinomial_objective_matches_sklearn_lbfgs(name, data_dir):
     p_theirs = softmax_objective(X, y_enc, theirs.coef_, C)
     assert abs(p_ours - p_theirs) <= 1e-6 * p_theirs, (p_ours, p_theirs)
     assert p_ours <= p_theirs * (1 + 1e-9)
-    # the engine's primal is this objective (on the float32-stored X), certified by its gap
-    assert ours.primal_objective_ == pytest.approx(softmax_objective(X.astype(np.float32).astype(np.float64), y_enc,
-                                                                     ours.coef_, C), rel=1e-12)
+    # the engine's primal is this objective on the float64 X (tol 1e-12 < float64_tol: the multinomial solver reads
+    # the float64 values; docs/formulation.md, "float64 data"), certified by its gap
+    assert ours.primal_objective_ == pytest.approx(p_ours, rel=1e-12)
     assert abs(ours.duality_gap_) <= 1e-12 * ours.primal_objective_  # rounding-level negative gaps certify too
     np.testing.assert_allclose(ours.predict_proba(X).sum(axis=1), 1.0)
     assert np.mean(ours.predict(X) == theirs.predict(X)) >= 0.99
@@ -253,3 +253,41 @@ def test_float64_input_is_trained_and_certified_on_its_float64_values():
             loose = make().set_params(tol=hetglm._hetglm.float64_tol)
             np.testing.assert_array_equal(loose.fit(data, target).coef_,
                                           clone(loose).fit(data.astype(np.float32), target).coef_)
+
+
+def test_float64_input_in_the_dual_and_multinomial_solvers():
+    """The dual formulations (SDCA: LogisticRegression(dual=True), LinearSVC with either loss in the dual, sequential
+    on 1 thread and SySCD on 2) and the multinomial solver read float64 input's float64 values at tol < float64_tol
+    too: the reported primal_objective_ is P(coef_) computed here in float64 to 1e-14, where a float32 copy of X
+    certifies its own objective, 1e-10 or more away (docs/formulation.md, "float64 data")."""
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((2000, 20)) * np.exp(0.5 * rng.standard_normal(20))
+    z = X @ rng.standard_normal((20, 3)) + rng.standard_normal((2000, 3))
+    y2, y3 = (z[:, 0] > 0).astype(int), z.argmax(axis=1)
+    n, C = X.shape[0], 1.0
+
+    def objective(model, data, est):
+        W = est.coef_.T
+        Z = data @ W
+        if model == "multinomial":
+            loss = np.mean(np.logaddexp.reduce(Z, axis=1) - Z[np.arange(n), y3])
+            return loss + 0.5 / (C * n) * np.sum(W * W)
+        m = (2 * y2 - 1) * Z.ravel()
+        loss = {"logistic": np.logaddexp(0, -m), "hinge": np.maximum(0, 1 - m),
+                "squared_hinge": np.maximum(0, 1 - m) ** 2}[model]
+        return np.mean(loss) + 0.5 / (C * n) * np.sum(W * W)
+
+    for model, make, target in (
+            ("logistic", lambda j: hetglm.LogisticRegression(C=C, fit_intercept=False, dual=True, n_jobs=j), y2),
+            ("squared_hinge", lambda j: hetglm.LinearSVC(C=C, fit_intercept=False, dual=True, n_jobs=j), y2),
+            ("hinge", lambda j: hetglm.LinearSVC(C=C, loss="hinge", fit_intercept=False, n_jobs=j), y2),
+            ("multinomial", lambda j: hetglm.LogisticRegression(C=C, fit_intercept=False, n_jobs=j), y3)):
+        for jobs in (1, 2):
+            est = make(jobs).set_params(tol=1e-12, max_iter=100000).fit(X, target)
+            assert est.solver_ in ({"newton"} if model == "multinomial" else {"sequential", "syscd"}), est.solver_
+            P = objective(model, X, est)
+            assert est.duality_gap_ <= 1e-12 * P, (model, jobs, est.duality_gap_ / P)
+            assert abs(est.primal_objective_ - P) <= 1e-14 * P, (model, jobs, est.primal_objective_, P)
+            e32 = make(jobs).set_params(tol=1e-12, max_iter=100000).fit(X.astype(np.float32), target)
+            P32 = objective(model, X, e32)
+            assert abs(e32.primal_objective_ - P32) >= 1e-10 * P32, (model, jobs, e32.primal_objective_, P32)

@@ -596,11 +596,16 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
         }
         return so.solver == SolverKind::sequential ? solve_sequential(f, so) : solve_parallel_cpu(f, so);
       };
-      if constexpr (Form::formulation == Formulation::dual) {
-        return solve(Form(pd, y.data(), c.data(), lambda));
-      } else {
-        return solve(Form(pd, y.data(), c.data(), lambda, eta));
-      }
+      auto make = [&] {
+        if constexpr (Form::formulation == Formulation::dual) return Form(pd, y.data(), c.data(), lambda);
+        else return Form(pd, y.data(), c.data(), lambda, eta);
+      };
+      Form f = make();
+      // float64 data at tol < kFloat64Tol: the host coordinate-descent solvers read the float64 values (the Newton
+      // solver decides that itself; DuHL's accelerators read float32 values, so DuHL trains on those).
+      if (!accel && so.solver != SolverKind::newton && so.solver != SolverKind::working_set)
+        read_float64_values(f, so.tol);
+      return solve(f);
     });
     for (index_t j = 0; j < nrows_w; ++j) model.w[static_cast<std::size_t>(j) * ncol + k] = sr.w[j];
     ColumnReport cr = column_report(positives[k], sr);

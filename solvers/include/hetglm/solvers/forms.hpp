@@ -101,8 +101,40 @@ struct ProblemData {
 /// own (the same values for every thread count), features in parallel for large data.
 std::vector<double> primal_column_curvature(const CsrMatrix& Xt, const double* c, index_t n_total = 0);
 
-/// <row i of A, v> in double.
-inline double row_dot(const CsrMatrix& A, index_t i, const double* v) {
+/// The tolerance below which the solvers read float64 input's values_lo (matrix.hpp): a tighter `tol` trains and
+/// certifies the float64 problem; at this tolerance or looser they train on the float32 values, whose rounding moves
+/// the objective by about 1e-9 relative (measured 2.5e-10 to 8.3e-10 on Gaussian data, docs/formulation.md "float64
+/// data"), a thousandth of the tolerance, where the float64 values cost 1.2-2.3x the time of a Newton solve and 1.5x
+/// the bytes (1.1-1.2x the time) of a coordinate-descent epoch (bench/results/float64.md). Read by the Newton solver
+/// (newton.cpp), the multinomial solver (multinomial.cpp) and the coordinate-descent forms (read_float64_values).
+inline constexpr double kFloat64Tol = 1e-6;
+
+/// Stored entry k of A in double: values[k], plus values_lo[k] when lo (A.values_lo.data(): float64 data read as
+/// such, a form's `lo`) is given.
+inline double entry(const float* val, const float* lo, offset_t k) {
+  return lo ? double(val[k]) + double(lo[k]) : double(val[k]);
+}
+
+namespace detail {
+/// row_dot and row_axpy on the float64 values (out of line: the float32 loops stay as small as before).
+[[gnu::noinline]] inline double row_dot_lo(const CsrMatrix& A, index_t i, const double* v, const float* lo) {
+  double s = 0;
+  const index_t* idx = A.indices.data();
+  const float* val = A.values.data();
+  for (offset_t k = A.offsets[i]; k < A.offsets[i + 1]; ++k) s += entry(val, lo, k) * v[idx[k]];
+  return s;
+}
+[[gnu::noinline]] inline void row_axpy_lo(const CsrMatrix& A, index_t i, double scale, double* v, const float* lo) {
+  const index_t* idx = A.indices.data();
+  const float* val = A.values.data();
+  for (offset_t k = A.offsets[i]; k < A.offsets[i + 1]; ++k) v[idx[k]] += scale * entry(val, lo, k);
+}
+}  // namespace detail
+
+/// <row i of A, v> in double; with lo (A.values_lo.data()) on the float64 values.
+inline double row_dot(const CsrMatrix& A, index_t i, const double* v, const float* lo = nullptr) {
+  if (lo) [[unlikely]]
+    return detail::row_dot_lo(A, i, v, lo);
   double s = 0;
   const index_t* idx = A.indices.data();
   const float* val = A.values.data();
@@ -110,8 +142,10 @@ inline double row_dot(const CsrMatrix& A, index_t i, const double* v) {
   return s;
 }
 
-/// v += scale * (row i of A).
-inline void row_axpy(const CsrMatrix& A, index_t i, double scale, double* v) {
+/// v += scale * (row i of A); with lo (A.values_lo.data()) on the float64 values.
+inline void row_axpy(const CsrMatrix& A, index_t i, double scale, double* v, const float* lo = nullptr) {
+  if (lo) [[unlikely]]
+    return detail::row_axpy_lo(A, i, scale, v, lo);
   const index_t* idx = A.indices.data();
   const float* val = A.values.data();
   for (offset_t k = A.offsets[i]; k < A.offsets[i + 1]; ++k) v[idx[k]] += scale * double(val[k]);
@@ -128,6 +162,9 @@ struct DualForm {
   const double* sq_norm;   // ||x_i||^2
   double lambda, inv_n, inv_lambda_n;
   Objective obj;           // the coordinate kernel's scalars
+  /// A->values_lo.data() when the fit trains on float64 values (read_float64_values), else null: then every
+  /// product with a row (inner, the updates of v, v = A alpha) reads the float64 values; the curvatures stay float32.
+  const float* lo = nullptr;
 
   /// n_total: the number of samples of the objective's 1/n when d.X holds only some of them (an MPI rank's part;
   /// 0 = d.X->n_rows).
@@ -142,7 +179,7 @@ struct DualForm {
   index_t dim() const { return A->n_cols; }
 
   /// r_i = <x_i, v> (the margin is r_i / (lambda n)).
-  double inner(index_t i, const double* v) const { return row_dot(*A, i, v); }
+  double inner(index_t i, const double* v) const { return row_dot(*A, i, v, lo); }
   /// q_i = ||x_i||^2 / (lambda n).
   double curvature(index_t i) const { return sq_norm[i] * inv_lambda_n; }
   /// The kernel's objective with the ids as compile-time constants (the same values as obj's), so that the kernel's
@@ -244,6 +281,8 @@ struct PrimalForm {
   /// H_j^max = kCurvatureBound (1/n) sum_k c_k x_kj^2: the exact curvature for the squared loss and a
   /// coordinate-wise Lipschitz constant of the gradient for the other losses (used by step()).
   std::vector<double> h;
+  /// A->values_lo.data() when the fit trains on float64 values (read_float64_values), else null (DualForm::lo).
+  const float* lo = nullptr;
 
   /// d.Xt may be null (then A is null, h empty and only the scalars, y and c describe the problem): the primal
   /// Newton solver's rows-only path (newton.hpp), which never calls inner, step, coordinate_step or certificate.
@@ -281,7 +320,7 @@ struct PrimalForm {
     const float* val = A->values.data();
     for (offset_t k = A->offsets[j]; k < A->offsets[j + 1]; ++k) {
       const index_t r = idx[k];
-      s += double(val[k]) * LossP::derivative(y[r], v[r], c[r]);
+      s += entry(val, lo, k) * LossP::derivative(y[r], v[r], c[r]);
     }
     return s;
   }
@@ -326,7 +365,7 @@ struct PrimalForm {
       double r = 0, hj = 0;
       for (offset_t k = b; k < e; ++k) {
         const index_t q = idx[k];
-        const double x = val[k];
+        const double x = entry(val, lo, k);
         r += x * LossP::derivative(y[q], v[q], c[q]);
         hj += x * x * LossP::curvature(y[q], v[q], c[q]);
       }
@@ -343,7 +382,7 @@ struct PrimalForm {
         double df = 0;
         for (offset_t k = b; k < e; ++k) {
           const index_t q = idx[k];
-          df += LossP::value(y[q], v[q] + dz * double(val[k]), c[q]) - LossP::value(y[q], v[q], c[q]);
+          df += LossP::value(y[q], v[q] + dz * entry(val, lo, k), c[q]) - LossP::value(y[q], v[q], c[q]);
         }
         const double wt = w + t * d;
         const double dF = df * inv_n / sigma + PenP::value(wt, lambda, eta) - g0;
@@ -519,14 +558,17 @@ struct PermutedForm {
     A.values.reserve(nnz);
     A.indices.resize(nnz);
     A.values.resize(nnz);
+    if (f.lo) A.values_lo.resize(nnz);  // the float64 values travel with their rows when the fit reads them
     for_ranges(m, [&](std::size_t lo, std::size_t hi) {
       for (std::size_t p = lo; p < hi; ++p) {
         const offset_t b = src.offsets[perm[p]], e = src.offsets[perm[p] + 1];
         std::copy(src.indices.begin() + b, src.indices.begin() + e, A.indices.begin() + A.offsets[p]);
         std::copy(src.values.begin() + b, src.values.begin() + e, A.values.begin() + A.offsets[p]);
+        if (f.lo) std::copy(f.lo + b, f.lo + e, A.values_lo.begin() + A.offsets[p]);
       }
     });
     form.A = &A;
+    form.lo = f.lo ? A.values_lo.data() : nullptr;
     if constexpr (Form::formulation == Formulation::dual) {
       y.resize(m);
       c.resize(m);
@@ -556,7 +598,7 @@ double update_coordinate(const Form& f, index_t i, double* alpha, double* v, dou
   const double delta = a_new - alpha[i];
   if (delta == 0) return 0;
   alpha[i] = a_new;
-  row_axpy(*f.A, i, sigma * delta, v);
+  row_axpy(*f.A, i, sigma * delta, v, f.lo);
   return delta;
 }
 
@@ -565,11 +607,20 @@ template <class Form>
 std::vector<double> shared_vector(const Form& form, std::span<const double> alpha) {
   std::vector<double> v(static_cast<std::size_t>(form.dim()), 0.0);
   const CsrMatrix& A = *form.A;
-  for (index_t i = 0; i < A.n_rows; ++i) {
-    if (alpha[i] == 0) continue;
-    for (offset_t k = A.offsets[i]; k < A.offsets[i + 1]; ++k) v[A.indices[k]] += alpha[i] * double(A.values[k]);
-  }
+  for (index_t i = 0; i < A.n_rows; ++i)
+    if (alpha[i] != 0) row_axpy(A, i, alpha[i], v.data(), form.lo);
   return v;
+}
+
+/// A form of float64 data (A->values_lo, matrix.hpp) fitted to a tol below kFloat64Tol reads the float64 values:
+/// sets f.lo (DualForm::lo, PrimalForm::lo) and returns true; otherwise leaves the form on the float32 values.
+/// For the host coordinate-descent solvers (sequential, SySCD, PASSCoDe), which read rows only through the form's
+/// inner, update_coordinate, shared_vector and PermutedForm; not for DuHL (its accelerators read float32 values).
+template <class Form>
+bool read_float64_values(Form& f, double tol) {
+  if (!f.A || !f.A->has_lo() || !(tol < kFloat64Tol)) return false;
+  f.lo = f.A->values_lo.data();
+  return true;
 }
 
 // ------------------------------------------------------------------------------------------------------------------

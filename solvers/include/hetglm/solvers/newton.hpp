@@ -48,13 +48,6 @@ namespace hetglm {
 /// less than the pass over X^T they save). train() then skips the transposed copy.
 bool newton_rows_only(const CsrMatrix& X);
 
-/// The tolerance below which the Newton solver reads float64 input's values_lo (matrix.hpp): a tighter `tol` trains
-/// and certifies the float64 problem; at this tolerance or looser it trains on the float32 values, whose rounding
-/// moves the objective by about 1e-9 relative (measured 2.5e-10 to 8.3e-10 on Gaussian data,
-/// docs/formulation.md "float64 data"), a thousandth of the tolerance, where the float64 values cost 1.2-2.3x the
-/// time of the solve (bench/results/float64.md).
-inline constexpr double kFloat64Tol = 1e-6;
-
 /// Run the primal Newton solver on `form` (a PrimalForm<L, P>, L any smooth loss) from w = 0. `X` is the data with
 /// samples as rows (form.A is its transpose). options: tol, max_epochs (Newton iterations), seed (inner order),
 /// n_threads (0 = the current arena's concurrency), on_epoch, should_stop. form.A may be null for an L2 penalty
