@@ -665,6 +665,9 @@ int run_train(TrainArgs& a) {
   ro.memory_limit_name = "--memory-limit";
   a.opt.memory_limit = ro.memory_limit;  // the same budget for train()'s memory estimate
   ro.should_stop = [] { return g_interrupted.load(); };  // Interrupted: "interrupted while loading", exit 130
+  // At a tol below kFloat64Tol the values are read to double precision (values_lo, 4 more bytes a nonzero), which
+  // the Newton, multinomial and coordinate-descent solvers then train on (docs/formulation.md, "float64 data").
+  ro.float64 = a.opt.solver.tol < hetglm::kFloat64Tol;
   auto t0 = std::chrono::steady_clock::now();
   const Dataset data = hetglm::read_libsvm(a.train_file, ro);
   const double load_seconds = seconds_since(t0);

@@ -158,6 +158,8 @@ struct Chunk {
   std::vector<offset_t> row_end;  ///< local nnz after each row
   FillVector<index_t> indices;
   FillVector<float> values;
+  FillVector<float> values_lo;  ///< LibsvmOptions::float64: each value's values_lo_of (matrix.hpp)
+  bool tiny = false;            ///< LibsvmOptions::float64: a value that values_lo_loses_bits
   index_t max_index = -1;
   std::int64_t newlines = 0;  ///< '\n' bytes in the chunk (valid when it parsed completely)
   bool failed = false;
@@ -171,6 +173,8 @@ struct Chunk {
     row_end.clear();
     indices.clear();
     values.clear();
+    values_lo.clear();
+    tiny = false;
     max_index = -1;
     newlines = 0;
     failed = aborted = false;
@@ -326,15 +330,24 @@ class ChunkParser {
         return fail(is.data(),
                     fmt::format("feature index {} out of range (n_features {})", quote_token(is), options_.n_features));
       float v = 0;
-      switch (parse_real(vs, v)) {
+      double v64 = 0;  // options_.float64: the value as written, to double precision
+      switch (options_.float64 ? parse_real(vs, v64) : parse_real(vs, v)) {
         case Num::ok: break;
         case Num::invalid: return fail(vs.data(), "invalid feature value " + quote_token(vs));
         case Num::non_finite: return fail(vs.data(), "non-finite feature value " + quote_token(vs));
         case Num::out_of_range: return fail(vs.data(), "feature value " + quote_token(vs) + " out of float range");
       }
+      if (options_.float64) {
+        v = static_cast<float>(v64);  // beyond float range: the float parser's error
+        if (!std::isfinite(v)) return fail(vs.data(), "feature value " + quote_token(vs) + " out of float range");
+      }
       if (partial_) continue;  // a probe stores nothing
       out_.indices.push_back(static_cast<index_t>(j));
       out_.values.push_back(v);
+      if (options_.float64) {
+        out_.values_lo.push_back(values_lo_of(v64));
+        out_.tiny = out_.tiny || values_lo_loses_bits(v64);
+      }
       columns_.push_back(tok.data());
       if (j <= prev) sorted = false;
       prev = std::max(prev, j);
@@ -371,6 +384,10 @@ class ChunkParser {
     }
     std::copy(sorted_idx_.begin(), sorted_idx_.end(), out_.indices.begin() + static_cast<std::ptrdiff_t>(row_begin));
     std::copy(sorted_val_.begin(), sorted_val_.end(), out_.values.begin() + static_cast<std::ptrdiff_t>(row_begin));
+    if (options_.float64) {
+      for (std::size_t k = 0; k < n; ++k) sorted_val_[k] = out_.values_lo[row_begin + perm_[k]];
+      std::copy(sorted_val_.begin(), sorted_val_.end(), out_.values_lo.begin() + static_cast<std::ptrdiff_t>(row_begin));
+    }
     return true;
   }
 
@@ -453,6 +470,7 @@ struct Segment {
   PageArray<offset_t> ends;  ///< global offset after each row
   PageArray<index_t> indices;
   PageArray<float> values;
+  PageArray<float> values_lo;  ///< LibsvmOptions::float64 only
 };
 
 /// Appends n elements of `a` to `v` in pieces, giving each piece's pages back once copied.
@@ -590,7 +608,21 @@ class Reader {
   std::int64_t line() const noexcept { return line_base_; }
   std::uint64_t text_bytes() const noexcept { return text_bytes_; }
 
+  /// The data read, with values_lo when options.float64 asked for it (and settle_values_lo keeps it).
   Dataset finish() {
+    if (pending_) note_tiny();
+    Dataset data = assemble();
+    if (options_.float64) settle_values_lo(data.X, tiny_);
+    return data;
+  }
+
+ private:
+  /// The chunks' tiny flags of the current batch into tiny_.
+  void note_tiny() {
+    for (std::size_t i = 0; i < used_; ++i) tiny_ = tiny_ || chunks_[i].tiny;
+  }
+
+  Dataset assemble() {
     flush_staging();
     Dataset data;
     data.source = name_;
@@ -604,6 +636,7 @@ class Reader {
       X.offsets.insert(X.offsets.end(), c.row_end.begin(), c.row_end.end());
       X.indices = std::move(c.indices);
       X.values = std::move(c.values);
+      X.values_lo = std::move(c.values_lo);
       data.y = std::move(c.y);
       return data;
     }
@@ -619,12 +652,14 @@ class Reader {
       X.offsets.assign(rows + 1, 0);
       X.indices.resize(nnz);
       X.values.resize(nnz);
+      if (options_.float64) X.values_lo.resize(nnz);
       data.y.resize(rows);
       auto copy_chunk = [&](std::size_t i) {
         const Chunk& c = chunks_[i];
         std::copy(c.y.begin(), c.y.end(), data.y.begin() + static_cast<std::ptrdiff_t>(row_base[i]));
         std::copy(c.indices.begin(), c.indices.end(), X.indices.begin() + static_cast<std::ptrdiff_t>(nnz_base[i]));
         std::copy(c.values.begin(), c.values.end(), X.values.begin() + static_cast<std::ptrdiff_t>(nnz_base[i]));
+        std::copy(c.values_lo.begin(), c.values_lo.end(), X.values_lo.begin() + static_cast<std::ptrdiff_t>(nnz_base[i]));
         const auto off = static_cast<offset_t>(nnz_base[i]);
         for (std::size_t r = 0; r < c.row_end.size(); ++r) X.offsets[row_base[i] + r + 1] = off + c.row_end[r];
       };
@@ -640,11 +675,13 @@ class Reader {
     data.y.reserve(rows_);
     X.indices.reserve(nnz_);
     X.values.reserve(nnz_);
+    if (options_.float64) X.values_lo.reserve(nnz_);
     for (Segment& s : segments_) {
       append_releasing(data.y, s.y, s.rows);
       append_releasing(X.offsets, s.ends, s.rows);
       append_releasing(X.indices, s.indices, s.nnz);
       append_releasing(X.values, s.values, s.nnz);
+      if (options_.float64) append_releasing(X.values_lo, s.values_lo, s.nnz);
     }
     segments_.clear();
     for (std::size_t i = 0; i < (pending_ ? used_ : 0); ++i) {
@@ -654,6 +691,7 @@ class Reader {
       for (const offset_t e : c.row_end) X.offsets.push_back(off + e);
       X.indices.insert(X.indices.end(), c.indices.begin(), c.indices.end());
       X.values.insert(X.values.end(), c.values.begin(), c.values.end());
+      X.values_lo.insert(X.values_lo.end(), c.values_lo.begin(), c.values_lo.end());
       c = Chunk();
     }
     return data;
@@ -670,13 +708,15 @@ class Reader {
     return e - b >= 3 && std::memcmp(b, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
   }
 
-  /// Bytes the data set will take: labels and row offsets (16 bytes a row), indices and values (8 an entry).
-  std::uint64_t kept_bytes() const noexcept { return rows_ * 16 + nnz_ * 8 + 8; }
+  /// Bytes the data set will take: labels and row offsets (16 bytes a row), indices and values (8 an entry; 12 with
+  /// values_lo).
+  std::uint64_t kept_bytes() const noexcept { return rows_ * 16 + nnz_ * (options_.float64 ? 12 : 8) + 8; }
 
   /// Moves the rows of the last batch out of the chunks into a Segment.
   void commit() {
     if (!pending_) return;
     pending_ = false;
+    note_tiny();
     if (std::all_of(chunks_.begin(), chunks_.begin() + static_cast<std::ptrdiff_t>(used_),
                     [](const Chunk& c) { return c.y.empty(); }))
       return;  // blank and comment lines only
@@ -696,6 +736,7 @@ class Reader {
         for (const offset_t e : c.row_end) staging_.ends.push_back(off + e);
         staging_.indices.insert(staging_.indices.end(), c.indices.begin(), c.indices.end());
         staging_.values.insert(staging_.values.end(), c.values.begin(), c.values.end());
+        staging_.values_lo.insert(staging_.values_lo.end(), c.values_lo.begin(), c.values_lo.end());
         committed_nnz_ += static_cast<offset_t>(c.indices.size());
       }
       if (staging_.y.size() * 16 + staging_.indices.size() * 8 >= kSegmentMin) flush_staging();
@@ -706,12 +747,14 @@ class Reader {
     s.ends = PageArray<offset_t>(s.rows);
     s.indices = PageArray<index_t>(s.nnz);
     s.values = PageArray<float>(s.nnz);
+    if (options_.float64) s.values_lo = PageArray<float>(s.nnz);
     const offset_t base = committed_nnz_;
     auto copy_chunk = [&](std::size_t i) {
       const Chunk& c = chunks_[i];
       std::copy(c.y.begin(), c.y.end(), s.y.data() + row_base[i]);
       std::copy(c.indices.begin(), c.indices.end(), s.indices.data() + nnz_base[i]);
       std::copy(c.values.begin(), c.values.end(), s.values.data() + nnz_base[i]);
+      if (options_.float64) std::copy(c.values_lo.begin(), c.values_lo.end(), s.values_lo.data() + nnz_base[i]);
       const offset_t off = base + static_cast<offset_t>(nnz_base[i]);
       offset_t* ends = s.ends.data() + row_base[i];
       for (std::size_t r = 0; r < c.row_end.size(); ++r) ends[r] = off + c.row_end[r];
@@ -735,10 +778,12 @@ class Reader {
     s.ends = PageArray<offset_t>(s.rows);
     s.indices = PageArray<index_t>(s.nnz);
     s.values = PageArray<float>(s.nnz);
+    if (options_.float64) s.values_lo = PageArray<float>(s.nnz);
     std::copy(staging_.y.begin(), staging_.y.end(), s.y.data());
     std::copy(staging_.ends.begin(), staging_.ends.end(), s.ends.data());
     std::copy(staging_.indices.begin(), staging_.indices.end(), s.indices.data());
     std::copy(staging_.values.begin(), staging_.values.end(), s.values.data());
+    std::copy(staging_.values_lo.begin(), staging_.values_lo.end(), s.values_lo.data());
     segments_.push_back(std::move(s));
     staging_ = Staging();
   }
@@ -776,11 +821,13 @@ class Reader {
     std::vector<offset_t> ends;
     std::vector<index_t> indices;
     std::vector<float> values;
+    std::vector<float> values_lo;
   } staging_;
   static constexpr std::size_t kSegmentMin = std::size_t{1} << 20;
   offset_t committed_nnz_ = 0;
   std::uint64_t rows_ = 0, nnz_ = 0;
   index_t max_index_ = -1;
+  bool tiny_ = false;  ///< options.float64: a value that values_lo_loses_bits was read (no values_lo, matrix.hpp)
   std::int64_t line_base_ = 1;  ///< line number of the next batch's first line
   std::uint64_t text_bytes_ = 0;
 };

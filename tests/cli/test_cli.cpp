@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <sstream>
 #include <string>
 
@@ -1114,4 +1115,61 @@ TEST_F(Cli, AClosedStandardOutputIsReportedAndTrainingGoesOn) {
   r = run_closed_stdout("predict -q m " + data("heart_scale"));
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.err, "error: cannot write the predictions to standard output: Broken pipe\n");
+}
+
+// At --tol below 1e-6 the reader keeps the values to double precision (LibsvmOptions::float64) and the solvers train
+// on them: the certificate's primal is P(w) computed here in double from the file's 17-digit values (the Newton
+// solver for logistic, SDCA for the squared hinge in the dual); at --tol 1e-6 the float32 values alone, whose
+// objective is another one.
+TEST_F(Cli, ATightTolTrainsOnTheFilesDoubleValues) {
+  std::mt19937_64 rng(9);
+  std::normal_distribution<double> g;
+  std::string text;
+  std::vector<std::vector<double>> x;
+  std::vector<double> y;
+  for (int i = 0; i < 1000; ++i) {
+    std::vector<double> r(10);
+    double z = 0;
+    for (int j = 0; j < 10; ++j) {
+      r[j] = g(rng) * (j + 1);
+      z += r[j] * (j % 3 - 1);
+    }
+    y.push_back(i == 0 || z + 3 * g(rng) > 0 ? 1 : -1);
+    text += y.back() > 0 ? "+1" : "-1";
+    for (int j = 0; j < 10; ++j) {
+      char num[32];
+      std::snprintf(num, sizeof num, "%.17g", r[j]);
+      text += " " + std::to_string(j + 1) + ":" + num;
+      r[j] = std::strtod(num, nullptr);
+    }
+    text += "\n";
+    x.push_back(r);
+  }
+  write("f.svm", text);
+  for (const std::string model : {"logistic", "squared-hinge"}) {
+    for (const std::string tol : {"1e-12", "1e-6"}) {
+      SCOPED_TRACE(model + " at --tol " + tol);
+      const CliRun r = run("train -q --model " + model + (model == "logistic" ? "" : " --formulation dual") +
+                           " --tol " + tol + " --max-epochs 100000 --report-json r.json f.svm m");
+      ASSERT_EQ(r.code, 0) << r.err;
+      const auto rep = nlohmann::json::parse(slurp(dir / "r.json"));
+      const hetglm::LinearModel m = hetglm::load_model((dir / "m").string());
+      ASSERT_EQ(m.labels, (std::vector<double>{1, -1}));
+      double loss = 0, w2 = 0;
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        double z = 0;
+        for (int j = 0; j < 10; ++j) z += x[i][j] * m.w[j];
+        const double mg = y[i] * z;
+        loss += model == "logistic" ? std::log1p(std::exp(-mg)) : std::pow(std::max(0.0, 1 - mg), 2);
+      }
+      for (int j = 0; j < 10; ++j) w2 += m.w[j] * m.w[j];
+      const double P = loss / 1000 + 0.5 * m.lambda * w2, primal = rep["primal"].get<double>();
+      if (tol == "1e-12") {
+        EXPECT_NEAR(primal, P, 1e-14 * P);
+        EXPECT_LE(rep["gap"].get<double>(), 1e-12 * P);
+      } else {
+        EXPECT_GE(std::fabs(primal - P), 1e-11 * P);  // the float32-rounded file's objective
+      }
+    }
+  }
 }

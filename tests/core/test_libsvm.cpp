@@ -369,11 +369,13 @@ class LibsvmMalformedP : public ::testing::TestWithParam<std::size_t> {};
 
 TEST_P(LibsvmMalformedP, ExactMessage) {
   const Malformed& c = malformed_cases()[GetParam()];
-  for (int threads : {1, 2}) {
-    LibsvmOptions o = c.options;
-    o.n_threads = threads;
-    EXPECT_EQ(parse_error(c.text, o), c.message) << "threads " << threads;
-  }
+  for (int threads : {1, 2})
+    for (const bool float64 : {false, true}) {  // reading the values to double precision: the same messages
+      LibsvmOptions o = c.options;
+      o.n_threads = threads;
+      o.float64 = float64;
+      EXPECT_EQ(parse_error(c.text, o), c.message) << "threads " << threads << " float64 " << float64;
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, LibsvmMalformedP, ::testing::Range<std::size_t>(0, malformed_cases().size()));
@@ -1275,5 +1277,68 @@ TEST(Matrix, BiasColumnEqualsARowByRowConstructionForSmallAndLargeMatrices) {
     EXPECT_TRUE(std::equal(b.indices.begin(), b.indices.end(), bi.begin(), bi.end()));
     EXPECT_TRUE(std::equal(b.values.begin(), b.values.end(), bv.begin(), bv.end()));
     hetglm::validate(b, "with_bias_column");
+  }
+}
+
+// LibsvmOptions::float64: values read to double precision, values_lo = what the float32 rounding drops
+// (double(values[k]) + double(values_lo[k]) is the written value to 2^-48), the same in any blocks, threads and
+// pieces (the chunks' and batches' copies carry it, unsorted rows are sorted with it); none for a file whose values
+// float32 holds exactly, nor for one holding a value below kValuesLoMin; out of float range stays an error; the
+// float32 values are those of the default read.
+TEST(LibsvmFloat64, ValuesLoIsWhatFloat32Drops) {
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> g;
+  std::string text;
+  std::vector<std::vector<std::pair<int, double>>> rows;
+  for (int i = 0; i < 3000; ++i) {
+    text += i % 2 ? "+1" : "-1";
+    std::vector<std::pair<int, double>> r;
+    for (int j : {7, 2, 11, 5}) {  // unsorted: the reader sorts each row
+      const double v = g(rng) * 1e3;
+      char num[32];
+      std::snprintf(num, sizeof num, "%.17g", v);
+      text += " " + std::to_string(j + i % 3) + ":" + num;
+      r.emplace_back(j + i % 3 - 1, std::strtod(num, nullptr));
+    }
+    text += "\n";
+    std::sort(r.begin(), r.end());
+    rows.push_back(r);
+  }
+  LibsvmOptions o = opts(-1, false, 1);
+  const Dataset f32 = hetglm::parse_libsvm(text, "t", o);
+  EXPECT_FALSE(f32.X.has_lo());
+  o.float64 = true;
+  const Dataset ref = hetglm::parse_libsvm(text, "t", o);
+  ASSERT_TRUE(ref.X.has_lo());
+  EXPECT_EQ(ref.X.values, f32.X.values);
+  EXPECT_EQ(ref.X.indices, f32.X.indices);
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    for (std::size_t k = 0; k < rows[i].size(); ++k) {
+      const auto p = static_cast<std::size_t>(ref.X.offsets[i]) + k;
+      ASSERT_EQ(ref.X.indices[p], rows[i][k].first);
+      const double x = rows[i][k].second;
+      EXPECT_NEAR(double(ref.X.values[p]) + double(ref.X.values_lo[p]), x, 0x1p-48 * std::fabs(x));
+      EXPECT_NE(double(ref.X.values[p]), x);
+    }
+  for (std::size_t block : {std::size_t{1000}, std::size_t{65536}}) {
+    for (int threads : {1, 2}) {
+      LibsvmOptions b = opts(-1, false, threads);
+      b.float64 = true;
+      b.block_bytes = block;
+      const Dataset d = hetglm::parse_libsvm(text, "t", b);
+      expect_same(d, ref);
+      EXPECT_EQ(d.X.values_lo, ref.X.values_lo);
+      Pieces p{text, 4093};
+      EXPECT_EQ(hetglm::read_libsvm_stream(std::ref(p), "s", b).X.values_lo, ref.X.values_lo);
+    }
+  }
+  EXPECT_FALSE(hetglm::parse_libsvm("1 1:0.5 2:3\n-1 1:0.25\n", "t", o).X.has_lo());  // float32 values exactly
+  EXPECT_FALSE(hetglm::parse_libsvm("1 1:0.1 2:1e-35\n", "t", o).X.has_lo());         // below kValuesLoMin
+  EXPECT_TRUE(hetglm::parse_libsvm("1 1:0.1 2:1e-29\n", "t", o).X.has_lo());
+  try {
+    hetglm::parse_libsvm("1 1:0.1 2:1e39\n", "t", o);
+    ADD_FAILURE() << "no error";
+  } catch (const ParseError& e) {
+    EXPECT_STREQ(e.what(), "t:1:11: feature value '1e39' out of float range");
   }
 }

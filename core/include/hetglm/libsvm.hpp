@@ -38,6 +38,10 @@ struct LibsvmOptions {
   /// Polled before every block and every 100 ms while a pipe or FIFO has no data (also when it has no writer);
   /// returning true stops the read with Interrupted(FILE). Called on the calling thread; empty = never stop.
   StopCallback should_stop;
+  /// Keep what float32 rounding drops of each value (CsrMatrix::values_lo, the rules of matrix.hpp's
+  /// settle_values_lo): the values are read as float64, `values` holds their float32 rounding as always. Off (the
+  /// default): float32 values alone. The command line sets it when it trains at `--tol` below kFloat64Tol.
+  bool float64 = false;
   /// Bytes read and parsed per block; 0 = automatic (4 MiB, up to 32 MiB with many threads). A test knob: the
   /// result never depends on it.
   std::size_t block_bytes = 0;
