@@ -5,6 +5,8 @@
 
 Usage: PYTHONPATH=<dir holding the hetglm package> python3 bench/float64.py [--reps 5] [--tols 1e-4,1e-8]
        [--cases dense_400000x100:logistic,...] [--out FILE.md]
+Models: logistic (LogisticRegression: the Newton solver), ridge (Ridge in the primal: Newton), logistic-dual
+(LogisticRegression(dual=True): SDCA), squared-hinge-dual (LinearSVC(dual=True): SDCA); C = 1 / alpha = 1.
 
 Per case and tol: REPS fits of the estimator on the float64 array and on its float32 copy, alternated, each in a
 fresh process (a warm-up fit first, then the timed one: page faults and the thread pool out of the timing); medians.
@@ -38,6 +40,11 @@ else:  # 50 nonzeros per row at random columns
 z = X @ w0 + 0.5 * rng.standard_normal(n)
 if model == "logistic":
     y, est = (z > 0).astype(int), hetglm.LogisticRegression(C=1.0, fit_intercept=False, tol=tol)
+elif model == "logistic-dual":  # SDCA (sequential or SySCD by the thread count)
+    y, est = (z > 0).astype(int), hetglm.LogisticRegression(C=1.0, fit_intercept=False, tol=tol, dual=True,
+                                                            max_iter=100000)
+elif model == "squared-hinge-dual":
+    y, est = (z > 0).astype(int), hetglm.LinearSVC(C=1.0, fit_intercept=False, tol=tol, dual=True, max_iter=100000)
 else:
     y, est = z, hetglm.Ridge(alpha=1.0, fit_intercept=False, formulation="primal", tol=tol)
 Xt = X.astype(np.float32) if dtype == "float32" else X
@@ -47,8 +54,10 @@ est.fit(Xt, y)
 seconds = time.perf_counter() - t
 w = est.coef_.ravel()
 zz = X @ w
-if model == "logistic":
+if model.startswith("logistic"):
     P = np.mean(np.logaddexp(0, -(2 * y - 1) * zz)) + 0.5 / n * w @ w
+elif model == "squared-hinge-dual":
+    P = np.mean(np.maximum(0, 1 - (2 * y - 1) * zz) ** 2) + 0.5 / n * w @ w
 else:
     P = 0.5 * np.mean((y - zz) ** 2) + 0.5 / n * w @ w
 print(json.dumps({"seconds": seconds, "solver": est.solver_, "iterations": int(np.max(est.n_iter_)),
