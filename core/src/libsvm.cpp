@@ -585,9 +585,12 @@ class Reader {
     text_bytes_ += size;
     if (!budget_.fits(kept_bytes()))
       throw MemoryLimitError(fmt::format("'{}': stopped at line {} ({} read): the data kept would exceed the memory "
-                                         "limit of {} ({})",
+                                         "limit of {} ({}){}",
                                          name_, line_base_ - 1, format_bytes(text_bytes_), format_bytes(budget_.limit()),
-                                         budget_.source()));
+                                         budget_.source(),
+                                         options_.float64 ? "; the values are kept to double precision (12 bytes a "
+                                                            "nonzero instead of 8), as a tol below 1e-6 asks"
+                                                          : ""));
   }
 
   /// [b, e): the beginning of the line after the last batch, whose newline has not been read yet. Throws its first

@@ -1335,6 +1335,18 @@ TEST(LibsvmFloat64, ValuesLoIsWhatFloat32Drops) {
   EXPECT_FALSE(hetglm::parse_libsvm("1 1:0.5 2:3\n-1 1:0.25\n", "t", o).X.has_lo());  // float32 values exactly
   EXPECT_FALSE(hetglm::parse_libsvm("1 1:0.1 2:1e-35\n", "t", o).X.has_lo());         // below kValuesLoMin
   EXPECT_TRUE(hetglm::parse_libsvm("1 1:0.1 2:1e-29\n", "t", o).X.has_lo());
+  LibsvmOptions small = o;  // the memory budget counts the remainders, and its message says so
+  small.memory_limit = 1000;
+  small.block_bytes = 1000;
+  try {
+    hetglm::parse_libsvm(text, "t", small);
+    ADD_FAILURE() << "no error";
+  } catch (const hetglm::MemoryLimitError& e) {
+    EXPECT_NE(std::string(e.what()).find(" (memory_limit); the values are kept to double precision (12 bytes a nonzero "
+                                         "instead of 8), as a tol below 1e-6 asks"),
+              std::string::npos)
+        << e.what();
+  }
   try {
     hetglm::parse_libsvm("1 1:0.1 2:1e39\n", "t", o);
     ADD_FAILURE() << "no error";
