@@ -156,7 +156,8 @@ class WorkingSet {
  public:
   WorkingSet(const Form& form, const SolverOptions& o, int threads)
       : f_(form), o_(o), A_(*form.A), m_(form.n_coords()), n_(form.dim()), le_(form.l1_level()),
-        threads_(std::max(1, threads)), trace_(std::getenv("HETGLM_WS_TRACE") != nullptr) {}
+        threads_(std::max(1, threads)), trace_(std::getenv("HETGLM_WS_TRACE") != nullptr),
+        lo_(A_.has_lo() && o.tol < kFloat64Tol ? A_.values_lo.data() : nullptr) {}
 
   SolveResult run();
 
@@ -187,21 +188,36 @@ class WorkingSet {
     return total;
   }
 
+  /// <x^(j), u> and out += a x^(j) (on the float64 values with lo_: a full column's two halves through the
+  /// kernels one after the other, a sparse column's entries as values + values_lo).
   double column_dot(index_t j, const double* u) const {
     const offset_t b = A_.offsets[j], e = A_.offsets[j + 1];
     const float* val = A_.values.data();
-    if (e - b == offset_t(n_)) return dense::dot(val + b, u, n_);  // a full column: contiguous values
+    if (e - b == offset_t(n_)) {  // a full column: contiguous values
+      const double s = dense::dot(val + b, u, n_);
+      return lo_ ? s + dense::dot(lo_ + b, u, n_) : s;
+    }
     const index_t* idx = A_.indices.data();
     double s = 0;
-    for (offset_t p = b; p < e; ++p) s += double(val[p]) * u[idx[p]];
+    if (lo_)
+      for (offset_t p = b; p < e; ++p) s += entry(val, lo_, p) * u[idx[p]];
+    else
+      for (offset_t p = b; p < e; ++p) s += double(val[p]) * u[idx[p]];
     return s;
   }
   void column_axpy(index_t j, double a, double* out) const {
     const offset_t b = A_.offsets[j], e = A_.offsets[j + 1];
     const float* val = A_.values.data();
-    if (e - b == offset_t(n_)) return dense::axpy(a, val + b, out, n_);
+    if (e - b == offset_t(n_)) {
+      dense::axpy(a, val + b, out, n_);
+      if (lo_) dense::axpy(a, lo_ + b, out, n_);
+      return;
+    }
     const index_t* idx = A_.indices.data();
-    for (offset_t p = b; p < e; ++p) out[idx[p]] += a * double(val[p]);
+    if (lo_)
+      for (offset_t p = b; p < e; ++p) out[idx[p]] += a * entry(val, lo_, p);
+    else
+      for (offset_t p = b; p < e; ++p) out[idx[p]] += a * double(val[p]);
   }
 
   /// The certificate terms of the features of `list`: feature(j, t) adds feature j's to t and says whether it
@@ -307,7 +323,10 @@ class WorkingSet {
     if (!dense_cols.empty()) {
       parallel_chunks((std::int64_t(n_) + kSampleChunk - 1) / kSampleChunk, [&](std::int64_t ch) {
         const std::int64_t lo = ch * kSampleChunk, hi = std::min<std::int64_t>(n_, lo + kSampleChunk);
-        for (index_t j : dense_cols) dense::axpy(ww[j], A_.values.data() + A_.offsets[j] + lo, out.data() + lo, hi - lo);
+        for (index_t j : dense_cols) {
+          dense::axpy(ww[j], A_.values.data() + A_.offsets[j] + lo, out.data() + lo, hi - lo);
+          if (lo_) dense::axpy(ww[j], lo_ + A_.offsets[j] + lo, out.data() + lo, hi - lo);
+        }
       });
     }
     for (index_t j : sparse_cols) column_axpy(j, ww[j], out.data());
@@ -493,10 +512,12 @@ class WorkingSet {
       for (std::size_t p = 0; p < W; ++p) {
         const index_t j = ws_[p];
         const float* col = val + A_.offsets[j];
+        const float* col_lo = lo_ ? lo_ + A_.offsets[j] : nullptr;
         std::vector<double>& pj = part[p & 1];
         for (std::int64_t b = b0; b < b1; ++b) {
-          const std::int64_t r0 = b * kRowBlock;
-          pj[static_cast<std::size_t>(b)] = dense::dot(col + r0, v + r0, std::min(N, r0 + kRowBlock) - r0);
+          const std::int64_t r0 = b * kRowBlock, len = std::min(N, r0 + kRowBlock) - r0;
+          pj[static_cast<std::size_t>(b)] =
+              dense::dot(col + r0, v + r0, len) + (col_lo ? dense::dot(col_lo + r0, v + r0, len) : 0.0);
         }
         if (T > 1) sync.arrive_and_wait();
         double dot = 0;
@@ -506,6 +527,7 @@ class WorkingSet {
         if (d == 0) continue;
         wl[p] = w_new;
         dense::axpy(d, col + lo, v + lo, hi - lo);
+        if (col_lo) dense::axpy(d, col_lo + lo, v + lo, hi - lo);
         dec -= squared_change(j, wj, w_new, r);
       }
       if (t == 0) {
@@ -528,6 +550,10 @@ class WorkingSet {
   const double le_;
   const int threads_;                     // the solver's threads (row_split_epoch)
   const bool trace_;
+  /// float64 data at tol < kFloat64Tol (forms.hpp): A_.values_lo, read wherever the fixed point or the certificate
+  /// is decided (column_dot, column_axpy, multiply, row_split_epoch, the Gram matrix and X^T y, the column norms of
+  /// the bounds and of screening); else null (the float32 values alone).
+  const float* lo_;
   double* w_ = nullptr;                   // res.alpha
   bool unit_weights_ = false;
   std::vector<double> xy_;                // <x^(j), y> (squared loss, unit weights)
@@ -782,7 +808,7 @@ std::optional<Certificate> WorkingSet<Form>::inner_gram(double tol_in) {
         for (offset_t q = bpos[p * NB1 + std::size_t(bl)]; q < bpos[p * NB1 + std::size_t(bl) + 1]; ++q) {
           const offset_t at = next[std::size_t(aidx[q] - r0)]++;
           row_col[at] = static_cast<index_t>(p);
-          row_val[at] = aval[q];
+          row_val[at] = entry(aval, lo_, q);
         }
     });
     const auto t_rows = std::chrono::steady_clock::now();
@@ -956,6 +982,7 @@ SolveResult WorkingSet<Form>::run() {
   SolveResult res;
   const auto t_setup = std::chrono::steady_clock::now();
   EpochDriver driver(o_, res, Formulation::primal);
+  if (lo_) driver.float64_values();
   driver.initial_alpha(f_, res.alpha);
   w_ = res.alpha.data();
   const std::size_t N = static_cast<std::size_t>(n_), M = static_cast<std::size_t>(m_);
@@ -971,8 +998,8 @@ SolveResult WorkingSet<Form>::run() {
   const bool need_xy = kSquared && unit_weights_;
   // A path's later points reuse the column norms and X^T y of its first (PathCache: the same X^T and targets).
   PathCache* cache = o_.path_cache.get();
-  const bool same_x = cache && cache->x == PathCache::MatrixId::of(A_) &&
-                      cache->col_norm.size() == M;
+  const PathCache::MatrixId x_id = PathCache::MatrixId::of(A_, lo_);
+  const bool same_x = cache && cache->x == x_id && cache->col_norm.size() == M;
   const bool hit =
       same_x && (!need_xy || (cache->y.size() == N && std::equal(cache->y.begin(), cache->y.end(), f_.y)));
   if (same_x && le_ > 0 && cache->bound_u.size() == N && cache->bound_base.size() == M) {
@@ -990,12 +1017,12 @@ SolveResult WorkingSet<Form>::run() {
     for_features(m_, [&](index_t j) {
       const offset_t b = A_.offsets[j], e = A_.offsets[j + 1];
       double q = 0;
-      for (offset_t p = b; p < e; ++p) q += double(A_.values[p]) * A_.values[p];
+      for (offset_t p = b; p < e; ++p) q += entry(A_.values.data(), lo_, p) * entry(A_.values.data(), lo_, p);
       col_norm_[j] = std::sqrt(q);
       if (!xy_.empty()) xy_[j] = column_dot(j, f_.y);
     });
     if (cache) {
-      cache->x = PathCache::MatrixId::of(A_);
+      cache->x = x_id;
       cache->col_norm = col_norm_;
       if (need_xy) cache->y.assign(f_.y, f_.y + n_);
       else cache->y.clear();

@@ -21,6 +21,7 @@
 #include "../common/objective.hpp"
 #include "hetglm/solvers/newton.hpp"
 #include "hetglm/solvers/parallel_cpu.hpp"
+#include "hetglm/solvers/working_set.hpp"
 #include "hetglm/train.hpp"
 
 using namespace hetglm;
@@ -741,6 +742,27 @@ Eigen::VectorXd logistic_optimum(const Eigen::MatrixXd& X, const Eigen::VectorXd
 }  // namespace
 
 // float64 input (matrix.hpp values_lo): the Newton solver's fixed point and certificate are the float64 problem's.
+/// Float64Data and the same data as float32 alone, each with its X^T and a ProblemData over both (dual forms: the row
+/// norms of the float32 values).
+struct Float64Pair {
+  Float64Data f;
+  Dataset f32;
+  CsrMatrix Xt64, Xt32;
+  ProblemData p64, p32;
+  Float64Pair(int n, int dim, bool holes, std::uint64_t seed) : f(n, dim, holes, seed), f32(f.d) {
+    f32.X.values_lo.clear();
+    Xt64 = transpose(f.d.X);
+    Xt32 = transpose(f32.X);
+    p64.X = &f.d.X;
+    p64.Xt = &Xt64;
+    p32.X = &f32.X;
+    p32.Xt = &Xt32;
+    p64.row_sq_norm = p32.row_sq_norm = row_sq_norms(f32.X);
+  }
+  Float64Pair(const Float64Pair&) = delete;
+  Float64Pair& operator=(const Float64Pair&) = delete;
+};
+
 // On dense rows (the vectorized kernels) and on CSR rows, rows-only and with X^T, L2 logistic at tol 1e-13: the
 // certificate's primal is P(w) on the float64 values, P(w) is within 1e-13 of the float64 optimum P* (Newton with
 // the exact Hessian in Eigen) and its dual at most P* (an honest lower bound, up to the reference's rounding). The
@@ -860,10 +882,10 @@ TEST(Float64Values, CarriedByTheMatrixFunctions) {
 // float64 values (to 1e-14), its gap is within tol; the same solve on the float32 matrix alone certifies its own
 // objective, 1e-10 or more away from P on the float64 values. At kFloat64Tol the form stays on the float32 values.
 TEST(Float64Values, CoordinateDescentReadsThem) {
-  const Float64Data f(2000, 20, true, 11);
+  const Float64Pair fp(2000, 20, true, 11);
+  const Float64Data& f = fp.f;
   ASSERT_TRUE(f.d.X.has_lo());
-  Dataset f32 = f.d;
-  f32.X.values_lo.clear();
+  const ProblemData &p64 = fp.p64, &p32 = fp.p32;
   const double lambda = 1e-2;
   const std::size_t n = f.d.y.size();
   // P(w) = (1/n) sum_i phi(y_i, x_i.w) + lambda/2 ||w||^2 on the float64 values.
@@ -880,13 +902,6 @@ TEST(Float64Values, CoordinateDescentReadsThem) {
     return s / double(n) + 0.5 * lambda * r;
   };
   const std::vector<double> c(n, 1.0);
-  const CsrMatrix Xt64 = transpose(f.d.X), Xt32 = transpose(f32.X);
-  ProblemData p64, p32;
-  p64.X = &f.d.X;
-  p64.Xt = &Xt64;
-  p32.X = &f32.X;
-  p32.Xt = &Xt32;
-  p64.row_sq_norm = p32.row_sq_norm = row_sq_norms(f32.X);
   auto check = [&]<class Form>(Loss loss, Form f64form, Form f32form) {
     for (const SolverKind kind : {SolverKind::sequential, SolverKind::syscd, SolverKind::passcode_atomic}) {
       SCOPED_TRACE(solver_kind_name(kind));
@@ -926,5 +941,58 @@ TEST(Float64Values, CoordinateDescentReadsThem) {
     using F = PrimalForm<Loss::logistic, Penalty::l2>;
     check.template operator()<F>(Loss::logistic, F(p64, y.data(), c.data(), lambda, 0.0),
                                  F(p32, y.data(), c.data(), lambda, 0.0));
+  }
+}
+
+// The working-set solver (Lasso, elastic net) on float64 values: at tol 1e-12 on float64 data (dense columns and CSR
+// columns, 1 and 2 threads) the certificate's primal is P(w) on the float64 values to 1e-14 (the loss and penalty
+// of the form's own policies, the products here in double on the float64 entries), its gap within tol; the float32
+// matrix certifies its own objective, 1e-10 or more away.
+TEST(Float64Values, WorkingSetReadsThem) {
+  for (const bool holes : {false, true}) {
+    SCOPED_TRACE(holes ? "CSR columns" : "full columns");
+    const Float64Pair fp(3000, 30, holes, 13);
+    const Float64Data& f = fp.f;
+    ASSERT_TRUE(f.d.X.has_lo());
+    const ProblemData &p64 = fp.p64, &p32 = fp.p32;
+    const std::size_t n = f.d.y.size();
+    std::vector<double> y(n);
+    for (std::size_t i = 0; i < n; ++i) y[i] = f.d.y[i] + 0.25 * std::sin(double(i));  // a regression target
+    const std::vector<double> c(n, 1.0);
+    auto check = [&]<class F>(double lambda, double eta) {
+      auto objective = [&](const std::vector<double>& w) {
+        double s = 0, g = 0;
+        for (index_t i = 0; i < f.d.X.n_rows; ++i) {
+          double z = 0;
+          for (offset_t k = f.d.X.offsets[i]; k < f.d.X.offsets[i + 1]; ++k)
+            z += f.x[std::size_t(k)] * w[f.d.X.indices[k]];
+          s += F::LossP::value(y[i], z, 1.0);
+        }
+        for (double wj : w) g += F::PenP::value(wj, lambda, eta);
+        return s / double(n) + g;
+      };
+      for (const int threads : {1, 2}) {
+        SCOPED_TRACE(threads);
+        SolverOptions so;
+        so.tol = 1e-12;
+        so.max_epochs = 100000;
+        so.n_threads = threads;
+        const SolveResult r = solve_working_set(F(p64, y.data(), c.data(), lambda, eta), so);
+        const SolveResult t = solve_working_set(F(p32, y.data(), c.data(), lambda, eta), so);
+        const double P = objective(r.w), P32 = objective(t.w);
+        EXPECT_TRUE(r.converged);
+        EXPECT_LE(r.certificate.gap, 1e-12 * P);
+        EXPECT_NEAR(r.certificate.primal, P, 1e-14 * P);
+        EXPECT_GE(std::fabs(t.certificate.primal - P32), 1e-10 * P32);
+      }
+    };
+    {
+      SCOPED_TRACE("lasso");
+      check.template operator()<PrimalForm<Loss::squared, Penalty::l1>>(0.02, 1.0);
+    }
+    {
+      SCOPED_TRACE("elastic net");
+      check.template operator()<PrimalForm<Loss::squared, Penalty::elastic_net>>(0.02, 0.5);
+    }
   }
 }

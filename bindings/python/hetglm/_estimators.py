@@ -58,7 +58,7 @@ _UNPENALIZED_LAMBDA = 1e-12
 def _to_matrix(X, by_feature=False, estimator=None, bias=-1.0, float64=True):
     """X (validated: ndarray float32/float64, or scipy CSR/CSC) -> the engine's Matrix (CSR, float32 values, and for
     float64 input with float64=True what the rounding to float32 drops: Matrix.float64), converted in C++ in parallel.
-    float64: whether the fit can use the float64 values (the Newton solver at a tol below _hetglm.float64_tol;
+    float64: whether the fit can use the float64 values (every host solver at a tol below _hetglm.float64_tol;
     _float64_for). by_feature (the primal-only models, Lasso and ElasticNet): store X^T (features as
     rows), the layout their coordinate descent works on, straight from a dense array (C or Fortran order) or a CSC
     matrix, so the engine needs no transposed copy; CSR input is stored by sample (the engine transposes it).
@@ -97,12 +97,11 @@ def _to_matrix(X, by_feature=False, estimator=None, bias=-1.0, float64=True):
     return M
 
 
-def _float64_for(tol, by_feature):
-    """Whether a fit at `tol` keeps float64 input's float64 values: the Newton solver and the coordinate-descent
-    solvers (SDCA, SySCD) read them below _hetglm.float64_tol (docs/formulation.md, "float64 data"); looser, they
-    would cost the conversion's time for nothing, and so they would for the by-feature models (Lasso, ElasticNet: the
-    working-set solver reads float32 values only)."""
-    return float(tol) < _hetglm.float64_tol and not by_feature  # (a numpy float32 tol would compare in float32)
+def _float64_for(tol):
+    """Whether a fit at `tol` keeps float64 input's float64 values: every host solver (Newton, multinomial, the
+    coordinate-descent and the working-set solvers) reads them below _hetglm.float64_tol (docs/formulation.md,
+    "float64 data"); looser, they would cost the conversion's time for nothing."""
+    return float(tol) < _hetglm.float64_tol  # (a numpy float32 tol would compare in float32)
 
 
 def _check_values(X, estimator=None):
@@ -272,7 +271,7 @@ class _HetGLMBase(BaseEstimator):
         already converted (multi-target Ridge converts once); key: the problem's shape for warm starts; by_feature:
         convert X to X^T (the primal-only models, _to_matrix)."""
         if M is None:
-            M = _to_matrix(X, by_feature, self, bias=options.bias, float64=_float64_for(self.tol, by_feature))
+            M = _to_matrix(X, by_feature, self, bias=options.bias, float64=_float64_for(self.tol))
         y = np.ascontiguousarray(y, dtype=np.float64)
         if c is not None:
             c = np.ascontiguousarray(c, dtype=np.float64)
@@ -701,7 +700,7 @@ class _BaseRegressor(RegressorMixin, _HetGLMBase):
             Yt = Y - y_offset
         else:
             X_offset, y_offset, Xt, Yt = np.zeros(nf), np.zeros(Y.shape[1]), X, Y
-        M = _to_matrix(Xt, self._by_feature, float64=_float64_for(self.tol, self._by_feature))
+        M = _to_matrix(Xt, self._by_feature, float64=_float64_for(self.tol))
         c = None if np.all(sw == 1) else sw
         coefs, intercepts, epochs, gaps, primals, history, models = [], [], [], [], [], [], []
         for t in range(Y.shape[1]):

@@ -24,8 +24,8 @@ from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d,
 
 from . import _hetglm
 from ._estimators import (ElasticNet, Lasso, LogisticRegression, Ridge, _BaseRegressor, _HetGLMBase, _centre,
-                          _check_cd_params, _check_l1_ratio, _check_tol_max_iter, _positive_finite, _seed,
-                          _to_matrix)
+                          _check_cd_params, _check_l1_ratio, _check_tol_max_iter, _float64_for, _positive_finite,
+                          _seed, _to_matrix)
 
 __all__ = ["lasso_path", "enet_path", "logistic_regression_path", "LassoCV", "ElasticNetCV",
            "LogisticRegressionCV", "RidgeCV"]
@@ -86,13 +86,15 @@ def _engine_path(M, y, model, lambdas, options, initial=None):
             np.array(screened, dtype=np.int64))
 
 
-def _by_feature(X):
+def _by_feature(X, tol):
     """X^T for the engine (features as rows, Matrix.by_feature), converted once for the whole path: the Lasso and
     elastic net train in the primal without a bias, so train() then uses it as it is instead of transposing X at
     every point (about 0.5 s per point on a 100,000 x 50,000 matrix with 5 million entries). A CSR X is converted
-    to CSC first (by_feature stores CSR input by sample). float32 values alone: the working-set solver reads no
-    others (docs/formulation.md, "float64 data")."""
-    return _to_matrix(X.tocsc() if sp.issparse(X) and X.format != "csc" else X, by_feature=True, float64=False)
+    to CSC first (by_feature stores CSR input by sample). float64 input keeps its float64 values at a tol below
+    _hetglm.float64_tol, which the working-set solver then reads (_float64_for; docs/formulation.md, "float64
+    data")."""
+    return _to_matrix(X.tocsc() if sp.issparse(X) and X.format != "csc" else X, by_feature=True,
+                      float64=_float64_for(tol))
 
 
 def _options_factory(tol, max_iter, random_state, l1_ratio=0.5):
@@ -151,7 +153,7 @@ def enet_path(X, y, *, l1_ratio=0.5, eps=1e-3, n_alphas=100, alphas=None, tol=1e
     Y = y.reshape(-1, 1) if y.ndim == 1 else y
     l1_ratio = _check_l1_ratio(l1_ratio)
     alphas = _path_alphas(X, Y[:, 0] if Y.shape[1] == 1 else Y, l1_ratio, eps, n_alphas, alphas)
-    M = _by_feature(X)
+    M = _by_feature(X, tol)
     model = "lasso" if l1_ratio == 1 else "elastic-net"
     options = _options_factory(tol, max_iter, random_state, l1_ratio)
     coefs = np.empty((Y.shape[1], X.shape[1], len(alphas)))
@@ -229,7 +231,7 @@ def _fold_mse(X, y, train, test, l1_ratio, alphas, fit_intercept, tol, max_iter,
         (Xc, X_mean), yc = _centre(Xtr, X_mean), ytr - y_mean
     else:
         X_mean, y_mean, Xc, yc = np.zeros(X.shape[1]), 0.0, Xtr, ytr
-    M = _by_feature(np.ascontiguousarray(Xc) if not sp.issparse(Xc) else Xc)
+    M = _by_feature(np.ascontiguousarray(Xc) if not sp.issparse(Xc) else Xc, tol)
     model = "lasso" if l1_ratio == 1 else "elastic-net"
     w, gaps, _, _, _, _ = _engine_path(M, np.ascontiguousarray(yc), model, alphas,
                                     _options_factory(tol, max_iter, random_state, l1_ratio))

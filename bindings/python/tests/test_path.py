@@ -64,7 +64,7 @@ def test_path_in_one_engine_call_equals_one_fit_per_point(housing_dense):
     from hetglm import _hetglm, _path
     X, y = housing_dense
     alphas = _path._alpha_grid(X, y, 0.5, 1e-3, 20)
-    M = _path._by_feature(X)
+    M = _path._by_feature(X, 1e-10)  # float64 values at this tol
     make = _path._options_factory(1e-10, 1000, 0, 0.5)
     o = make()
     o.model = "elastic-net"

@@ -221,7 +221,7 @@ def test_float64_input_is_trained_and_certified_on_its_float64_values():
     assert not hetglm._hetglm.matrix_from_dense(X, float64=False).float64
     # values below 2^-100, whose remainder float32 cannot hold: float32 values alone (docs/formulation.md)
     assert not hetglm._hetglm.matrix_from_dense(X * 1e-36).float64
-    assert hetglm._estimators._float64_for(np.float32(1e-6), False)  # 9.99999997e-07 as a float32: below 1e-6
+    assert hetglm._estimators._float64_for(np.float32(1e-6))  # 9.99999997e-07 as a float32: below 1e-6
     import scipy.sparse as sp
     Xs = sp.csr_matrix(X * (rng.random(X.shape) < 0.5))
     m = hetglm._hetglm.matrix_from_compressed(Xs.indptr, Xs.indices, Xs.data, 3000, 30, False)
@@ -291,3 +291,34 @@ def test_float64_input_in_the_dual_and_multinomial_solvers():
             e32 = make(jobs).set_params(tol=1e-12, max_iter=100000).fit(X.astype(np.float32), target)
             P32 = objective(model, X, e32)
             assert abs(e32.primal_objective_ - P32) >= 1e-10 * P32, (model, jobs, e32.primal_objective_, P32)
+
+
+def test_float64_input_in_the_working_set_solver():
+    """Lasso and ElasticNet (the working-set solver) on float64 input at tol < float64_tol read the float64 values
+    in every product (dense columns, CSR by sample, CSC by feature): primal_objective_ is P(coef_) computed here in
+    float64 to 1e-14 and certified to 1e-12, where a float32 copy certifies its own objective, 1e-10 or more away;
+    lasso_path at tol 1e-12 keeps every point's relative gap within it."""
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((3000, 40)) * np.exp(0.5 * rng.standard_normal(40))
+    y = X @ (rng.standard_normal(40) * (rng.random(40) < 0.4)) + rng.standard_normal(3000)
+    alpha = 0.05
+    import scipy.sparse as sp
+    for data in (X, sp.csr_matrix(X * (rng.random(X.shape) < 0.5)), sp.csc_matrix(X * (rng.random(X.shape) < 0.5))):
+        for make, l1_ratio in ((lambda: hetglm.Lasso(alpha=alpha, fit_intercept=False), 1.0),
+                               (lambda: hetglm.ElasticNet(alpha=alpha, l1_ratio=0.5, fit_intercept=False), 0.5)):
+            def objective(est):
+                w = est.coef_.ravel()
+                r = y - data @ w
+                return 0.5 * np.mean(r * r) + alpha * (l1_ratio * np.abs(w).sum() + 0.5 * (1 - l1_ratio) * w @ w)
+            est = make().set_params(tol=1e-12, max_iter=100000).fit(data, y)
+            assert est.solver_ == "working-set"
+            P = objective(est)
+            assert est.duality_gap_ <= 1e-12 * P
+            assert abs(est.primal_objective_ - P) <= 1e-14 * P, (type(data), l1_ratio, est.primal_objective_, P)
+            e32 = make().set_params(tol=1e-12, max_iter=100000).fit(data.astype(np.float32), y)
+            P32 = objective(e32)
+            assert abs(e32.primal_objective_ - P32) >= 1e-10 * P32, (type(data), l1_ratio, e32.primal_objective_, P32)
+    alphas, coefs, gaps = hetglm.lasso_path(X, y, tol=1e-12, n_alphas=20)[:3]
+    r = y[:, None] - X @ coefs
+    P = 0.5 * np.mean(r * r, axis=0) + alphas * np.abs(coefs).sum(axis=0)
+    assert np.all(gaps <= 1e-12 * P), (gaps / P).max()

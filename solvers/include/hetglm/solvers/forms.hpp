@@ -106,7 +106,8 @@ std::vector<double> primal_column_curvature(const CsrMatrix& Xt, const double* c
 /// the objective by about 1e-9 relative (measured 2.5e-10 to 8.3e-10 on Gaussian data, docs/formulation.md "float64
 /// data"), a thousandth of the tolerance, where the float64 values cost 1.2-2.3x the time of a Newton solve and 1.5x
 /// the bytes (1.1-1.2x the time) of a coordinate-descent epoch (bench/results/float64.md). Read by the Newton solver
-/// (newton.cpp), the multinomial solver (multinomial.cpp) and the coordinate-descent forms (read_float64_values).
+/// (newton.cpp), the multinomial solver (multinomial.cpp), the working-set solver (working_set.cpp) and the
+/// coordinate-descent forms (read_float64_values).
 inline constexpr double kFloat64Tol = 1e-6;
 
 /// Stored entry k of A in double: values[k], plus values_lo[k] when lo (A.values_lo.data(): float64 data read as

@@ -63,7 +63,10 @@ struct PathCache {
   struct MatrixId {
     const void* values = nullptr;
     std::int64_t rows = 0, cols = 0, nnz = 0;
-    static MatrixId of(const CsrMatrix& a) { return {a.values.data(), a.n_rows, a.n_cols, a.nnz()}; }
+    const void* values_lo = nullptr;  ///< the float64 remainders the solver reads (forms.hpp kFloat64Tol), or null
+    static MatrixId of(const CsrMatrix& a, const float* lo = nullptr) {
+      return {a.values.data(), a.n_rows, a.n_cols, a.nnz(), lo};
+    }
     bool operator==(const MatrixId&) const = default;
   };
   MatrixId x;                    ///< the X^T of col_norm, xy and the bounds
