@@ -6,7 +6,8 @@
 Usage: PYTHONPATH=<dir holding the hetglm package> python3 bench/float64.py [--reps 5] [--tols 1e-4,1e-8]
        [--cases dense_400000x100:logistic,...] [--out FILE.md]
 Models: logistic (LogisticRegression: the Newton solver), ridge (Ridge in the primal: Newton), logistic-dual
-(LogisticRegression(dual=True): SDCA), squared-hinge-dual (LinearSVC(dual=True): SDCA); C = 1 / alpha = 1.
+(LogisticRegression(dual=True): SDCA), squared-hinge-dual (LinearSVC(dual=True): SDCA); C = 1 / alpha = 1; lasso
+(Lasso: the working-set solver, alpha = 0.1 max|X^T y| / n).
 
 Per case and tol: REPS fits of the estimator on the float64 array and on its float32 copy, alternated, each in a
 fresh process (a warm-up fit first, then the timed one: page faults and the thread pool out of the timing); medians.
@@ -45,6 +46,9 @@ elif model == "logistic-dual":  # SDCA (sequential or SySCD by the thread count)
                                                             max_iter=100000)
 elif model == "squared-hinge-dual":
     y, est = (z > 0).astype(int), hetglm.LinearSVC(C=1.0, fit_intercept=False, tol=tol, dual=True, max_iter=100000)
+elif model == "lasso":  # the working-set solver, at a tenth of the largest useful alpha
+    y = z
+    est = hetglm.Lasso(alpha=0.1 * float(np.max(np.abs(X.T @ y))) / n, fit_intercept=False, tol=tol, max_iter=100000)
 else:
     y, est = z, hetglm.Ridge(alpha=1.0, fit_intercept=False, formulation="primal", tol=tol)
 Xt = X.astype(np.float32) if dtype == "float32" else X
@@ -58,6 +62,8 @@ if model.startswith("logistic"):
     P = np.mean(np.logaddexp(0, -(2 * y - 1) * zz)) + 0.5 / n * w @ w
 elif model == "squared-hinge-dual":
     P = np.mean(np.maximum(0, 1 - (2 * y - 1) * zz) ** 2) + 0.5 / n * w @ w
+elif model == "lasso":
+    P = 0.5 * np.mean((y - zz) ** 2) + est.alpha * np.abs(w).sum()
 else:
     P = 0.5 * np.mean((y - zz) ** 2) + 0.5 / n * w @ w
 print(json.dumps({"seconds": seconds, "solver": est.solver_, "iterations": int(np.max(est.n_iter_)),
