@@ -759,10 +759,11 @@ def _centre(X, X_offset):
     when it has at most 2^27 entries; beyond that the sparse X is used uncentred (only y is centred) with a warning:
     the intercept is then the y mean minus X_mean.coef_, and coefficients differ from scikit-learn's when the
     feature means are not zero.
-    The mean subtracted is rounded to float32 first: the solvers other than Newton train on the float32 values, and
-    a mean that differs in its last double bits (weights 2 against a repeated sample: another order of summation)
-    would otherwise round some centred values to another float32 and move the coefficients by ~1e-7 (scikit-learn's
-    check_sample_weight_equivalence); the residual mean, below float32 resolution, is as small as that rounding."""
+    The mean subtracted is rounded to float32 first: at a tol of _hetglm.float64_tol or looser the solvers train on
+    the float32 values, and a mean that differs in its last double bits (weights 2 against a repeated sample: another
+    order of summation) would otherwise round some centred values to another float32 and move the coefficients by
+    ~1e-7 (scikit-learn's check_sample_weight_equivalence); the residual mean, below float32 resolution, is as small
+    as that rounding. (Below that tol they train on the float64 values, for which the rounded offset is as exact.)"""
     rounded = np.asarray(X_offset, dtype=np.float32).astype(np.float64)
     if not sp.issparse(X):
         return X - rounded, rounded
