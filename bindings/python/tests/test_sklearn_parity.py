@@ -53,8 +53,9 @@ def test_multi_target_ridge_matches_sklearn(tmp_path):
     ours = hetglm.Ridge(alpha=2.0, tol=1e-12).fit(X, Y)
     theirs = sklm.Ridge(alpha=2.0, solver="cholesky").fit(X, Y)
     assert ours.coef_.shape == (3, 10) and ours.intercept_.shape == (3,)
-    # float32 storage of X (docs/python.md, "Data") bounds the agreement: 1e-6, not the certificate's 1e-12
-    assert rel(ours.coef_, theirs.coef_) <= 1e-6
+    # at tol 1e-12 the engine trains on X's float64 values (docs/python.md, "Data"): measured 4.6e-9 (1.2e-8 on a
+    # float32 copy of X, whose rounding is then what separates the two)
+    assert rel(ours.coef_, theirs.coef_) <= 1e-7
     np.testing.assert_allclose(ours.intercept_, theirs.intercept_, rtol=1e-6, atol=1e-6)
     assert ours.predict(X).shape == (200, 3)
     np.testing.assert_allclose(ours.predict(X), theirs.predict(X), rtol=1e-6, atol=1e-5)
