@@ -262,18 +262,11 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
   };
 
   std::int64_t passes = 0;  // reads of every stored entry of X or X^T (EpochRecord::passes)
-  // Stored entry p of X (x_at) or of X^T (a_at) in double, with values_lo when `lo`.
-  auto x_at = [&](offset_t p, bool lo) { return lo ? double(Xv[p]) + double(Xl[p]) : double(Xv[p]); };
-  auto a_at = [&](offset_t p, bool lo) { return lo ? double(A.values[p]) + double(Al[p]) : double(A.values[p]); };
-  // x_k . u over the stored entries of row k of a CSR X, with values_lo when `lo` (the test outside the loop).
-  auto row_dot = [&](index_t k, const double* u, bool lo) {
-    double z = 0;
-    if (lo)
-      for (offset_t p = X.offsets[k]; p < X.offsets[k + 1]; ++p) z += x_at(p, true) * u[X.indices[p]];
-    else
-      for (offset_t p = X.offsets[k]; p < X.offsets[k + 1]; ++p) z += x_at(p, false) * u[X.indices[p]];
-    return z;
-  };
+  // Stored entry p of X (x_at) or of X^T (a_at) in double, with values_lo when `lo` (forms.hpp entry).
+  auto x_at = [&](offset_t p, bool lo) { return entry(Xv, lo ? Xl : nullptr, p); };
+  auto a_at = [&](offset_t p, bool lo) { return entry(A.values.data(), lo ? Al : nullptr, p); };
+  // x_k . u over the stored entries of row k of a CSR X, with values_lo when `lo` (forms.hpp row_dot).
+  auto row_dot = [&](index_t k, const double* u, bool lo) { return hetglm::row_dot(X, k, u, lo ? Xl : nullptr); };
   // out = X u over the rows (with values_lo on float64 data): one pass.
   auto times_x = [&](const double* u, double* out) {
     ++passes;
