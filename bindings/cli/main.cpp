@@ -679,6 +679,8 @@ int run_train(TrainArgs& a) {
   if (!a.test_file.empty()) {
     hetglm::LibsvmOptions to = ro;
     to.n_features = -1;  // extra features in the test file are ignored, as in predict
+    to.float64 = true;   // and its values read to double precision, as in predict
+    to.float64_reason = "as predictions are computed from them";
     test = hetglm::read_libsvm(a.test_file, to);
   }
   if (!a.quiet)
@@ -810,7 +812,7 @@ int run_train(TrainArgs& a) {
       json rj = json::array();
       for (const hetglm::DuhlRound& r : c.rounds) {
         json x = {{"round", r.round}, {"seconds", r.seconds}, {"working_set", r.working_set}, {"swaps", r.swaps},
-                  {"bytes_copied", r.bytes_copied}, {"ws_gap_share", r.ws_gap_share},
+                  {"bytes_copied", r.bytes_copied}, {"ws_gap_share", r.ws_gap_share}, {"host", r.host},
                   {"accel_seconds", r.accel_seconds}, {"cpu_updates", r.cpu_updates}, {"gamma", r.gamma},
                   {"exact", r.exact}};
         if (r.exact) x.update({{"primal", r.primal}, {"dual", r.dual}, {"gap", r.gap}, {"rel_gap", r.rel_gap}});
@@ -979,6 +981,11 @@ int run_predict(PredictArgs& a) {
   ro.n_threads = a.threads;
   ro.memory_limit = mo.memory_limit;
   ro.memory_limit_name = mo.memory_limit_name;
+  // The values to double precision (values_lo, matrix.hpp), which decision_function reads: the decision values are
+  // those of the file's own numbers, as LIBLINEAR's predict (doubles) and the Python estimators' predict (float64
+  // X @ coef_) compute them, not of their float32 rounding (about 1e-7 relative off).
+  ro.float64 = true;
+  ro.float64_reason = "as predictions are computed from them";
   const Dataset data = hetglm::read_libsvm(a.data_file, ro);
   warn_extra_features(model, data, a.data_file);
   const std::vector<double> pred = hetglm::predict(model, data.X);

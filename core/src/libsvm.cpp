@@ -588,9 +588,11 @@ class Reader {
                                          "limit of {} ({}){}",
                                          name_, line_base_ - 1, format_bytes(text_bytes_), format_bytes(budget_.limit()),
                                          budget_.source(),
-                                         options_.float64 ? "; the values are kept to double precision (12 bytes a "
-                                                            "nonzero instead of 8), as a tol below 1e-6 asks"
-                                                          : ""));
+                                         options_.float64
+                                             ? fmt::format("; the values are kept to double precision (12 bytes a "
+                                                           "nonzero instead of 8), {}",
+                                                           options_.float64_reason)
+                                             : std::string()));
   }
 
   /// [b, e): the beginning of the line after the last batch, whose newline has not been read yet. Throws its first

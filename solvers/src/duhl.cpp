@@ -77,6 +77,7 @@ DuhlResult run_duhl(const Form& form, Backend& accel, const SolverOptions& so, c
   // the driver leaves them out of the per-round times.
   EpochDriver driver(so, res, Form::formulation);
   res.device = accel.description();
+  if (form.lo) driver.float64_values();
 
   std::vector<std::size_t> bytes(mz);
   std::size_t total = 0, maxcol = 0, mincol = SIZE_MAX;
@@ -185,42 +186,56 @@ DuhlResult run_duhl(const Form& form, Backend& accel, const SolverOptions& so, c
   std::vector<index_t> changed;
   AggregationScratch agg;
   const bool adaptive = so.adaptive_aggregation;
+  // The host finish (float64 values, form.lo): the accelerator steps on float32 columns against its float32 copy of
+  // v, so its steps aim at the float32-rounded problem; the host's certificate is the float64 problem's. For the
+  // smooth losses that costs nothing measurable (the rounding moves the fixed point by about 1e-7 relative, the
+  // objective at second order); for the hinge the certificate stalls at about 1e-10 relative (measured on Gaussian
+  // data: 2e-10 to 9e-10). When the stall rule stops such a run, the rounds go on without the accelerator: the CPU
+  // unit's T threads step on every coordinate (role solve, sigma' = T: SySCD) on the float64 values, with an exact
+  // certificate every round, until the certificate meets tol or stalls again (DuhlRound::host).
+  bool host_only = false;
   int round = 0;
   bool stop = false;
   while (!stop && round < max_rounds) {
     ++round;
     DuhlRound rec;
     rec.round = round;
-    if (round == 1 || !all_fit) select();
+    rec.host = host_only;
+    if (!host_only && (round == 1 || !all_fit)) select();
     double zsum = 0, zws = 0;
     for (index_t i = 0; i < m; ++i) zsum += std::max(0.0, z[i]);  // gaps are >= 0 up to rounding
     for (index_t i : ws) zws += std::max(0.0, z[i]);
     rec.ws_gap_share = zsum > 0 ? zws / zsum : 0;
     rec.working_set = ws.size();
-    alpha_ws.resize(ws.size());
-    for (std::size_t p = 0; p < ws.size(); ++p) alpha_ws[p] = alpha[ws[p]];
-    const LoadReport lr = accel.load_working_set(ws, A, alpha_ws);
-    rec.swaps = lr.columns_copied;
-    rec.bytes_copied = lr.bytes_copied;
-    accel.set_shared_vector(v);
+    if (!host_only) {
+      alpha_ws.resize(ws.size());
+      for (std::size_t p = 0; p < ws.size(); ++p) alpha_ws[p] = alpha[ws[p]];
+      const LoadReport lr = accel.load_working_set(ws, A, alpha_ws);
+      rec.swaps = lr.columns_copied;
+      rec.bytes_copied = lr.bytes_copied;
+      accel.set_shared_vector(v);
+    }
 
-    const bool solve = o.cpu_role == CpuRole::solve && ws.size() < mz;
+    const bool solve = host_only || (o.cpu_role == CpuRole::solve && ws.size() < mz);
     // CoCoA+ adding with K = 2 parts, the accelerator and the CPU unit: sigma' = 2 for the accelerator. The CPU part's
     // subproblem is solved by T replicas, SySCD inside it: its coupling term sigma' ||A dalpha_cpu||^2 is at most
     // sigma' T sum_t ||A dalpha_t||^2, so each thread steps with sigma' T (the accelerator's steps do not depend on T).
-    const double sigma = solve ? 2.0 : 1.0;
+    // (In the host finish the CPU unit is the only part: sigma' = 1 before its T replicas.)
+    const double sigma = solve && !host_only ? 2.0 : 1.0;
     const double sigma_cpu = sigma * T;
-    std::atomic<bool> done{false};
+    std::atomic<bool> done{host_only};
     std::exception_ptr err;
     EpochReport er;
-    std::thread accel_thread([&] {
-      try {
-        er = accel.run_epochs(o.epochs_per_round, so.seed + 7919ull * static_cast<std::uint64_t>(round), sigma);
-      } catch (...) {
-        err = std::current_exception();
-      }
-      done.store(true, std::memory_order_release);
-    });
+    std::thread accel_thread;
+    if (!host_only)
+      accel_thread = std::thread([&] {
+        try {
+          er = accel.run_epochs(o.epochs_per_round, so.seed + 7919ull * static_cast<std::uint64_t>(round), sigma);
+        } catch (...) {
+          err = std::current_exception();
+        }
+        done.store(true, std::memory_order_release);
+      });
     // Unit A, concurrently: at most `epochs_per_round` passes over the coordinates outside P, stopping when the
     // accelerator is done; a persistent cursor so every coordinate gets its turn over the rounds.
     // It also visits at least as many outside coordinates as the accelerator steps (|P| per epoch): with a device
@@ -240,7 +255,7 @@ DuhlResult run_duhl(const Form& form, Backend& accel, const SolverOptions& so, c
       if (solve) c.v = v;
       double* vt = solve ? c.v.data() : v.data();
       std::size_t visited = 0, outside = 0;
-      while (visited < max_visits && (outside < min_out || !done.load(std::memory_order_acquire))) {
+      while (visited < max_visits && (host_only || outside < min_out || !done.load(std::memory_order_acquire))) {
         for (int burst = 0; burst < 16 && visited < max_visits; ++burst, ++visited) {
           const index_t i = cpu_order[c.lo + c.pos];
           c.pos = c.pos + 1 == len ? 0 : c.pos + 1;
@@ -254,30 +269,32 @@ DuhlResult run_duhl(const Form& form, Backend& accel, const SolverOptions& so, c
       }
       c.updates = outside;
     });
-    accel_thread.join();
+    if (accel_thread.joinable()) accel_thread.join();
     if (err) std::rethrow_exception(err);
     if (!er.numerics_ok)
       throw TrainingError(fmt::format("numerical failure at DuHL round {}: the device saw a NaN or infinity", round));
     rec.accel_seconds = er.seconds;
     for (const CpuThread& c : cpu) rec.cpu_updates += c.updates;
 
-    // Merge: alpha from both units; dv = A dalpha in double, from alpha (never the device's float v); in role solve,
+    // Merge: alpha from both units; dv = A dalpha in double, from alpha (never the device's float v), on the float64
+    // values when the form reads them (form.lo: the device stepped on float32 columns, the host's v, gaps and
+    // certificate stay the float64 problem's, docs/formulation.md "float64 data"); in role solve,
     // adaptive aggregation (aggregate_step.hpp) then takes the step gamma dv along the merged direction, gamma >= 1
     // when it pays; v += gamma dv.
     alpha_new.resize(ws.size());
-    accel.get_alpha(alpha_new);
+    if (!host_only) accel.get_alpha(alpha_new);
     std::fill(dv.begin(), dv.end(), 0.0);
     changed.clear();
     for (std::size_t p = 0; p < ws.size(); ++p) {
       const double delta = alpha_new[p] - alpha[ws[p]];
       if (delta == 0) continue;
       alpha[ws[p]] = alpha_new[p];
-      row_axpy(A, ws[p], delta, dv.data());
+      row_axpy(A, ws[p], delta, dv.data(), form.lo);
       changed.push_back(ws[p]);
     }
     for (const CpuThread& c : cpu)
       for (const auto& [i, delta] : c.deltas) {
-        row_axpy(A, i, delta, dv.data());
+        row_axpy(A, i, delta, dv.data(), form.lo);
         changed.push_back(i);
       }
     rec.gamma = solve && adaptive ? aggregate_step(form, changed, alpha_old.data(), alpha.data(), v, dv,
@@ -290,7 +307,7 @@ DuhlResult run_duhl(const Form& form, Backend& accel, const SolverOptions& so, c
     for (index_t i : ws) z[i] = form.coordinate_gap(i, alpha[i], v.data());
 
     const bool interrupt = driver.poll_interrupt();  // once per round; record() below uses this answer
-    if (round % exact_every == 0 || round == max_rounds) {
+    if (host_only || round % exact_every == 0 || round == max_rounds) {
       const auto tc = Clock::now();
       v = shared_vector(form, alpha);
       const Certificate c = certificate(form, alpha, v);
@@ -304,6 +321,13 @@ DuhlResult run_duhl(const Form& form, Backend& accel, const SolverOptions& so, c
       rec.gap = c.gap;
       rec.rel_gap = relative_gap(c);
       stop = s == EpochDriver::Stop::converged || s == EpochDriver::Stop::interrupted || s == EpochDriver::Stop::stalled;
+      if (s == EpochDriver::Stop::stalled && form.lo && !host_only) {  // the host finish (above)
+        host_only = true;
+        stop = false;
+        driver.restart_stall_rules(round);
+        for (index_t i : ws) in_ws[i] = 0;
+        ws.clear();
+      }
     } else if (interrupt) {
       driver.mark_interrupted();
       stop = true;

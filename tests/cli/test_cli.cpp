@@ -426,7 +426,8 @@ TEST_F(Cli, MemoryLimitOptionForPredictAndBadSizes) {
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err, "error: '" + data("heart_scale") +
                        "': stopped at line 270 (27.7 kB read): the data kept would exceed the memory limit of 1.0 kB "
-                       "(--memory-limit)\n");
+                       "(--memory-limit); the values are kept to double precision (12 bytes a nonzero instead of 8), "
+                       "as predictions are computed from them\n");
   EXPECT_EQ(run("predict -q --memory-limit 1Mi m " + data("heart_scale") + " out").code, 0);
   for (const std::string cmd : {"train -q --memory-limit 12X tr.svm m2", "predict --memory-limit -1 m tr.svm"}) {
     r = run(cmd);
@@ -1172,4 +1173,73 @@ TEST_F(Cli, ATightTolTrainsOnTheFilesDoubleValues) {
       }
     }
   }
+  // DuHL (--accel-memory 25%: the cpu stand-in holds a quarter of the samples' float32 columns), logistic in the dual
+  // at tol 1e-12: its host reads the double values (the merge, the gap memory, the certificate; docs/duhl.md), so
+  // the certificate is P(w) of the file's values again.
+  const CliRun r = run("train -q --model logistic --formulation dual --accel-memory 25% --tol 1e-12 --max-epochs "
+                       "100000 --report-json r.json f.svm m");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto rep = nlohmann::json::parse(slurp(dir / "r.json"));
+  const hetglm::LinearModel m = hetglm::load_model((dir / "m").string());
+  double loss = 0, w2 = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    double z = 0;
+    for (int j = 0; j < 10; ++j) z += x[i][j] * m.w[j];
+    loss += std::log1p(std::exp(-y[i] * z));
+  }
+  for (int j = 0; j < 10; ++j) w2 += m.w[j] * m.w[j];
+  const double P = loss / 1000 + 0.5 * m.lambda * w2;
+  EXPECT_NEAR(rep["primal"].get<double>(), P, 1e-14 * P);
+  EXPECT_LE(rep["gap"].get<double>(), 1e-12 * P);
+  const auto& rounds = rep["columns"][0]["rounds"];
+  ASSERT_FALSE(rounds.empty());  // DuHL ran
+  EXPECT_EQ(rounds.back()["host"], false);  // (the host finish serves the hinge, test_primal.cpp)
+}
+
+// hetglm predict reads the file's values to double precision (LibsvmOptions::float64): the decision values of a ridge
+// model are x.w + bias computed here in double from the file's 17-digit values, to 1e-14 of the sum of the terms'
+// magnitudes, where the float32 rounding of the values moves some of them by more than 1e-9 of it (the --test-file
+// evaluation reads them the same way).
+TEST_F(Cli, PredictReadsTheFilesDoubleValues) {
+  std::mt19937_64 rng(12);
+  std::normal_distribution<double> g;
+  std::string text;
+  std::vector<std::vector<double>> x;
+  for (int i = 0; i < 300; ++i) {
+    std::vector<double> r(5);
+    double t = 0;
+    std::string line;
+    for (int j = 0; j < 5; ++j) {
+      char num[32];
+      std::snprintf(num, sizeof num, "%.17g", g(rng) * std::exp(j));
+      r[j] = std::strtod(num, nullptr);
+      line += " " + std::to_string(j + 1) + ":" + num;
+      t += r[j];
+    }
+    char target[32];
+    std::snprintf(target, sizeof target, "%.17g", t + g(rng));
+    text += target + line + "\n";
+    x.push_back(r);
+  }
+  write("r.svm", text);
+  ASSERT_EQ(run("train -q --model ridge -B 1 r.svm m").code, 0);
+  const hetglm::LinearModel m = hetglm::load_model((dir / "m").string());
+  ASSERT_EQ(m.w.size(), 6u);
+  const CliRun p = run("predict -q m r.svm out");
+  ASSERT_EQ(p.code, 0) << p.err;
+  std::istringstream in(slurp(dir / "out"));
+  double worst32 = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    double got = 0, want = m.w[5], want32 = m.w[5], scale = std::fabs(m.w[5]);
+    ASSERT_TRUE(in >> got) << "line " << i + 1;
+    for (int j = 0; j < 5; ++j) {
+      want += x[i][j] * m.w[j];
+      want32 += double(static_cast<float>(x[i][j])) * m.w[j];
+      scale += std::fabs(x[i][j] * m.w[j]);
+    }
+    // each value to 2^-48 relative (matrix.hpp values_lo): the sum to about 4e-15 of the sum of |terms|
+    EXPECT_NEAR(got, want, 1e-14 * scale) << "line " << i + 1;
+    worst32 = std::max(worst32, std::fabs(want32 - want) / scale);
+  }
+  EXPECT_GT(worst32, 1e-9);  // what reading float32 values would have printed
 }

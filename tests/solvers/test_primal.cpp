@@ -19,6 +19,8 @@
 #include "hetglm/libsvm.hpp"
 #include "hetglm/model.hpp"
 #include "../common/objective.hpp"
+#include "hetglm/backends/registry.hpp"
+#include "hetglm/solvers/duhl.hpp"
 #include "hetglm/solvers/newton.hpp"
 #include "hetglm/solvers/parallel_cpu.hpp"
 #include "hetglm/solvers/working_set.hpp"
@@ -876,6 +878,22 @@ TEST(Float64Values, CarriedByTheMatrixFunctions) {
   EXPECT_THROW(validate(bad, "bad"), InvalidArgument);
 }
 
+namespace {
+/// P(w) = (1/n) sum_i phi(y_i, x_i.w) + lambda/2 ||w||^2 on the float64 values of f, in double (hinge or logistic).
+double float64_objective(const Float64Data& f, Loss loss, double lambda, const std::vector<double>& w) {
+  double s = 0;
+  for (index_t i = 0; i < f.d.X.n_rows; ++i) {
+    double z = 0;
+    for (offset_t k = f.d.X.offsets[i]; k < f.d.X.offsets[i + 1]; ++k) z += f.x[std::size_t(k)] * w[f.d.X.indices[k]];
+    const double m = f.d.y[i] * z;
+    s += loss == Loss::hinge ? std::max(0.0, 1 - m) : std::log1p(std::exp(-m));
+  }
+  double r = 0;
+  for (double wj : w) r += wj * wj;
+  return s / double(f.d.X.n_rows) + 0.5 * lambda * r;
+}
+}  // namespace
+
 // The coordinate-descent solvers on float64 values (read_float64_values: the form's lo): SDCA over the samples (hinge
 // and logistic duals) and coordinate descent over the features (L2 logistic primal), sequential, SySCD on 2 threads
 // and PASSCoDe, at tol 1e-12 on float64 CSR data. The certificate's primal is P(w) computed here in double on the
@@ -888,19 +906,7 @@ TEST(Float64Values, CoordinateDescentReadsThem) {
   const ProblemData &p64 = fp.p64, &p32 = fp.p32;
   const double lambda = 1e-2;
   const std::size_t n = f.d.y.size();
-  // P(w) = (1/n) sum_i phi(y_i, x_i.w) + lambda/2 ||w||^2 on the float64 values.
-  auto objective = [&](Loss loss, const std::vector<double>& w) {
-    double s = 0;
-    for (index_t i = 0; i < f.d.X.n_rows; ++i) {
-      double z = 0;
-      for (offset_t k = f.d.X.offsets[i]; k < f.d.X.offsets[i + 1]; ++k) z += f.x[std::size_t(k)] * w[f.d.X.indices[k]];
-      const double m = f.d.y[i] * z;
-      s += loss == Loss::hinge ? std::max(0.0, 1 - m) : std::log1p(std::exp(-m));
-    }
-    double r = 0;
-    for (double wj : w) r += wj * wj;
-    return s / double(n) + 0.5 * lambda * r;
-  };
+  auto objective = [&](Loss loss, const std::vector<double>& w) { return float64_objective(f, loss, lambda, w); };
   const std::vector<double> c(n, 1.0);
   auto check = [&]<class Form>(Loss loss, Form f64form, Form f32form) {
     for (const SolverKind kind : {SolverKind::sequential, SolverKind::syscd, SolverKind::passcode_atomic}) {
@@ -941,6 +947,70 @@ TEST(Float64Values, CoordinateDescentReadsThem) {
     using F = PrimalForm<Loss::logistic, Penalty::l2>;
     check.template operator()<F>(Loss::logistic, F(p64, y.data(), c.data(), lambda, 0.0),
                                  F(p32, y.data(), c.data(), lambda, 0.0));
+  }
+}
+
+// DuHL on float64 values (read_float64_values on its form, as train() sets it): the accelerator steps on its float32
+// columns, the host's merge (dv = A dalpha), gap memory, CPU unit and certificate read the float64 values, so at tol
+// 1e-11 the certificate is the float64 problem's: its primal is P(w) on the float64 values to 1e-14 and its gap
+// within tol. The hinge's certificate stalls at about 2e-10 with the accelerator's float32 steps: the host finish
+// (duhl.cpp) takes it to tol without them (DuhlRound::host); the logistic models get there with the accelerator.
+// The cpu stand-in and the simulated FPGA kernel (float32 arithmetic, where compiled in), a 25% budget, both CPU
+// roles; the hinge and logistic duals and the L2 logistic primal.
+TEST(Float64Values, DuhlReadsThemOnTheHost) {
+  const Float64Pair fp(2000, 20, true, 11);
+  const Float64Data& f = fp.f;
+  const double lambda = 1e-2;
+  const std::vector<double> c(f.d.y.size(), 1.0);
+  std::vector<double> y(f.d.y.begin(), f.d.y.end());
+  std::vector<std::string> devices{"cpu"};
+  for (Device d : compiled_devices())
+    if (d == Device::fpga_sim) devices.push_back("fpga-sim");
+  auto check = [&]<class Form>(Loss loss, Form form) {
+    SolverOptions so;
+    so.tol = 1e-11;
+    so.max_epochs = 20000;
+    so.seed = 5;
+    ASSERT_TRUE(read_float64_values(form, so.tol));
+    for (const std::string& dev : devices)
+      for (CpuRole role : {CpuRole::gaps, CpuRole::solve}) {
+        SCOPED_TRACE(dev + " " + cpu_role_name(role));
+        BackendOptions bo;
+        bo.memory_budget = parse_memory_size("25%", data_bytes(*form.A));
+        auto be = make_backend(dev, bo);
+        DuhlOptions o;
+        o.cpu_role = role;
+        const DuhlResult r = solve_duhl(form, *be, so, o);
+        const double P = float64_objective(f, loss, lambda, r.w);
+        const auto host = std::count_if(r.rounds.begin(), r.rounds.end(), [](const DuhlRound& d) { return d.host; });
+        if (std::getenv("HETGLM_TEST_VERBOSE"))
+          std::printf("%s %s: %d rounds (%d of the host finish), rel gap %.3e\n", dev.c_str(), cpu_role_name(role),
+                      r.epochs, int(host), r.certificate.gap / P);
+        EXPECT_TRUE(r.converged) << "rel gap " << r.certificate.gap / P << " after " << r.epochs << ": " << r.stalled;
+        EXPECT_LE(r.certificate.gap, so.tol * P);
+        EXPECT_NEAR(r.certificate.primal, P, 1e-14 * P);
+        if (loss == Loss::hinge) {
+          EXPECT_GT(host, 0);
+        }
+        for (const DuhlRound& d : r.rounds)
+          if (d.host) {
+            EXPECT_EQ(d.working_set, 0u);
+            EXPECT_EQ(d.swaps, 0u);
+            EXPECT_TRUE(d.exact);
+          }
+      }
+  };
+  {
+    SCOPED_TRACE("hinge dual");
+    check(Loss::hinge, DualForm<Loss::hinge>(fp.p64, y.data(), c.data(), lambda));
+  }
+  {
+    SCOPED_TRACE("logistic dual");
+    check(Loss::logistic, DualForm<Loss::logistic>(fp.p64, y.data(), c.data(), lambda));
+  }
+  {
+    SCOPED_TRACE("logistic primal");
+    check(Loss::logistic, PrimalForm<Loss::logistic, Penalty::l2>(fp.p64, y.data(), c.data(), lambda, 0.0));
   }
 }
 

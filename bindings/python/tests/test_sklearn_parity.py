@@ -294,6 +294,36 @@ def test_float64_input_in_the_dual_and_multinomial_solvers():
             assert abs(e32.primal_objective_ - P32) >= 1e-10 * P32, (model, jobs, e32.primal_objective_, P32)
 
 
+def test_float64_input_on_an_accelerator():
+    """DuHL (accel_memory='25%': the cpu stand-in holds a quarter of the samples) reads float64 input's float64 values
+    on the host at tol < float64_tol (the merge, the gap memory, the certificate; the accelerator steps on float32
+    columns and the host finishes where that stalls the hinge's certificate, docs/duhl.md): primal_objective_ is
+    P(coef_) computed here in float64 to 1e-14, certified to 1e-11, where a float32 copy certifies its own objective,
+    1e-10 or more away."""
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((2000, 20)) * np.exp(0.5 * rng.standard_normal(20))
+    y = (X @ rng.standard_normal(20) + rng.standard_normal(2000) > 0).astype(int)
+    n, C = X.shape[0], 1.0
+
+    def objective(model, data, est):
+        m = (2 * y - 1) * (data @ est.coef_.ravel())
+        loss = np.logaddexp(0, -m) if model == "logistic" else np.maximum(0, 1 - m)
+        return np.mean(loss) + 0.5 / (C * n) * est.coef_.ravel() @ est.coef_.ravel()
+
+    for model, make in (
+            ("logistic", lambda: hetglm.LogisticRegression(C=C, fit_intercept=False, dual=True, accel_memory="25%")),
+            ("hinge", lambda: hetglm.LinearSVC(C=C, loss="hinge", fit_intercept=False, accel_memory="25%"))):
+        est = make().set_params(tol=1e-11, max_iter=100000).fit(X, y)
+        assert est.solver_ == "duhl", est.solver_
+        P = objective(model, X, est)
+        assert est.duality_gap_ <= 1e-11 * P, (model, est.duality_gap_ / P)
+        assert abs(est.primal_objective_ - P) <= 1e-14 * P, (model, est.primal_objective_, P)
+        e32 = make().set_params(tol=1e-11, max_iter=100000).fit(X.astype(np.float32), y)
+        assert e32.solver_ == "duhl"
+        P32 = objective(model, X, e32)
+        assert abs(e32.primal_objective_ - P32) >= 1e-10 * P32, (model, e32.primal_objective_, P32)
+
+
 def test_float64_input_in_the_working_set_solver():
     """Lasso and ElasticNet (the working-set solver) on float64 input at tol < float64_tol read the float64 values
     in every product (dense columns, CSR by sample, CSC by feature): primal_objective_ is P(coef_) computed here in

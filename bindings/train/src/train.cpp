@@ -602,9 +602,10 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
         else return Form(pd, y.data(), c.data(), lambda, eta);
       };
       Form f = make();
-      // float64 data at tol < kFloat64Tol: the host coordinate-descent solvers read the float64 values (the Newton
-      // solver decides that itself; DuHL's accelerators read float32 values, so DuHL trains on those).
-      if (!accel && so.solver != SolverKind::newton && so.solver != SolverKind::working_set)
+      // float64 data at tol < kFloat64Tol: the host coordinate-descent solvers and DuHL's host side (its merge, gap
+      // memory, CPU unit and certificate; the accelerator steps on its float32 columns) read the float64 values (the
+      // Newton and working-set solvers decide that themselves).
+      if (accel || (so.solver != SolverKind::newton && so.solver != SolverKind::working_set))
         read_float64_values(f, so.tol);
       return solve(f);
     });

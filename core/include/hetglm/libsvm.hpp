@@ -40,8 +40,12 @@ struct LibsvmOptions {
   StopCallback should_stop;
   /// Keep what float32 rounding drops of each value (CsrMatrix::values_lo, the rules of matrix.hpp's
   /// settle_values_lo): the values are read as float64, `values` holds their float32 rounding as always. Off (the
-  /// default): float32 values alone. The command line sets it when it trains at `--tol` below kFloat64Tol.
+  /// default): float32 values alone. The command line sets it when it trains at `--tol` below kFloat64Tol, and
+  /// always for the data it predicts on (`hetglm predict`, `--test-file`).
   bool float64 = false;
+  /// Why float64 is set, for the memory-limit message ("...; the values are kept to double precision (12 bytes a
+  /// nonzero instead of 8), <float64_reason>").
+  const char* float64_reason = "as a tol below 1e-6 asks";
   /// Bytes read and parsed per block; 0 = automatic (4 MiB, up to 32 MiB with many threads). A test knob: the
   /// result never depends on it.
   std::size_t block_bytes = 0;

@@ -56,6 +56,7 @@ struct DuhlRound {
   std::size_t cpu_updates = 0;   ///< coordinate steps (role solve) or gap refreshes (role gaps) by the CPU threads
   double gamma = 1;              ///< the merge's step along the merged direction (adaptive aggregation, role solve)
   bool exact = false;            ///< the exact certificate below was computed this round
+  bool host = false;             ///< a round of the host finish (float64 values, duhl.cpp): no accelerator, P empty
   double primal = 0, dual = 0, gap = 0, rel_gap = 0;
 };
 

@@ -107,8 +107,8 @@ class EpochDriver {
     if (interrupt) return stopped(Stop::interrupted);
     best_rel_gap_ = std::min(best_rel_gap_, r.rel_gap);
     best_ = std::max(best_, dual_ ? c.dual : -c.primal);
-    track_.push_back({epoch, r.rel_gap, best_});
-    if (no_progress(epoch, c) || out_of_reach(epoch, c)) return stopped(Stop::stalled);
+    track_.push_back({epoch - base_epoch_, r.rel_gap, best_});
+    if (no_progress(epoch, c) || out_of_reach(epoch - base_epoch_, c)) return stopped(Stop::stalled);
     if (epoch >= o_.max_epochs) return stopped(Stop::budget);
     return Stop::none;
   }
@@ -119,6 +119,18 @@ class EpochDriver {
     stopped(Stop::stalled);
   }
   Stop stop() const { return stop_; }
+  /// A new phase of the same solve from epoch `epoch` on (DuHL's host finish on float64 values, duhl.cpp): the stall
+  /// and rate rules start over, as at the first certificate, since the certificates before measured the progress of
+  /// the previous phase; the history, the best relative gap and the epoch count go on.
+  void restart_stall_rules(int epoch) {
+    stop_ = Stop::none;
+    ref_ = -std::numeric_limits<double>::infinity();
+    ref_gap_ = std::numeric_limits<double>::infinity();
+    progress_epoch_ = epoch;
+    quiet_ = 0;
+    track_.clear();
+    base_epoch_ = epoch;
+  }
   /// The solver trains on float64 values (matrix.hpp values_lo): the stall messages say so. Call before record().
   void float64_values() {
     stall_why_ = values_why_ = "on this data (float64 values, certificates in double precision)";
@@ -191,7 +203,8 @@ class EpochDriver {
     stall_why_ = values_why_;
     return true;
   }
-  /// The rate rule (see the top of this file) after the certificate of epoch `epoch` (the last of track_).
+  /// The rate rule (see the top of this file) after the certificate of epoch `epoch` (the last of track_), both
+  /// counted from base_epoch_ (restart_stall_rules; 0 otherwise).
   bool out_of_reach(int epoch, const Certificate& c) {
     if (epoch < kRateMinEpochs || !(o_.tol > 0)) return false;
     const auto at_or_before = [&](double e) {  // index of the last certificate at or before epoch e
@@ -209,7 +222,7 @@ class EpochDriver {
     double g1 = gm;
     for (std::ptrdiff_t j = jm; j <= last; ++j) g1 = std::min(g1, track_[j].rel_gap);
     const double g0 = track_[j0].rel_gap;
-    const double horizon = std::max(double(o_.max_epochs) - epoch, double(kRateMultiple) * epoch);
+    const double horizon = std::max(double(o_.max_epochs - base_epoch_) - epoch, double(kRateMultiple) * epoch);
     // The objective at its pace over the window: would it move by tol |P| within the horizon?
     const double moved = (track_[last].best - track_[j0].best) / std::fabs(c.primal);
     if (!(moved / (epoch - e0) * horizon < o_.tol)) return false;
@@ -226,15 +239,15 @@ class EpochDriver {
     }
     if (!(reach < needed)) return false;
     const std::string fall =
-        !(r > 0) ? fmt::format("the relative gap was {:.6e} at epoch {} and not smaller since", g0, e0)
+        !(r > 0) ? fmt::format("the relative gap was {:.6e} at epoch {} and not smaller since", g0, e0 + base_epoch_)
         : faster ? fmt::format("the relative gap went from {:.6e} at epoch {} to {:.6e} at its smallest, falling by "
                                "{:.1e} of its logarithm per epoch in the last {} epochs, {:.3f} times the rate of the "
                                "{} before",
-                               g0, e0, g1, r2, h, r2 / r1, em - e0)
+                               g0, e0 + base_epoch_, g1, r2, h, r2 / r1, em - e0)
                  : fmt::format("the relative gap went from {:.6e} at epoch {} to {:.6e} at its smallest, falling by "
                                "{:.1e} of its logarithm per epoch, not faster in the last {} epochs than in the {} "
                                "before",
-                               g0, e0, g1, r, h, em - e0);
+                               g0, e0 + base_epoch_, g1, r, h, em - e0);
     stall_what_ = fmt::format(
         "in the last {} epochs ({}; extrapolated, it reaches {:.6e} in the next {:.0f} epochs, the larger of {} times "
         "the {} so far and the budget left, and {} moves by {:.1e} |P| in them, {:.1e} |P| in the last {})",
@@ -265,6 +278,7 @@ class EpochDriver {
   double ref_gap_ = std::numeric_limits<double>::infinity();
   double best_rel_gap_ = std::numeric_limits<double>::infinity();
   int progress_epoch_ = 0, quiet_ = 0;
+  int base_epoch_ = 0;  // the rate rule counts epochs from here (restart_stall_rules)
   // The rate rule: per certificate, its epoch, relative gap and best_ then.
   struct Track {
     int epoch;

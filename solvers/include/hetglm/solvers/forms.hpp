@@ -616,7 +616,8 @@ std::vector<double> shared_vector(const Form& form, std::span<const double> alph
 /// A form of float64 data (A->values_lo, matrix.hpp) fitted to a tol below kFloat64Tol reads the float64 values:
 /// sets f.lo (DualForm::lo, PrimalForm::lo) and returns true; otherwise leaves the form on the float32 values.
 /// For the host coordinate-descent solvers (sequential, SySCD, PASSCoDe), which read rows only through the form's
-/// inner, update_coordinate, shared_vector and PermutedForm; not for DuHL (its accelerators read float32 values).
+/// inner, update_coordinate, shared_vector and PermutedForm, and for DuHL's host side (duhl.cpp: its accelerators
+/// read float32 values, the host finishes where that stalls the certificate).
 template <class Form>
 bool read_float64_values(Form& f, double tol) {
   if (!f.A || !f.A->has_lo() || !(tol < kFloat64Tol)) return false;
