@@ -618,6 +618,7 @@ class Reader {
     if (pending_) note_tiny();
     Dataset data = assemble();
     if (options_.float64) settle_values_lo(data.X, tiny_);
+    if (options_.float64 && tiny_ && options_.values_lo_tiny) *options_.values_lo_tiny = true;
     return data;
   }
 

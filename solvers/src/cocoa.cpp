@@ -107,6 +107,7 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
   const std::size_t dim = static_cast<std::size_t>(form.dim());
   CocoaResult out;
   EpochDriver driver(o, out, Form::formulation);
+  if (form.lo) driver.float64_values();  // (the trainer's ranks agree on reading them, distributed.cpp)
   out.alpha.assign(static_cast<std::size_t>(m), 0.0);
   std::vector<double>& alpha = out.alpha;
   std::vector<double> v(dim, 0.0), p_old(dim, 0.0), p_new, dv(dim), v_loc;

@@ -204,7 +204,16 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
   // values, is then recomputed on the float64 values once the direction is found (times_x: one pass), so that the
   // line search, its slope and v += t q are the float64 problem's; and the Newton dual point's X^T diag(D) q takes a
   // pass of its own (exact_hq).
-  const bool f64 = X.has_lo() && (rows_only || A.has_lo()) && o.tol < kFloat64Tol;
+  bool f64 = X.has_lo() && (rows_only || A.has_lo()) && o.tol < kFloat64Tol;
+  // Distributed (o.sum_over_ranks): the float64 passes add allreduces (exact_hq), so every rank must take them or
+  // none; a rank that holds no entry has no values_lo. float64 when no rank holds entries without values_lo and some
+  // rank holds values_lo (one allreduce of 2 values; the trainer gives every rank values_lo or none,
+  // distributed.cpp).
+  if (o.sum_over_ranks && o.tol < kFloat64Tol) {
+    double votes[2] = {X.nnz() > 0 && !f64 ? 1.0 : 0.0, f64 ? 1.0 : 0.0};
+    o.sum_over_ranks(std::span<double>(votes, 2));
+    f64 = votes[0] == 0 && votes[1] > 0;
+  }
   const float* Xl = f64 ? X.values_lo.data() : nullptr;
   const float* Al = f64 && !rows_only ? A.values_lo.data() : nullptr;
   // Small float64 data (below kDenseMin entries, in the L2 cache, where the extra reads cost nothing measurable):
@@ -213,7 +222,9 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
   // rounding that sample weights and repeated samples do differently: in scikit-learn's sample-weight check (two
   // LinearSVC fits on 15 x 31, rtol 1e-7 on the decision values) the two weight vectors differed by 7e-9 at tol
   // 1e-15, both certified.
-  const bool exact_h = f64 && X.nnz() < kDenseMin;
+  // (Not distributed: the conjugate gradients' tolerance must be the same on every rank, and a rank's X.nnz() is
+  // its own.)
+  const bool exact_h = f64 && !o.sum_over_ranks && X.nnz() < kDenseMin;
 
   SolveResult res;
   EpochDriver driver(o, res, Formulation::primal);

@@ -1332,9 +1332,18 @@ TEST(LibsvmFloat64, ValuesLoIsWhatFloat32Drops) {
       EXPECT_EQ(hetglm::read_libsvm_stream(std::ref(p), "s", b).X.values_lo, ref.X.values_lo);
     }
   }
+  // values_lo_tiny tells the two kinds of empty values_lo apart (the distributed trainer's ranks agree on it)
+  bool tiny = false;
+  o.values_lo_tiny = &tiny;
   EXPECT_FALSE(hetglm::parse_libsvm("1 1:0.5 2:3\n-1 1:0.25\n", "t", o).X.has_lo());  // float32 values exactly
-  EXPECT_FALSE(hetglm::parse_libsvm("1 1:0.1 2:1e-35\n", "t", o).X.has_lo());         // below kValuesLoMin
+  EXPECT_FALSE(tiny);
   EXPECT_TRUE(hetglm::parse_libsvm("1 1:0.1 2:1e-29\n", "t", o).X.has_lo());
+  EXPECT_FALSE(tiny);
+  EXPECT_FALSE(hetglm::parse_libsvm("1 1:0.1 2:1e-35\n", "t", o).X.has_lo());  // below kValuesLoMin
+  EXPECT_TRUE(tiny);
+  EXPECT_TRUE(hetglm::parse_libsvm("1 1:0.1 2:1e-29\n", "t", o).X.has_lo());
+  EXPECT_TRUE(tiny);  // set, never reset
+  o.values_lo_tiny = nullptr;
   LibsvmOptions small = o;  // the memory budget counts the remainders, and its message says so
   small.memory_limit = 1000;
   small.block_bytes = 1000;

@@ -15,9 +15,15 @@ rank and the part file's line named and no model written. --solver auto picks wh
 (Newton or the dual) at K = 1, 2; --threads T runs the local epochs on SySCD (sigma' = K T) with the same optimum
 at K = 1, 2 x T = 1, 2.
 
+Issue 20: at a --tol below 1e-6 the ranks read the values to double precision and agree on keeping them (as one
+process does, docs/formulation.md "float64 data"): on a file of 17-digit values the certificate's primal is P(w)
+computed here in float64 from the file's numbers (to 1e-13) at K = 1, 2, 3 for distributed Newton, dual CoCoA+ (rows
+redistributed) and primal CoCoA+ (columns redistributed), and from a directory of two part files of which one holds
+float32-exact values only; the same file rounded to float32 certifies another objective.
+
 Usage: test_mpi.py HETGLM_CLI DATA_DIR [case ...]   (cases: optimum, sorted_rounds, partition_option, newton,
                                                      auto_solver, local_threads, parts, parse_error, rank_failure,
-                                                     kill)
+                                                     kill, float64)
 """
 import json
 import os
@@ -29,7 +35,7 @@ import time
 
 CLI, DATA = sys.argv[1], sys.argv[2]
 CASES = sys.argv[3:] or ["optimum", "sorted_rounds", "partition_option", "newton", "auto_solver", "local_threads",
-                         "parts", "parse_error", "rank_failure", "kill"]
+                         "parts", "parse_error", "rank_failure", "kill", "float64"]
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
            OMPI_MCA_rmaps_base_oversubscribe="1")
 MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none"]
@@ -372,6 +378,86 @@ def kill():
     check("signal 9" in output or "Killed" in output or "killed" in output,
           f"kill: mpirun names the killed rank: {output.strip()[-300:]}")
     check(not os.path.exists(out), "kill: no model written")
+
+
+def read_model(path):
+    """lambda, bias, primal, gap and w of a hetglm model file."""
+    with open(path) as f:
+        lines = f.read().split("\n")
+    head = dict(ln.split(" ", 1) for ln in lines[:lines.index("w")] if " " in ln)
+    w = [float(x) for x in lines[lines.index("w") + 1:] if x.strip()]
+    return float(head["lambda"]), float(head["bias"]), float(head["primal"]), float(head["gap"]), w
+
+
+def float64():
+    import math
+    import random
+    rng = random.Random(20)
+    rows = []
+    for i in range(600):
+        x = [rng.gauss(0, 1) * math.exp(j / 3) for j in range(8)]
+        t = sum(xj * (j % 3 - 1) for j, xj in enumerate(x)) + rng.gauss(0, 1)
+        rows.append((1 if t > 0 else -1, t, x))
+
+    def write(path, rows, target, fmt):
+        with open(path, "w") as f:
+            for lab, t, x in rows:
+                y = lab if target == "label" else t
+                f.write(f"{y:.17g} " + " ".join(f"{j + 1}:{fmt(xj)}" for j, xj in enumerate(x)) + "\n")
+
+    import struct
+    f32 = lambda v: struct.unpack("f", struct.pack("f", v))[0]
+    src, src32 = os.path.join(TMP, "f64.svm"), os.path.join(TMP, "f32.svm")
+    src_r = os.path.join(TMP, "f64r.svm")
+    write(src, rows, "label", lambda v: f"{v:.17g}")
+    write(src32, rows, "label", lambda v: f"{f32(v):.17g}")
+    write(src_r, rows, "target", lambda v: f"{v:.17g}")
+    parts = os.path.join(TMP, "f64parts")
+    os.makedirs(parts, exist_ok=True)
+    write(os.path.join(parts, "part-0"), rows[:300], "label", lambda v: f"{v:.17g}")
+    write(os.path.join(parts, "part-1"), rows[300:], "label", lambda v: f"{round(v * 8) / 8:.17g}")  # float32-exact
+    parts_rows = rows[:300] + [(lab, t, [round(v * 8) / 8 for v in x]) for lab, t, x in rows[300:]]
+
+    def objective(model, rows, lam, bias, w):
+        s = 0.0
+        for lab, t, x in rows:
+            z = sum(xj * wj for xj, wj in zip(x, w)) + (bias * w[8] if bias >= 0 else 0.0)
+            if model == "logistic":
+                m = lab * z
+                s += math.log1p(math.exp(-m)) if m > -30 else -m
+            else:
+                s += 0.5 * (t - z) ** 2
+        pen = sum(abs(wj) for wj in w) if model == "lasso" else 0.5 * sum(wj * wj for wj in w)
+        return s / len(rows) + lam * pen
+
+    cases = [("logistic Newton", "logistic", src, rows, ["--model", "logistic", "-B", "1"]),
+             ("logistic dual CoCoA+", "logistic", src, rows, ["--model", "logistic", "-B", "1", "--formulation",
+                                                                "dual"]),
+             ("lasso primal CoCoA+", "lasso", src_r, rows, ["--model", "lasso", "--lambda", "0.01"]),
+             ("logistic Newton, part files", "logistic", parts, parts_rows, ["--model", "logistic", "-B", "1"])]
+    for name, model, data, rws, opts in cases:
+        for k in (1, 2, 3):
+            out = os.path.join(TMP, f"f64_{k}.model")
+            r = run([*MPIRUN, "-np", str(k), CLI, "train", "--distributed", "-q", "--tol", "1e-12", "--max-epochs",
+                     "200000", *opts, data, out])
+            if r.returncode != 0:
+                check(False, f"float64 {name}: mpirun -np {k} rc {r.returncode}: {r.stdout[-500:]}")
+                continue
+            lam, bias, primal, gap, w = read_model(out)
+            P = objective(model, rws, lam, bias, w)
+            check(abs(primal - P) <= 1e-13 * P and gap <= 1e-12 * P,
+                  f"float64 {name}: -np {k} certificate primal {primal:.17g} vs P(w) on the file's values {P:.17g} "
+                  f"(relative {abs(primal - P) / P:.1e} <= 1e-13), relative gap {gap / P:.1e} <= 1e-12")
+    out = os.path.join(TMP, "f32.model")
+    r = run([*MPIRUN, "-np", "2", CLI, "train", "--distributed", "-q", "--tol", "1e-12", "--model", "logistic", "-B",
+             "1", src32, out])
+    if r.returncode == 0:
+        lam, bias, primal, gap, w = read_model(out)
+        P = objective("logistic", rows, lam, bias, w)
+        check(abs(primal - P) >= 1e-10 * P, f"float64: the float32-rounded file certifies its own objective, "
+                                             f"{abs(primal - P) / P:.1e} >= 1e-10 from P on the 17-digit values")
+    else:
+        check(False, f"float64: float32 file rc {r.returncode}: {r.stdout[-300:]}")
 
 
 t_all = time.time()

@@ -102,6 +102,7 @@ struct LocalPart {
   std::uint64_t begin = 0, end = 0;
   std::int64_t lines_before = 0;
   std::size_t parts = 0;  ///< TRAIN was this many part files (0: one plain file, read by byte ranges)
+  bool tiny = false;      ///< float64: a value below kValuesLoMin was read (LibsvmOptions::values_lo_tiny)
 };
 
 /// TRAIN as a set of part files: a directory's regular files (names not starting with '.', in name order), or one
@@ -129,6 +130,11 @@ void append_rows(Dataset& into, Dataset&& more) {
     return;
   }
   const offset_t base = into.X.nnz();
+  if (into.X.has_lo() || more.X.has_lo()) {  // float64 values: a part whose values float32 holds has none (zeros)
+    into.X.values_lo.resize(static_cast<std::size_t>(base), 0.0f);
+    if (more.X.has_lo()) into.X.values_lo.insert(into.X.values_lo.end(), more.X.values_lo.begin(), more.X.values_lo.end());
+    else into.X.values_lo.resize(static_cast<std::size_t>(base + more.X.nnz()), 0.0f);
+  }
   into.X.indices.insert(into.X.indices.end(), more.X.indices.begin(), more.X.indices.end());
   into.X.values.insert(into.X.values.end(), more.X.values.begin(), more.X.values.end());
   for (index_t i = 0; i < more.X.n_rows; ++i) into.X.offsets.push_back(base + more.X.offsets[i + 1]);
@@ -190,6 +196,10 @@ LocalPart load_part(const Comm& c, const DistributedArgs& a, int& code, std::str
     lo.zero_based = a.zero_based;
     lo.n_features = a.n_features;
     lo.n_threads = a.threads;
+    // At a tol below kFloat64Tol the values to double precision, as in one process (run() then makes every rank
+    // agree on keeping them).
+    lo.float64 = a.opt.solver.tol < kFloat64Tol;
+    lo.values_lo_tiny = &part.tiny;
     if (!parts.empty()) {  // read_libsvm's messages name the part file and its own line
       for (std::size_t p = static_cast<std::size_t>(c.rank); p < parts.size(); p += static_cast<std::size_t>(c.size))
         append_rows(part.data, read_libsvm(parts[p], lo));
@@ -251,10 +261,10 @@ bool pick_newton(const TrainOptions& o, const ModelSpec& spec, Formulation fk) {
 
 /// Column redistribution for the primal: rows (local, this rank's samples starting at global row `row_off`) ->
 /// this rank's features (col_owner[j] == rank, in ascending order; col_local[j] = the position of j among its
-/// owner's features) as a CSR of X^T over all N samples.
+/// owner's features) as a CSR of X^T over all N samples. f64 (the same on every rank): X's values_lo travel too.
 CsrMatrix redistribute_columns(const Comm& c, const CsrMatrix& X, index_t row_off, index_t N,
                                const std::vector<int>& col_owner, const std::vector<index_t>& col_local,
-                               index_t n_mine, std::uint64_t& bytes_moved) {
+                               index_t n_mine, bool f64, std::uint64_t& bytes_moved) {
   const int K = c.size;
   auto owner = [&](index_t j) { return col_owner[j]; };
   std::vector<int> scount(K, 0), rcount(K, 0), sdispl(K, 0), rdispl(K, 0);
@@ -267,7 +277,7 @@ CsrMatrix redistribute_columns(const Comm& c, const CsrMatrix& X, index_t row_of
   const std::size_t stotal = static_cast<std::size_t>(sdispl[K - 1]) + scount[K - 1];
   const std::size_t rtotal = static_cast<std::size_t>(rdispl[K - 1]) + rcount[K - 1];
   std::vector<index_t> srow(stotal), scol(stotal), rrow(rtotal), rcol(rtotal);
-  std::vector<float> sval(stotal), rval(rtotal);
+  std::vector<float> sval(stotal), rval(rtotal), slo(f64 ? stotal : 0), rlo(f64 ? rtotal : 0);
   std::vector<int> pos = sdispl;
   for (index_t i = 0; i < X.n_rows; ++i)
     for (offset_t k = X.offsets[i]; k < X.offsets[i + 1]; ++k) {
@@ -276,6 +286,7 @@ CsrMatrix redistribute_columns(const Comm& c, const CsrMatrix& X, index_t row_of
       srow[p] = row_off + i;
       scol[p] = col_local[X.indices[k]];
       sval[p] = X.values[k];
+      if (f64) slo[p] = X.has_lo() ? X.values_lo[k] : 0.0f;
     }
   MPI_Alltoallv(srow.data(), scount.data(), sdispl.data(), MPI_INT32_T, rrow.data(), rcount.data(), rdispl.data(),
                 MPI_INT32_T, MPI_COMM_WORLD);
@@ -283,7 +294,10 @@ CsrMatrix redistribute_columns(const Comm& c, const CsrMatrix& X, index_t row_of
                 MPI_INT32_T, MPI_COMM_WORLD);
   MPI_Alltoallv(sval.data(), scount.data(), sdispl.data(), MPI_FLOAT, rval.data(), rcount.data(), rdispl.data(),
                 MPI_FLOAT, MPI_COMM_WORLD);
-  bytes_moved = (stotal - static_cast<std::size_t>(scount[c.rank])) * 12;
+  if (f64)
+    MPI_Alltoallv(slo.data(), scount.data(), sdispl.data(), MPI_FLOAT, rlo.data(), rcount.data(), rdispl.data(),
+                  MPI_FLOAT, MPI_COMM_WORLD);
+  bytes_moved = (stotal - static_cast<std::size_t>(scount[c.rank])) * (f64 ? 16 : 12);
   // Stable counting sort by local feature: entries arrive by source rank, each in row order, so rows stay sorted.
   CsrMatrix t;
   t.n_rows = n_mine;
@@ -293,11 +307,13 @@ CsrMatrix redistribute_columns(const Comm& c, const CsrMatrix& X, index_t row_of
   for (index_t j = 0; j < t.n_rows; ++j) t.offsets[j + 1] += t.offsets[j];
   t.indices.resize(rtotal);
   t.values.resize(rtotal);
+  if (f64) t.values_lo.resize(rtotal);
   std::vector<offset_t> fill(t.offsets.begin(), t.offsets.end() - 1);
   for (std::size_t k = 0; k < rtotal; ++k) {
     const offset_t p = fill[rcol[k]]++;
     t.indices[p] = rrow[k];
     t.values[p] = rval[k];
+    if (f64) t.values_lo[p] = rlo[k];
   }
   return t;
 }
@@ -311,9 +327,10 @@ int hashed_owner(std::uint64_t seed, std::int64_t g, int K) {
 
 /// Dual, --partition random: this rank's rows (global indices row_off ..) and labels are sent to hashed_owner of
 /// their global index (one MPI_Alltoall of the counts, then one MPI_Alltoallv each for the row lengths, the labels,
-/// the indices and the values). Rows arrive by source rank, each in file order, i.e. in global order.
+/// the indices and the values, and with f64 (the same on every rank) one more for the values_lo). Rows arrive by
+/// source rank, each in file order, i.e. in global order.
 void redistribute_rows(const Comm& c, CsrMatrix& X, std::vector<double>& y, index_t row_off, std::uint64_t seed,
-                       std::uint64_t& bytes_moved) {
+                       bool f64, std::uint64_t& bytes_moved) {
   const int K = c.size;
   std::vector<int> owner(static_cast<std::size_t>(X.n_rows));
   std::vector<int> scnt(2 * K, 0), rcnt(2 * K, 0);  // per rank: rows, nonzeros
@@ -334,7 +351,7 @@ void redistribute_rows(const Comm& c, CsrMatrix& X, std::vector<double>& y, inde
   std::vector<int> slen(static_cast<std::size_t>(X.n_rows)), rlen(rrows);
   std::vector<double> sy(static_cast<std::size_t>(X.n_rows)), ry(rrows);
   std::vector<index_t> sidx(static_cast<std::size_t>(X.nnz()));
-  std::vector<float> sval(static_cast<std::size_t>(X.nnz()));
+  std::vector<float> sval(static_cast<std::size_t>(X.nnz())), slo(f64 ? sval.size() : 0);
   {
     std::vector<int> prow = srd, pnz = szd;
     for (index_t i = 0; i < X.n_rows; ++i) {
@@ -346,13 +363,14 @@ void redistribute_rows(const Comm& c, CsrMatrix& X, std::vector<double>& y, inde
         const int p = pnz[o]++;
         sidx[p] = X.indices[k];
         sval[p] = X.values[k];
+        if (f64) slo[p] = X.has_lo() ? X.values_lo[k] : 0.0f;
       }
     }
   }
   const index_t n_cols = X.n_cols;
   X = CsrMatrix{};
   FillVector<index_t> ridx(rnnz);  // filled by MPI_Alltoallv
-  FillVector<float> rval(rnnz);
+  FillVector<float> rval(rnnz), rlo(f64 ? rnnz : 0);
   MPI_Alltoallv(slen.data(), sr.data(), srd.data(), MPI_INT, rlen.data(), rr.data(), rrd.data(), MPI_INT,
                 MPI_COMM_WORLD);
   MPI_Alltoallv(sy.data(), sr.data(), srd.data(), MPI_DOUBLE, ry.data(), rr.data(), rrd.data(), MPI_DOUBLE,
@@ -361,7 +379,10 @@ void redistribute_rows(const Comm& c, CsrMatrix& X, std::vector<double>& y, inde
                 MPI_COMM_WORLD);
   MPI_Alltoallv(sval.data(), sz.data(), szd.data(), MPI_FLOAT, rval.data(), rz.data(), rzd.data(), MPI_FLOAT,
                 MPI_COMM_WORLD);
-  bytes_moved = (sidx.size() - static_cast<std::size_t>(sz[c.rank])) * 8 +
+  if (f64)
+    MPI_Alltoallv(slo.data(), sz.data(), szd.data(), MPI_FLOAT, rlo.data(), rz.data(), rzd.data(), MPI_FLOAT,
+                  MPI_COMM_WORLD);
+  bytes_moved = (sidx.size() - static_cast<std::size_t>(sz[c.rank])) * (f64 ? 12 : 8) +
                 (sy.size() - static_cast<std::size_t>(sr[c.rank])) * 12;
   X.n_rows = static_cast<index_t>(rrows);
   X.n_cols = n_cols;
@@ -369,6 +390,7 @@ void redistribute_rows(const Comm& c, CsrMatrix& X, std::vector<double>& y, inde
   for (std::size_t i = 0; i < rrows; ++i) X.offsets[i + 1] = X.offsets[i] + rlen[i];
   X.indices = std::move(ridx);
   X.values = std::move(rval);
+  X.values_lo = std::move(rlo);
   y = std::move(ry);
 }
 
@@ -467,6 +489,18 @@ int run(const Comm& c, const DistributedArgs& a) {
   for (int k = 1; k < K; ++k) row_displs[k] = row_displs[k - 1] + row_counts[k - 1];
   const index_t row_off = row_displs[c.rank];
   data.X.n_cols = D0;
+  // float64 values (a --tol below kFloat64Tol, docs/formulation.md "float64 data"): every rank keeps values_lo or
+  // none does, by the single process's rules over the whole file: none when some rank read a value below
+  // kValuesLoMin or when float32 holds every value of the file; otherwise a rank whose values float32 holds keeps
+  // zeros. (The distributed Newton decides on its own passes from this, newton.cpp.)
+  bool f64 = false;
+  if (o.solver.tol < kFloat64Tol) {
+    int flags[2] = {part.tiny ? 1 : 0, data.X.has_lo() ? 1 : 0};
+    MPI_Allreduce(MPI_IN_PLACE, flags, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    f64 = !flags[0] && flags[1];
+    if (!f64) FillVector<float>().swap(data.X.values_lo);
+    else if (!data.X.has_lo()) data.X.values_lo.assign(static_cast<std::size_t>(data.X.nnz()), 0.0f);
+  }
   // Union of labels (classifiers): every rank maps them the same way.
   std::vector<double> labels;
   {
@@ -518,6 +552,8 @@ int run(const Comm& c, const DistributedArgs& a) {
   try {
     Xb = with_bias_column(data.X, o.problem.bias);
     data.X = CsrMatrix{};
+    if (f64 && !Xb.has_lo() && Xb.nnz() > 0)  // (a rank without nonzeros: its bias entries alone)
+      Xb.values_lo.assign(static_cast<std::size_t>(Xb.nnz()), values_lo_of(o.problem.bias));
   } catch (const std::exception& e) {
     code = code_of(e);
     msg = e.what();
@@ -568,7 +604,7 @@ int run(const Comm& c, const DistributedArgs& a) {
   CsrMatrix Xt_local;  // Newton: the transpose of this rank's rows, unless the rows-only path runs without it
   if (fk == Formulation::dual || use_newton) {
     if (a.random_partition && K > 1)
-      redistribute_rows(c, Xb, data.y, row_off, part_seed, redistribution_bytes);
+      redistribute_rows(c, Xb, data.y, row_off, part_seed, f64, redistribution_bytes);
     pd.X = &Xb;
     if (use_newton) {
       if (!newton_rows_only(Xb)) {
@@ -602,7 +638,8 @@ int run(const Comm& c, const DistributedArgs& a) {
     for (index_t j = 0; j < D; ++j) col_local[j] = coord_counts[col_owner[j]]++;
     for (int q = 1; q < K; ++q) coord_displs[q] = coord_displs[q - 1] + coord_counts[q - 1];
     for (index_t j = 0; j < D; ++j) w_pos[j] = coord_displs[col_owner[j]] + col_local[j];
-    Xt = redistribute_columns(c, Xb, row_off, N, col_owner, col_local, coord_counts[c.rank], redistribution_bytes);
+    Xt = redistribute_columns(c, Xb, row_off, N, col_owner, col_local, coord_counts[c.rank], f64,
+                              redistribution_bytes);
     Xb = CsrMatrix{};
     pd.Xt = &Xt;
     y_raw.resize(static_cast<std::size_t>(N));
@@ -644,11 +681,16 @@ int run(const Comm& c, const DistributedArgs& a) {
             if constexpr (Form::PenP::id == Penalty::l2) return solve_newton_distributed(Form(pd, y.data(), cw.data(), lambda, eta, N), Xb, so);
           }
         }
+        // The local form reads the float64 values where the ranks agreed on them (f64 above).
         if constexpr (Form::formulation == Formulation::dual) {
           // The local form holds n_r rows; the objective is over all N samples.
-          return solve_cocoa(Form(pd, y.data(), cw.data(), lambda, N), so, co_opt);
+          Form f(pd, y.data(), cw.data(), lambda, N);
+          read_float64_values(f, so.tol);
+          return solve_cocoa(f, so, co_opt);
         } else {
-          return solve_cocoa(Form(pd, y.data(), cw.data(), lambda, eta), so, co_opt);
+          Form f(pd, y.data(), cw.data(), lambda, eta);
+          read_float64_values(f, so.tol);
+          return solve_cocoa(f, so, co_opt);
         }
       });
       if (c.rank == 0)

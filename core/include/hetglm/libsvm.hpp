@@ -46,6 +46,9 @@ struct LibsvmOptions {
   /// Why float64 is set, for the memory-limit message ("...; the values are kept to double precision (12 bytes a
   /// nonzero instead of 8), <float64_reason>").
   const char* float64_reason = "as a tol below 1e-6 asks";
+  /// float64: set to true (never back to false) when the data held a nonzero value below kValuesLoMin, for which
+  /// values_lo is left empty (matrix.hpp settle_values_lo); the distributed trainer's ranks agree on it. May be null.
+  bool* values_lo_tiny = nullptr;
   /// Bytes read and parsed per block; 0 = automatic (4 MiB, up to 32 MiB with many threads). A test knob: the
   /// result never depends on it.
   std::size_t block_bytes = 0;
