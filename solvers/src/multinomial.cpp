@@ -47,7 +47,7 @@ struct Multinomial {
               const SolverOptions& o_)
       : X(X_), y(y_), K(K_), c(c_), lam(lam_), o(o_), n(std::size_t(X_.n_rows)), d(std::size_t(X_.n_cols)),
         DK(d * std::size_t(K_)), inv_n(1.0 / double(X_.n_rows)),
-        lo(X_.has_lo() && o_.tol < kFloat64Tol ? X_.values_lo.data() : nullptr) {
+        lo(values_lo_for(X_, o_.tol)) {
     // Chunks of at least kChunk rows, fewer when their buffers of d x K doubles would exceed kBufferDoubles.
     const std::int64_t by_memory = std::max<std::int64_t>(1, std::int64_t(kBufferDoubles / double(std::max<std::size_t>(DK, 1))));
     n_chunks = std::max<std::int64_t>(1, std::min<std::int64_t>((std::int64_t(n) + kChunk - 1) / kChunk, by_memory));

@@ -204,7 +204,7 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
   // values, is then recomputed on the float64 values once the direction is found (times_x: one pass), so that the
   // line search, its slope and v += t q are the float64 problem's; and the Newton dual point's X^T diag(D) q takes a
   // pass of its own (exact_hq).
-  bool f64 = X.has_lo() && (rows_only || A.has_lo()) && o.tol < kFloat64Tol;
+  bool f64 = values_lo_for(X, o.tol) && (rows_only || values_lo_for(A, o.tol));
   // Distributed (o.sum_over_ranks): the float64 passes add allreduces (exact_hq), so every rank must take them or
   // none; a rank that holds no entry has no values_lo. float64 when no rank holds entries without values_lo and some
   // rank holds values_lo (one allreduce of 2 values; the trainer gives every rank values_lo or none,

@@ -157,7 +157,7 @@ class WorkingSet {
   WorkingSet(const Form& form, const SolverOptions& o, int threads)
       : f_(form), o_(o), A_(*form.A), m_(form.n_coords()), n_(form.dim()), le_(form.l1_level()),
         threads_(std::max(1, threads)), trace_(std::getenv("HETGLM_WS_TRACE") != nullptr),
-        lo_(A_.has_lo() && o.tol < kFloat64Tol ? A_.values_lo.data() : nullptr) {}
+        lo_(values_lo_for(A_, o.tol)) {}
 
   SolveResult run();
 

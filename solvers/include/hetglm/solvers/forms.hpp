@@ -110,6 +110,12 @@ std::vector<double> primal_column_curvature(const CsrMatrix& Xt, const double* c
 /// coordinate-descent forms (read_float64_values).
 inline constexpr double kFloat64Tol = 1e-6;
 
+/// A's float64 remainders when a fit to `tol` reads them (A carries values_lo and tol < kFloat64Tol), else null:
+/// the one rule behind every solver's `lo` (read_float64_values, newton.cpp, multinomial.cpp, working_set.cpp).
+inline const float* values_lo_for(const CsrMatrix& A, double tol) {
+  return A.has_lo() && tol < kFloat64Tol ? A.values_lo.data() : nullptr;
+}
+
 /// Stored entry k of A in double: values[k], plus values_lo[k] when lo (A.values_lo.data(): float64 data read as
 /// such, a form's `lo`) is given.
 inline double entry(const float* val, const float* lo, offset_t k) {
@@ -620,8 +626,9 @@ std::vector<double> shared_vector(const Form& form, std::span<const double> alph
 /// read float32 values, the host finishes where that stalls the certificate).
 template <class Form>
 bool read_float64_values(Form& f, double tol) {
-  if (!f.A || !f.A->has_lo() || !(tol < kFloat64Tol)) return false;
-  f.lo = f.A->values_lo.data();
+  const float* lo = f.A ? values_lo_for(*f.A, tol) : nullptr;
+  if (!lo) return false;
+  f.lo = lo;
   return true;
 }
 
