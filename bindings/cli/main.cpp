@@ -646,6 +646,7 @@ int run_train(TrainArgs& a) {
   if (a.distributed) {  // `mpirun -np K hetglm train --distributed ...` (solvers/src/distributed.cpp, docs/mpi.md)
 #ifdef HETGLM_ENABLE_MPI
     if (!a.test_file.empty()) throw hetglm::InvalidArgument("--test is not supported with --distributed");
+    a.opt.memory_limit = memory_limit_option(a.memory_limit);  // each rank's reader budget
     hetglm::DistributedArgs d{a.train_file, a.model_file, a.report_file, a.opt, a.zero_based, a.n_features,
                               a.threads, a.local_epochs, a.quiet, a.partition == "random"};
     return hetglm::train_distributed_main(d);
@@ -668,9 +669,17 @@ int run_train(TrainArgs& a) {
   // At a tol below kFloat64Tol the values are read to double precision (values_lo, 4 more bytes a nonzero), which
   // the Newton, multinomial and coordinate-descent solvers then train on (docs/formulation.md, "float64 data").
   ro.float64 = a.opt.solver.tol < hetglm::kFloat64Tol;
+  bool tiny = false;  // the file held a value below 2^-100: float32 values alone (said below)
+  ro.values_lo_tiny = &tiny;
   auto t0 = std::chrono::steady_clock::now();
   const Dataset data = hetglm::read_libsvm(a.train_file, ro);
   const double load_seconds = seconds_since(t0);
+  if (tiny)
+    fmt::print(stderr,
+               "warning: '{}' holds a nonzero value below 2^-100 (about 7.9e-31), whose remainder after the float32 "
+               "rounding float32 cannot hold: training on the float32 values, so the certificate is that of the "
+               "float32-rounded data, not of the file's values (docs/formulation.md, \"float64 data\")\n",
+               a.train_file);
   if (g_interrupted.load()) {
     fmt::print(stderr, "interrupted while loading '{}'; nothing written\n", a.train_file);
     return kExitInterrupted;
@@ -680,6 +689,7 @@ int run_train(TrainArgs& a) {
     hetglm::LibsvmOptions to = ro;
     to.n_features = -1;  // extra features in the test file are ignored, as in predict
     to.float64 = true;   // and its values read to double precision, as in predict
+    to.float64_keep_tiny = true;
     to.float64_reason = "as predictions are computed from them";
     test = hetglm::read_libsvm(a.test_file, to);
   }
@@ -780,10 +790,13 @@ int run_train(TrainArgs& a) {
   report["threads"] = a.threads > 0 ? a.threads : tbb::info::default_concurrency();
   report["numa_nodes"] = a.opt.solver.numa_nodes;
   report["deterministic"] = a.opt.solver.deterministic.value_or(res.solver != hetglm::SolverKind::passcode_atomic &&
-                                                                res.solver != hetglm::SolverKind::passcode_wild);
+                                                                res.solver != hetglm::SolverKind::passcode_wild &&
+                                                                res.solver != hetglm::SolverKind::automatic);  // DuHL
   report["lambda"] = res.lambda;
   report["l1_ratio"] = res.model.l1_ratio;
   report["tol"] = a.opt.solver.tol;
+  // The file's values read to double precision and kept (a tol below 1e-6 and no value below 2^-100).
+  report["float64_values"] = data.X.has_lo();
   report["max_epochs"] = a.opt.solver.max_epochs;
   report["seed"] = a.opt.solver.seed;
   report["bias"] = a.opt.problem.bias;
@@ -845,9 +858,16 @@ int run_train(TrainArgs& a) {
             "model is written without a certificate at tol {:.1e}\n",
             who, c.certificate.gap, c.certificate.gap / std::fabs(c.certificate.primal), a.opt.solver.tol));
       else if (!c.stalled.empty())  // the stall rule (epoch_driver.hpp): no measurable progress any more
-        warnings.push_back(fmt::format("warning: stopped after {} epochs before the tolerance{}: {}; the model and its "
+        warnings.push_back(fmt::format("warning: stopped after {} {} before the tolerance{}: {}; the model and its "
                                        "certificate are written\n",
-                                       c.epochs, who, c.stalled));
+                                       c.epochs, c.rounds.empty() ? "epochs" : "DuHL rounds", who, c.stalled));
+      else if (!c.rounds.empty())  // DuHL: a round is an epoch over the working set (duhl.hpp max_rounds)
+        warnings.push_back(fmt::format(
+            "warning: reached DuHL's round limit before the tolerance{}: {} rounds (--max-epochs {} times the rounds "
+            "of one pass over the data), relative gap {:.3e} > tol {:.1e}; the model and its certificate are "
+            "written\n",
+            who, c.epochs, a.opt.solver.max_epochs, c.certificate.gap / std::fabs(c.certificate.primal),
+            a.opt.solver.tol));
       else
         warnings.push_back(fmt::format(
             "warning: reached --max-epochs {} before the tolerance{}: relative gap {:.3e} > tol {:.1e}; "
@@ -985,6 +1005,7 @@ int run_predict(PredictArgs& a) {
   // those of the file's own numbers, as LIBLINEAR's predict (doubles) and the Python estimators' predict (float64
   // X @ coef_) compute them, not of their float32 rounding (about 1e-7 relative off).
   ro.float64 = true;
+  ro.float64_keep_tiny = true;  // a value below 2^-100 in one row leaves the other rows' values to double precision
   ro.float64_reason = "as predictions are computed from them";
   const Dataset data = hetglm::read_libsvm(a.data_file, ro);
   warn_extra_features(model, data, a.data_file);

@@ -617,7 +617,7 @@ class Reader {
   Dataset finish() {
     if (pending_) note_tiny();
     Dataset data = assemble();
-    if (options_.float64) settle_values_lo(data.X, tiny_);
+    if (options_.float64) settle_values_lo(data.X, tiny_ && !options_.float64_keep_tiny);
     if (options_.float64 && tiny_ && options_.values_lo_tiny) *options_.values_lo_tiny = true;
     return data;
   }

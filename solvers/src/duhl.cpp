@@ -346,6 +346,10 @@ DuhlResult run_duhl(const Form& form, Backend& accel, const SolverOptions& so, c
 template <class Form>
 DuhlResult solve_duhl(const Form& form, Backend& accel, const SolverOptions& so, const DuhlOptions& o) {
   if (so.n_threads < 0) throw InvalidArgument(fmt::format("--threads: must be >= 0 (0 = all cores), got {}", so.n_threads));
+  if (so.deterministic.value_or(false))
+    throw InvalidArgument("--deterministic: DuHL (--device other than cpu, or --accel-memory) cannot be deterministic: "
+                          "how much the CPU unit does in a round depends on when the accelerator finishes "
+                          "(docs/duhl.md); drop --deterministic, or train on the CPU alone");
   return in_solver_arena(so.n_threads, [&](int T) { return run_duhl(form, accel, so, o, T); });
 }
 

@@ -7,6 +7,7 @@
 #include <tbb/info.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -1221,7 +1222,9 @@ TEST_F(Cli, PredictReadsTheFilesDoubleValues) {
     text += target + line + "\n";
     x.push_back(r);
   }
-  write("r.svm", text);
+  // A value below 2^-100 in a row of its own: predict keeps the other rows' values to double precision all the same
+  // (training would fall back to the float32 values, below).
+  write("r.svm", text + "0 1:1e-35\n");
   ASSERT_EQ(run("train -q --model ridge -B 1 r.svm m").code, 0);
   const hetglm::LinearModel m = hetglm::load_model((dir / "m").string());
   ASSERT_EQ(m.w.size(), 6u);
@@ -1242,4 +1245,59 @@ TEST_F(Cli, PredictReadsTheFilesDoubleValues) {
     worst32 = std::max(worst32, std::fabs(want32 - want) / scale);
   }
   EXPECT_GT(worst32, 1e-9);  // what reading float32 values would have printed
+}
+
+// A bias that float32 does not hold (-B 0.1) on a file whose values float32 holds exactly (integers): at a tol below
+// 1e-6 the bias keeps its remainder (train.cpp bias_column), so the certificate's primal is P(w) with the bias 0.1
+// the model file states, to 1e-14 (it was the objective of float(0.1), 2.4e-8 relative away). A file holding a value
+// below 2^-100 trains on the float32 values, with a warning saying so.
+TEST_F(Cli, ABiasFloat32CannotHoldIsTrainedInDouble) {
+  std::string text;
+  std::vector<std::array<double, 3>> x;
+  std::vector<double> t;
+  std::mt19937_64 rng(4);
+  std::uniform_int_distribution<int> u(-20, 20);
+  for (int i = 0; i < 200; ++i) {
+    const std::array<double, 3> r{double(u(rng)), double(u(rng)), double(u(rng))};
+    t.push_back(1000 + 3 * r[0] - r[1] + u(rng));
+    text += std::to_string(int(t.back())) + " 1:" + std::to_string(int(r[0])) + " 2:" + std::to_string(int(r[1])) +
+            " 3:" + std::to_string(int(r[2])) + "\n";
+    x.push_back(r);
+  }
+  write("int.svm", text);
+  const CliRun r = run("train -q --model ridge --lambda 1e-6 -B 0.1 --tol 1e-12 --report-json r.json int.svm m");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const hetglm::LinearModel m = hetglm::load_model((dir / "m").string());
+  ASSERT_EQ(m.bias, 0.1);
+  double loss = 0, w2 = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double z = x[i][0] * m.w[0] + x[i][1] * m.w[1] + x[i][2] * m.w[2] + 0.1 * m.w[3];
+    loss += 0.5 * (t[i] - z) * (t[i] - z);
+  }
+  for (double wj : m.w) w2 += wj * wj;
+  const double P = loss / 200 + 0.5 * m.lambda * w2;
+  const auto rep = nlohmann::json::parse(slurp(dir / "r.json"));
+  EXPECT_NEAR(rep["primal"].get<double>(), P, 1e-14 * P);
+  EXPECT_LE(rep["gap"].get<double>(), 1e-12 * P);
+  EXPECT_EQ(rep["float64_values"], false);  // the file's values: float32 holds them
+  write("tiny.svm", text + "1000 1:1e-35\n");
+  const CliRun q = run("train -q --model ridge --lambda 1e-6 --tol 1e-12 --report-json q.json tiny.svm m2");
+  ASSERT_EQ(q.code, 0) << q.err;
+  EXPECT_EQ(q.err, "warning: 'tiny.svm' holds a nonzero value below 2^-100 (about 7.9e-31), whose remainder after the "
+                   "float32 rounding float32 cannot hold: training on the float32 values, so the certificate is that "
+                   "of the float32-rounded data, not of the file's values (docs/formulation.md, \"float64 data\")\n");
+  EXPECT_EQ(nlohmann::json::parse(slurp(dir / "q.json"))["float64_values"], false);
+}
+
+// DuHL cannot be deterministic (docs/duhl.md): --deterministic with it is an error, and its report says false.
+TEST_F(Cli, DeterministicDuhlIsRefused) {
+  CliRun r = run("train -q --deterministic --model svm --accel-memory 25% " + data("heart_scale") + " m");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "error: --deterministic: DuHL (--device other than cpu, or --accel-memory) cannot be "
+                   "deterministic: how much the CPU unit does in a round depends on when the accelerator finishes "
+                   "(docs/duhl.md); drop --deterministic, or train on the CPU alone\n");
+  EXPECT_FALSE(fs::exists(dir / "m"));
+  r = run("train -q --model svm --accel-memory 25% --report-json r.json " + data("heart_scale") + " m");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(slurp(dir / "r.json"))["deterministic"], false);
 }

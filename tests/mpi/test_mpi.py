@@ -448,6 +448,37 @@ def float64():
             check(abs(primal - P) <= 1e-13 * P and gap <= 1e-12 * P,
                   f"float64 {name}: -np {k} certificate primal {primal:.17g} vs P(w) on the file's values {P:.17g} "
                   f"(relative {abs(primal - P) / P:.1e} <= 1e-13), relative gap {gap / P:.1e} <= 1e-12")
+    # -B 0.1 on a file whose values float32 holds (integers): the bias keeps its remainder (P with bias 0.1)
+    src_i = os.path.join(TMP, "int.svm")
+    rows_i = [(lab, t, [float(round(v * 4)) for v in x]) for lab, t, x in rows]
+    write(src_i, rows_i, "label", lambda v: f"{v:.17g}")
+    for k in (1, 2):
+        out = os.path.join(TMP, f"fb_{k}.model")
+        r = run([*MPIRUN, "-np", str(k), CLI, "train", "--distributed", "-q", "--tol", "1e-12", "--model", "logistic",
+                 "-B", "0.1", src_i, out])
+        if r.returncode != 0:
+            check(False, f"float64 -B 0.1: mpirun -np {k} rc {r.returncode}: {r.stdout[-500:]}")
+            continue
+        lam, bias, primal, gap, w = read_model(out)
+        P = objective("logistic", rows_i, lam, bias, w)
+        check(bias == 0.1 and abs(primal - P) <= 1e-13 * P,
+              f"float64 -B 0.1 on float32-exact values: -np {k} primal {primal:.17g} vs P(w) with bias 0.1 {P:.17g} "
+              f"(relative {abs(primal - P) / P:.1e} <= 1e-13)")
+    # --memory-limit is each rank's reader budget (it was ignored under --distributed), and -q keeps the warning of
+    # a run that did not converge
+    out = os.path.join(TMP, "fm.model")
+    r = run([*MPIRUN, "-np", "2", CLI, "train", "--distributed", "-q", "--memory-limit", "banana", src, out])
+    check(r.returncode == 2 and "error: --memory-limit: cannot parse 'banana'" in r.stdout and not os.path.exists(out),
+          f"--distributed --memory-limit banana: exit {r.returncode} == 2, {r.stdout.strip()[:200]}")
+    r = run([*MPIRUN, "-np", "2", CLI, "train", "--distributed", "-q", "--tol", "1e-10", "--memory-limit", "5K", src,
+             out])
+    check(r.returncode == 2 and "exceed the memory limit of 5.0 kB (--memory-limit)" in r.stdout and
+          not os.path.exists(out), f"--distributed --memory-limit 5K: exit {r.returncode} == 2, "
+                                   f"{r.stdout.strip()[:300]}")
+    r = run([*MPIRUN, "-np", "2", CLI, "train", "--distributed", "-q", "--model", "svm", "--tol", "1e-10",
+             "--max-epochs", "2", src, out])
+    check(r.returncode == 0 and "warning: not converged (round limit --max-epochs 2)" in r.stdout,
+          f"--distributed -q, not converged: exit {r.returncode}, the warning printed: {r.stdout.strip()[:300]}")
     out = os.path.join(TMP, "f32.model")
     r = run([*MPIRUN, "-np", "2", CLI, "train", "--distributed", "-q", "--tol", "1e-12", "--model", "logistic", "-B",
              "1", src32, out])

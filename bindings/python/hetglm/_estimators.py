@@ -239,7 +239,9 @@ class _HetGLMBase(BaseEstimator):
             # scikit-learn's convention: -1 all cores, -2 all but one, ...; 0 is taken as all cores.
             cores = os.cpu_count() or 1
             o.n_threads = int(n_jobs) if n_jobs > 0 else (0 if n_jobs in (0, -1) else max(1, cores + 1 + int(n_jobs)))
-            o.deterministic = True
+            # (DuHL cannot be deterministic: the engine refuses it there, docs/duhl.md)
+            if getattr(self, "device", "cpu") == "cpu" and getattr(self, "accel_memory", None) is None:
+                o.deterministic = True
         if hasattr(o, "device"):
             o.device = self.device
         if getattr(self, "accel_memory", None) is not None and hasattr(o, "accel_memory"):

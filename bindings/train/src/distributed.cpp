@@ -200,6 +200,8 @@ LocalPart load_part(const Comm& c, const DistributedArgs& a, int& code, std::str
     // agree on keeping them).
     lo.float64 = a.opt.solver.tol < kFloat64Tol;
     lo.values_lo_tiny = &part.tiny;
+    lo.memory_limit = a.opt.memory_limit;  // --memory-limit: this rank's budget for what it reads
+    lo.memory_limit_name = "--memory-limit";
     if (!parts.empty()) {  // read_libsvm's messages name the part file and its own line
       for (std::size_t p = static_cast<std::size_t>(c.rank); p < parts.size(); p += static_cast<std::size_t>(c.size))
         append_rows(part.data, read_libsvm(parts[p], lo));
@@ -497,7 +499,14 @@ int run(const Comm& c, const DistributedArgs& a) {
   if (o.solver.tol < kFloat64Tol) {
     int flags[2] = {part.tiny ? 1 : 0, data.X.has_lo() ? 1 : 0};
     MPI_Allreduce(MPI_IN_PLACE, flags, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    f64 = !flags[0] && flags[1];
+    // (a bias that float32 does not hold, -B 0.1, keeps its remainder even when every value of the file is a float32)
+    f64 = !flags[0] && (flags[1] || (o.problem.bias >= 0 && values_lo_of(o.problem.bias) != 0.0f));
+    if (flags[0] && c.rank == 0)
+      fmt::print(stderr,
+                 "warning: '{}' holds a nonzero value below 2^-100 (about 7.9e-31), whose remainder after the float32 "
+                 "rounding float32 cannot hold: training on the float32 values, so the certificate is that of the "
+                 "float32-rounded data, not of the file's values (docs/formulation.md, \"float64 data\")\n",
+                 a.train_file);
     if (!f64) FillVector<float>().swap(data.X.values_lo);
     else if (!data.X.has_lo()) data.X.values_lo.assign(static_cast<std::size_t>(data.X.nnz()), 0.0f);
   }
@@ -759,6 +768,11 @@ int run(const Comm& c, const DistributedArgs& a) {
                  converged ? "converged" : "warning: not converged (round limit)", spec.name, formulation_name(fk),
                  lambda, P, Dv, G, P != 0 ? G / std::fabs(P) : G, work, train_s);
       std::fflush(stdout);
+    } else if (!converged) {  // -q keeps warnings, as in one process
+      fmt::print(stderr,
+                 "warning: not converged (round limit --max-epochs {}): relative gap {:.3e} > tol {:.1e}; the model "
+                 "and its certificate are written\n",
+                 o.solver.max_epochs, P != 0 ? G / std::fabs(P) : G, o.solver.tol);
     }
     try {
       // The report replaces the previous one only once the model is written (StagedFile, io.hpp; issue 18).

@@ -26,6 +26,19 @@ namespace hetglm {
 
 namespace {
 
+/// with_bias_column; at a tol below kFloat64Tol a bias that float32 does not hold (-B 0.1) also gets its remainder
+/// when X has no values_lo (values that float32 holds exactly): zeros for X's entries and values_lo_of(bias) for the
+/// bias entries (the last of each row), so that the fit and its certificate are those of the bias the model states.
+CsrMatrix bias_column(const CsrMatrix& X, double bias, double tol) {
+  CsrMatrix b = with_bias_column(X, bias);
+  const float bias_lo = values_lo_of(bias);
+  if (bias >= 0 && tol < kFloat64Tol && !b.has_lo() && bias_lo != 0.0f && b.n_rows > 0) {
+    b.values_lo.assign(static_cast<std::size_t>(b.nnz()), 0.0f);
+    for (index_t i = 0; i < b.n_rows; ++i) b.values_lo[static_cast<std::size_t>(b.offsets[i + 1] - 1)] = bias_lo;
+  }
+  return b;
+}
+
 /// Epochs of a trial run to tol (relative gap) on a sample of the problem (trial_estimate).
 struct TrialEstimate {
   double epochs = 0;          ///< measured when the trial converged, else extrapolated
@@ -471,7 +484,7 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
     const CsrMatrix rows = data.by_feature ? transpose(X0) : CsrMatrix();
     const CsrMatrix& Xr = data.by_feature ? rows : X0;
     if (!add_bias) return train_multinomial(data, Xr, c, lambda, o, std::move(res), t0);
-    return train_multinomial(data, with_bias_column(Xr, po.bias), c, lambda, o, std::move(res), t0);
+    return train_multinomial(data, bias_column(Xr, po.bias, o.solver.tol), c, lambda, o, std::move(res), t0);
   }
   if (o.solver.solver == SolverKind::newton && use_accel)
     throw InvalidArgument(fmt::format("--solver newton: runs on the CPU only; DuHL on --device {} trains by coordinate "
@@ -505,7 +518,7 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
   CsrMatrix X_rows, X_bias;
   if (data.by_feature && rows_needed) X_rows = transpose(X0);
   const CsrMatrix& Xs = data.by_feature ? X_rows : X0;  // empty when by-feature rows are not needed
-  if (add_bias) X_bias = with_bias_column(Xs, po.bias);
+  if (add_bias) X_bias = bias_column(Xs, po.bias, o.solver.tol);
   const CsrMatrix& X = add_bias ? X_bias : Xs;
   const FormulationChoice choice = resolve_formulation(o, spec, X, data.y, positives[0], c, lambda, eta, primal_newton);
   const Formulation form_kind = choice.formulation;

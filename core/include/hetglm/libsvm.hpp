@@ -49,6 +49,11 @@ struct LibsvmOptions {
   /// float64: set to true (never back to false) when the data held a nonzero value below kValuesLoMin, for which
   /// values_lo is left empty (matrix.hpp settle_values_lo); the distributed trainer's ranks agree on it. May be null.
   bool* values_lo_tiny = nullptr;
+  /// float64: keep values_lo when the data held a value below kValuesLoMin (`hetglm predict`, `--test-file`): every
+  /// other entry is still read to 2^-48 relative, and those values' remainders float32 holds to 2^-149 absolute (a
+  /// row of such values alone is no worse off than in float32). Off (training): the whole matrix falls back to its
+  /// float32 values, since its certificate would be off by the relative error of those entries.
+  bool float64_keep_tiny = false;
   /// Bytes read and parsed per block; 0 = automatic (4 MiB, up to 32 MiB with many threads). A test knob: the
   /// result never depends on it.
   std::size_t block_bytes = 0;
