@@ -427,6 +427,7 @@ class Parser {
         fail(ln, extra_column,
              fmt::format("weight line {} of {}: expected {}, found {}", row + 1, rows, plural(nc, "value"), count));
     }
+    check_progress();  // the whole weight matrix against the budget (the loop checks every 65536 lines only)
     while (next_line(line)) {
       Tokens toks(line);
       Token v;

@@ -430,6 +430,14 @@ TEST_F(Cli, MemoryLimitOptionForPredictAndBadSizes) {
                        "(--memory-limit); the values are kept to double precision (12 bytes a nonzero instead of 8), "
                        "as predictions are computed from them\n");
   EXPECT_EQ(run("predict -q --memory-limit 1Mi m " + data("heart_scale") + " out").code, 0);
+  // The model's weights count too, however few lines they take (13 weights, 104 bytes; the loader checked the
+  // budget every 65536 weight lines only, so a small model passed any limit).
+  ASSERT_EQ(run("train -q " + data("heart_scale") + " hm").code, 0);
+  r = run("predict -q --memory-limit 100 hm " + data("heart_scale") + " out2");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "error: 'hm': stopped at line 29 (518 bytes read): the weights kept would exceed the memory limit "
+                   "of 100 bytes (--memory-limit)\n");
+  EXPECT_FALSE(fs::exists(dir / "out2"));
   for (const std::string cmd : {"train -q --memory-limit 12X tr.svm m2", "predict --memory-limit -1 m tr.svm"}) {
     r = run(cmd);
     EXPECT_EQ(r.code, 2) << cmd;
