@@ -6,7 +6,8 @@
 Usage: PYTHONPATH=<dir holding the hetglm package> python3 bench/float64.py [--reps 5] [--tols 1e-4,1e-8]
        [--cases dense_400000x100:logistic,...] [--out FILE.md]
 Models: logistic (LogisticRegression: the Newton solver), ridge (Ridge in the primal: Newton), logistic-dual
-(LogisticRegression(dual=True): SDCA), squared-hinge-dual (LinearSVC(dual=True): SDCA); C = 1 / alpha = 1; lasso
+(LogisticRegression(dual=True): SDCA), logistic-dual-duhl (the same with accel_memory='25%': DuHL on the cpu
+stand-in, float64 values read on the host), squared-hinge-dual (LinearSVC(dual=True): SDCA); C = 1 / alpha = 1; lasso
 (Lasso: the working-set solver, alpha = 0.1 max|X^T y| / n).
 
 Per case and tol: REPS fits of the estimator on the float64 array and on its float32 copy, alternated, each in a
@@ -44,6 +45,9 @@ if model == "logistic":
 elif model == "logistic-dual":  # SDCA (sequential or SySCD by the thread count)
     y, est = (z > 0).astype(int), hetglm.LogisticRegression(C=1.0, fit_intercept=False, tol=tol, dual=True,
                                                             max_iter=100000)
+elif model == "logistic-dual-duhl":  # DuHL on the cpu stand-in holding a quarter of the samples
+    y, est = (z > 0).astype(int), hetglm.LogisticRegression(C=1.0, fit_intercept=False, tol=tol, dual=True,
+                                                            max_iter=100000, accel_memory="25%")
 elif model == "squared-hinge-dual":
     y, est = (z > 0).astype(int), hetglm.LinearSVC(C=1.0, fit_intercept=False, tol=tol, dual=True, max_iter=100000)
 elif model == "lasso":  # the working-set solver, at a tenth of the largest useful alpha
