@@ -18,12 +18,10 @@ import os
 import sys
 import time
 
-for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_v, "1")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import numpy as np  # noqa: E402
+import paths_bench as b  # noqa: E402  (first: it pins the BLAS threads to 1 before numpy loads)
 
-import paths_bench as b  # noqa: E402
+import numpy as np  # noqa: E402
 
 
 def main():
