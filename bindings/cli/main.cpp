@@ -674,12 +674,7 @@ int run_train(TrainArgs& a) {
   auto t0 = std::chrono::steady_clock::now();
   const Dataset data = hetglm::read_libsvm(a.train_file, ro);
   const double load_seconds = seconds_since(t0);
-  if (tiny)
-    fmt::print(stderr,
-               "warning: '{}' holds a nonzero value below 2^-100 (about 7.9e-31), whose remainder after the float32 "
-               "rounding float32 cannot hold: training on the float32 values, so the certificate is that of the "
-               "float32-rounded data, not of the file's values (docs/formulation.md, \"float64 data\")\n",
-               a.train_file);
+  if (tiny) fmt::print(stderr, "{}", hetglm::float32_fallback_warning(a.train_file));
   if (g_interrupted.load()) {
     fmt::print(stderr, "interrupted while loading '{}'; nothing written\n", a.train_file);
     return kExitInterrupted;

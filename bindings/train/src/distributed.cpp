@@ -501,14 +501,8 @@ int run(const Comm& c, const DistributedArgs& a) {
     MPI_Allreduce(MPI_IN_PLACE, flags, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     // (a bias that float32 does not hold, -B 0.1, keeps its remainder even when every value of the file is a float32)
     f64 = !flags[0] && (flags[1] || (o.problem.bias >= 0 && values_lo_of(o.problem.bias) != 0.0f));
-    if (flags[0] && c.rank == 0)
-      fmt::print(stderr,
-                 "warning: '{}' holds a nonzero value below 2^-100 (about 7.9e-31), whose remainder after the float32 "
-                 "rounding float32 cannot hold: training on the float32 values, so the certificate is that of the "
-                 "float32-rounded data, not of the file's values (docs/formulation.md, \"float64 data\")\n",
-                 a.train_file);
-    if (!f64) FillVector<float>().swap(data.X.values_lo);
-    else if (!data.X.has_lo()) data.X.values_lo.assign(static_cast<std::size_t>(data.X.nnz()), 0.0f);
+    if (flags[0] && c.rank == 0) fmt::print(stderr, "{}", float32_fallback_warning(a.train_file));
+    if (!f64) FillVector<float>().swap(data.X.values_lo);  // (with f64, bias_column below fills a rank without)
   }
   // Union of labels (classifiers): every rank maps them the same way.
   std::vector<double> labels;
@@ -559,10 +553,8 @@ int run(const Comm& c, const DistributedArgs& a) {
   std::vector<int> coord_counts(K), coord_displs(K, 0);
   std::uint64_t redistribution_bytes = 0;
   try {
-    Xb = with_bias_column(data.X, o.problem.bias);
+    Xb = bias_column(data.X, o.problem.bias, f64);
     data.X = CsrMatrix{};
-    if (f64 && !Xb.has_lo() && Xb.nnz() > 0)  // (a rank without nonzeros: its bias entries alone)
-      Xb.values_lo.assign(static_cast<std::size_t>(Xb.nnz()), values_lo_of(o.problem.bias));
   } catch (const std::exception& e) {
     code = code_of(e);
     msg = e.what();

@@ -26,19 +26,6 @@ namespace hetglm {
 
 namespace {
 
-/// with_bias_column; at a tol below kFloat64Tol a bias that float32 does not hold (-B 0.1) also gets its remainder
-/// when X has no values_lo (values that float32 holds exactly): zeros for X's entries and values_lo_of(bias) for the
-/// bias entries (the last of each row), so that the fit and its certificate are those of the bias the model states.
-CsrMatrix bias_column(const CsrMatrix& X, double bias, double tol) {
-  CsrMatrix b = with_bias_column(X, bias);
-  const float bias_lo = values_lo_of(bias);
-  if (bias >= 0 && tol < kFloat64Tol && !b.has_lo() && bias_lo != 0.0f && b.n_rows > 0) {
-    b.values_lo.assign(static_cast<std::size_t>(b.nnz()), 0.0f);
-    for (index_t i = 0; i < b.n_rows; ++i) b.values_lo[static_cast<std::size_t>(b.offsets[i + 1] - 1)] = bias_lo;
-  }
-  return b;
-}
-
 /// Epochs of a trial run to tol (relative gap) on a sample of the problem (trial_estimate).
 struct TrialEstimate {
   double epochs = 0;          ///< measured when the trial converged, else extrapolated
@@ -226,6 +213,25 @@ FormulationChoice newton_or_dual(const ModelSpec& spec, std::int64_t n, std::int
 }
 
 // Declared in train.hpp.
+CsrMatrix bias_column(const CsrMatrix& X, double bias, bool lo) {
+  CsrMatrix b = with_bias_column(X, bias);
+  if (lo && !b.has_lo() && b.nnz() > 0) {
+    b.values_lo.assign(static_cast<std::size_t>(b.nnz()), 0.0f);
+    if (bias >= 0)
+      for (index_t i = 0; i < b.n_rows; ++i)
+        b.values_lo[static_cast<std::size_t>(b.offsets[i + 1] - 1)] = values_lo_of(bias);
+  }
+  return b;
+}
+
+std::string float32_fallback_warning(const std::string& file) {
+  return fmt::format("warning: '{}' holds a nonzero value below 2^-100 (about 7.9e-31), whose remainder after the "
+                     "float32 rounding float32 cannot hold: training on the float32 values, so the certificate is "
+                     "that of the float32-rounded data, not of the file's values (docs/formulation.md, \"float64 "
+                     "data\")\n",
+                     file);
+}
+
 std::vector<double> distinct_labels(const std::vector<double>& y) {
   std::vector<double> u;
   double last = std::numeric_limits<double>::quiet_NaN();  // equal to no label
@@ -438,6 +444,9 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
                                       "data are stored by feature", src, po.bias));
   // The bias column: the caller's (Dataset::bias_included), or with_bias_column's copy below.
   const bool add_bias = po.bias >= 0 && !data.bias_included;
+  // A bias that float32 does not hold (-B 0.1) keeps its remainder at a tol below kFloat64Tol, also on data whose
+  // values float32 holds (bias_column), so that the fit and its certificate are those of the bias the model states.
+  const bool bias_lo = o.solver.tol < kFloat64Tol && values_lo_of(po.bias) != 0.0f;
   if (n_samples == 0) throw InvalidArgument(fmt::format("{}: no samples to train on", src));
   if (data.y.size() != static_cast<std::size_t>(n_samples))
     throw InvalidArgument(fmt::format("{}: {} labels for {} samples", src, data.y.size(), n_samples));
@@ -484,7 +493,7 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
     const CsrMatrix rows = data.by_feature ? transpose(X0) : CsrMatrix();
     const CsrMatrix& Xr = data.by_feature ? rows : X0;
     if (!add_bias) return train_multinomial(data, Xr, c, lambda, o, std::move(res), t0);
-    return train_multinomial(data, bias_column(Xr, po.bias, o.solver.tol), c, lambda, o, std::move(res), t0);
+    return train_multinomial(data, bias_column(Xr, po.bias, bias_lo), c, lambda, o, std::move(res), t0);
   }
   if (o.solver.solver == SolverKind::newton && use_accel)
     throw InvalidArgument(fmt::format("--solver newton: runs on the CPU only; DuHL on --device {} trains by coordinate "
@@ -518,7 +527,7 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
   CsrMatrix X_rows, X_bias;
   if (data.by_feature && rows_needed) X_rows = transpose(X0);
   const CsrMatrix& Xs = data.by_feature ? X_rows : X0;  // empty when by-feature rows are not needed
-  if (add_bias) X_bias = bias_column(Xs, po.bias, o.solver.tol);
+  if (add_bias) X_bias = bias_column(Xs, po.bias, bias_lo);
   const CsrMatrix& X = add_bias ? X_bias : Xs;
   const FormulationChoice choice = resolve_formulation(o, spec, X, data.y, positives[0], c, lambda, eta, primal_newton);
   const Formulation form_kind = choice.formulation;

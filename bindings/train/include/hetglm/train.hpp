@@ -155,6 +155,17 @@ void check_training_memory(double n, double d, double nnz, std::size_t classes, 
 /// first; a std::set of 400,000 labels took 6 ms a scan), a sort past that. Throws nothing but std::bad_alloc.
 std::vector<double> distinct_labels(const std::vector<double>& y);
 
+/// with_bias_column(X, bias) (matrix.hpp; bias < 0: X as it is), given values_lo when `lo` asks for it and X has none
+/// (values that float32 holds exactly): zeros for X's entries and values_lo_of(bias) for the bias entries, the last
+/// of each row (docs/formulation.md, "float64 data"). train() asks for it at a tol below kFloat64Tol when float32
+/// does not hold the bias (-B 0.1); the distributed trainer when its ranks agreed on float64 values (a rank whose
+/// values float32 holds, or that holds no entry, then matches the others).
+CsrMatrix bias_column(const CsrMatrix& X, double bias, bool lo);
+
+/// The warning (one line, newline included) for a training file that held a nonzero value below 2^-100 at a tol
+/// below kFloat64Tol, so that the fit trains on its float32 values (LibsvmOptions::values_lo_tiny).
+std::string float32_fallback_warning(const std::string& file);
+
 /// Train. Throws InvalidArgument for bad options or data (empty data, one class, NaN labels, bad weights),
 /// TrainingError for numerical failure. Reaching the epoch budget is not an error: see TrainResult::converged.
 TrainResult train(const Dataset& data, const TrainOptions& options);
