@@ -2,10 +2,17 @@
 // The out-of-line parts of the coordinate forms (forms.hpp).
 #include "hetglm/solvers/forms.hpp"
 
+#include "dense_kernels.hpp"
+
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
 namespace hetglm {
+
+namespace detail {
+double dense_row_dot(const float* x, const double* v, index_t n) { return dense::dot(x, v, n); }
+void dense_row_axpy(const float* x, double scale, double* v, index_t n) { dense::axpy(scale, x, v, n); }
+}  // namespace detail
 
 std::vector<double> primal_column_curvature(const CsrMatrix& Xt, const double* c, index_t n_total) {
   const double inv_n = 1.0 / (n_total > 0 ? n_total : Xt.n_cols);

@@ -66,9 +66,11 @@ TEST_P(Conformance, EpochsMatchTheReferenceEpoch) {
         for (std::size_t p = 0; p < ws1.size(); ++p) {
           const index_t i = ws1[p];
           const double ref = form.coordinate_gap(i, alpha[i], v.data());
-          // float32: the Lipschitzed L1 gap multiplies the rounding of s_j by the bound B.
-          ASSERT_LE(std::fabs(gaps[p] - ref),
-                    (bc.float32 ? 1e-3 : 1e-10) * std::max(1e-3, std::fabs(ref)) + (bc.float32 ? 1e-5 * (1 + desc.obj.bound) : 0))
+          // The Lipschitzed L1 gap multiplies the rounding of s_j by the bound B: float32, of the values; double,
+          // of v's sums, which the host's full-row kernels (forms.hpp full_row) add in another order than the
+          // backend's loop (1.2e-12 at B = 5921 on lasso_primal).
+          ASSERT_LE(std::fabs(gaps[p] - ref), (bc.float32 ? 1e-3 : 1e-10) * std::max(1e-3, std::fabs(ref)) +
+                                                  (bc.float32 ? 1e-5 : 1e-15) * (1 + desc.obj.bound))
               << "gap at position " << p;
         }
       }

@@ -813,7 +813,9 @@ Dataset duplicated_columns(const Dataset& d, index_t rows = 0) {
 // solver). P is flat to 1e-13 from epoch ~500 but the gap creeps (relative gap 1.46557 to 1.46548 from epoch 361 to
 // 1500), so the floor rule never fires and it ran to the budget (1500 epochs: 44 s); the rate rule stops it at epoch
 // 322 (325 from the CLI on the same rows), where P moves by 4e-7 |P| per 160 epochs. heart_scale with duplicated columns
-// (same C) plateaus near relative gap 1.58 from epoch 17 to 100 and still certifies at epoch 520, as before the rule.
+// (same C) plateaus near relative gap 1.58 from epoch 17 to 100 and still certifies, at epoch 364 (520 before the
+// full-row kernels of forms.hpp: its 270-sample columns are full, and the rounding of v's updates steers this
+// ill-posed problem's plateau).
 // A dual ridge on housing_scale with every value times 1e6 (relative gap 1 - 1e-11, D rising by 3 per epoch against
 // P ~ 1e14) ran 5000 epochs; now it stops at epoch 133 (sequential; 109 with the CLI's SySCD).
 TEST(StallRule, SlowGapsOnRealDataStopAndAPlateauThatEndsStillConverges) {
@@ -837,7 +839,7 @@ TEST(StallRule, SlowGapsOnRealDataStopAndAPlateauThatEndsStillConverges) {
   {
     const TrainResult r = train(duplicated_columns(dataset("heart_scale")), o);
     EXPECT_TRUE(r.columns.at(0).converged);
-    EXPECT_EQ(r.columns.at(0).epochs, 520);
+    EXPECT_EQ(r.columns.at(0).epochs, 364);
     EXPECT_EQ(r.columns.at(0).stalled, "");
   }
   {
