@@ -188,37 +188,10 @@ class WorkingSet {
     return total;
   }
 
-  /// <x^(j), u> and out += a x^(j) (on the float64 values with lo_: a full column's two halves through the
-  /// kernels one after the other, a sparse column's entries as values + values_lo).
-  double column_dot(index_t j, const double* u) const {
-    const offset_t b = A_.offsets[j], e = A_.offsets[j + 1];
-    const float* val = A_.values.data();
-    if (e - b == offset_t(n_)) {  // a full column: contiguous values
-      const double s = dense::dot(val + b, u, n_);
-      return lo_ ? s + dense::dot(lo_ + b, u, n_) : s;
-    }
-    const index_t* idx = A_.indices.data();
-    double s = 0;
-    if (lo_)
-      for (offset_t p = b; p < e; ++p) s += entry(val, lo_, p) * u[idx[p]];
-    else
-      for (offset_t p = b; p < e; ++p) s += double(val[p]) * u[idx[p]];
-    return s;
-  }
-  void column_axpy(index_t j, double a, double* out) const {
-    const offset_t b = A_.offsets[j], e = A_.offsets[j + 1];
-    const float* val = A_.values.data();
-    if (e - b == offset_t(n_)) {
-      dense::axpy(a, val + b, out, n_);
-      if (lo_) dense::axpy(a, lo_ + b, out, n_);
-      return;
-    }
-    const index_t* idx = A_.indices.data();
-    if (lo_)
-      for (offset_t p = b; p < e; ++p) out[idx[p]] += a * entry(val, lo_, p);
-    else
-      for (offset_t p = b; p < e; ++p) out[idx[p]] += a * double(val[p]);
-  }
+  /// <x^(j), u> and out += a x^(j), on the float64 values with lo_: forms.hpp row_dot / row_axpy on the rows of
+  /// X^T (a full column of at least 32 samples through the dense kernels, its two halves one after the other).
+  double column_dot(index_t j, const double* u) const { return row_dot(A_, j, u, lo_); }
+  void column_axpy(index_t j, double a, double* out) const { row_axpy(A_, j, a, out, lo_); }
 
   /// The certificate terms of the features of `list`: feature(j, t) adds feature j's to t and says whether it
   /// computed a product (counted into *products when given). Chunks of kFeatureChunk in parallel, summed in order.
