@@ -127,7 +127,7 @@ namespace detail {
 /// and at least kDenseRowMin of them: row_dot and row_axpy read its values as a contiguous array with the
 /// vectorized dense kernels (forms.cpp: dense::dot, dense::axpy of solvers/src/dense_kernels.hpp, the same bits on
 /// every x86-64 instruction set) instead of the index loop, whose one chain of dependent additions and per-entry
-/// index loads held an SDCA epoch on dense 50,000 x 500 data at about 3x the time of the vector code
+/// index loads held an SDCA epoch on dense 50,000 x 500 data at 2.5-2.8x the time of the vector code
 /// (bench/results/dense_dual.md).
 inline constexpr index_t kDenseRowMin = 32;
 inline bool full_row(const CsrMatrix& A, offset_t b, offset_t e) {
