@@ -14,12 +14,12 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import tempfile
 import time
 
 from bench_io import generated_set, write_table  # bench/bench_io.py
 from machine_info import cpu_model, memory_gib  # bench/machine_info.py
+from thread_scaling import train  # bench/thread_scaling.py: one `hetglm train --formulation dual --tol 1e-4` run
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 SETS = {  # name: kind, rows, cols, nonzeros per row (sparse)
@@ -29,14 +29,6 @@ SETS = {  # name: kind, rows, cols, nonzeros per row (sparse)
     "sparse_200000x100000": ("sparse", 200000, 100000, 50),
 }
 MODELS = ["logistic", "svm", "squared-hinge", "ridge"]
-
-
-def train(binary, data, model, threads, tmp):
-    rep = os.path.join(tmp, "r.json")
-    cmd = [binary, "train", "-q", "--model", model, "--formulation", "dual", "--tol", "1e-4", "--threads",
-           str(threads), "--report-json", rep, data, os.path.join(tmp, "m")]
-    subprocess.run(cmd, check=True, capture_output=True)
-    return json.load(open(rep))
 
 
 def main():
@@ -62,7 +54,7 @@ def main():
                     runs = {"base": [], "new": []}
                     for _ in range(a.reps):
                         for key in ("base", "new"):
-                            runs[key].append(train(getattr(a, key), data, model, threads, tmp))
+                            runs[key].append(train(getattr(a, key), data, model, threads, tmp, 5000))
                     row = {"set": name, "model": model, "threads": threads}
                     for key in ("base", "new"):
                         r = runs[key]
