@@ -17,6 +17,7 @@
 #include <cstring>
 #include <numeric>
 #include <optional>
+#include <stdexcept>
 #include <thread>
 
 #include "hetglm/error.hpp"
@@ -94,10 +95,50 @@ inline void prefetch_bucket(const CsrMatrix& A, const double* alpha, index_t lo,
   }
   __builtin_prefetch(alpha + lo, 1, 1);
 }
+/// The same for the rows listed in [first, last) (anywhere in A): up to 1 KiB of each array per row; a full row
+/// (forms.hpp detail::full_row: its indices are not read) its values up to 4 KiB.
+inline void prefetch_rows(const CsrMatrix& A, const double* alpha, const index_t* first, const index_t* last) {
+  for (const index_t* it = first; it != last; ++it) {
+    const offset_t k0 = A.offsets[*it], k1 = A.offsets[*it + 1];
+    const bool full = detail::full_row(A, k0, k1);
+    const std::size_t bytes = std::min<std::size_t>(static_cast<std::size_t>(k1 - k0) * sizeof(float), full ? 4096 : 1024);
+    const char* pv = reinterpret_cast<const char*>(A.values.data() + k0);
+    const char* pi = reinterpret_cast<const char*>(A.indices.data() + k0);
+    for (std::size_t off = 0; off < bytes; off += 64) {
+      __builtin_prefetch(pv + off, 0, 1);
+      if (!full) __builtin_prefetch(pi + off, 0, 1);
+    }
+    __builtin_prefetch(alpha + *it, 1, 1);
+  }
+}
 
-/// SySCD's (and PASSCoDe's) epochs over `form`, whose coordinates are already in a random physical order
-/// (solve_parallel_cpu and SyscdLocalSolver make it): contiguous node blocks and buckets of it are random sets of the
-/// original coordinates. One object serves the single-process solver (run_parallel: certificates, shrinking and
+/// Mean bytes of a row that a coordinate step reads, from which SySCD lists its coordinates in their random order
+/// instead of copying the rows into it (listed_order). Measured at 2 threads, dual logistic / ridge to 1e-4, listed
+/// against copied, medians of 5 (docs/parallel-cpu.md, "The random order"): dense rows of 32 and 100 entries (128
+/// and 400 bytes) 0.82-0.84x and 0.87-1.01x; of 250 and 500 entries (1,000 and 2,000 bytes) 1.8x and 1.03-1.13x;
+/// sparse rows of 50 entries (400 bytes) 0.81-0.90x, of 600 (4,800 bytes) 1.08x.
+constexpr double kListedRowBytes = 768;
+
+/// Whether the parallel solver lists the coordinates in their random order (ReplicaEpochs' `order`) rather than
+/// copying the rows into it (PermutedForm): never for SySCD on real NUMA nodes (a node's block must be rows of its
+/// local memory); otherwise where the rows are long. A copied order keeps a bucket's rows and per-coordinate data
+/// next to each other, which pays for short rows whose steps are bound by memory latency; for long rows the copy
+/// (a gather of every row and a second copy of the matrix in memory) costs more than it saves.
+template <class Form>
+bool listed_order(const Form& f, const SolverOptions& o) {
+  if (o.solver == SolverKind::syscd && numa::node_count() > 1) return false;
+  if (o.listed_order) return *o.listed_order;
+  const CsrMatrix& A = *f.A;
+  if (A.n_rows == 0) return true;
+  const bool full = A.nnz() == offset_t(A.n_rows) * offset_t(A.n_cols) && detail::full_row(A, 0, A.n_cols);
+  const double per_entry = (full ? 4.0 : 8.0) + (f.lo ? 4.0 : 0.0);  // values (+ indices) (+ float64 remainders)
+  return per_entry * double(A.nnz()) / double(A.n_rows) >= kListedRowBytes;
+}
+
+/// SySCD's (and PASSCoDe's) epochs over `form`, whose coordinates are in a seeded random order: either physically
+/// (`order` empty: solve_parallel_cpu and SyscdLocalSolver copy the rows into it where NUMA nodes pin their memory)
+/// or listed (`order[q]`: the coordinate at position q; one NUMA node, no copy). Node blocks and buckets are
+/// contiguous positions of that order: random sets of the original coordinates. One object serves the single-process solver (run_parallel: certificates, shrinking and
 /// adaptive aggregation around it) and the local solver of a CoCoA+ rank (SyscdLocalSolver, cocoa.hpp).
 ///   epoch(alpha, v): one pass of coordinate steps; SySCD: thread t on its replica v_t (a copy of v) with the step's
 ///     sigma' = step_sigma, v_t += step_sigma (a_new - alpha_i) a_i; PASSCoDe: on v itself.
@@ -121,6 +162,7 @@ struct ReplicaEpochs {
   double merge_div = 1;  ///< the replicas' changes are divided by this in merge()
   std::vector<numa::NodeBuffer> rep, node_rep;
   ActiveSet active;
+  std::vector<index_t> pos_of;  // listed order: the position of coordinate i (empty: physical order, i itself)
   bool redeal = false;
   index_t node_block = 1, n_blocks = 0;
   std::vector<int> block_node;
@@ -146,7 +188,9 @@ struct ReplicaEpochs {
 
   /// alpha: where the coordinate variables live (NUMA placement of their node slices). step_sigma, merge_div: SySCD's
   /// sigma' and the divisor of its merge (both T in one process; CoCoA+ rank: outer sigma' x T and T).
-  ReplicaEpochs(const Form& f, const SolverOptions& o, int T_, double* alpha_home, double step_sigma, double merge_by)
+  /// order: see above; not with real NUMA nodes (their blocks must be contiguous rows of memory).
+  ReplicaEpochs(const Form& f, const SolverOptions& o, int T_, double* alpha_home, double step_sigma, double merge_by,
+                std::vector<index_t> order = {})
       : form(f), A(*f.A), m(f.n_coords()), d(static_cast<std::size_t>(f.dim())), T(T_),
         det(o.deterministic.value_or(true)), syscd(o.solver == SolverKind::syscd),
         wild(o.solver == SolverKind::passcode_wild), idx(A.indices.data()), val(A.values.data()),
@@ -163,6 +207,13 @@ struct ReplicaEpochs {
     K = syscd ? (o.numa_nodes > 0 ? o.numa_nodes : phys) : 1;
     K = std::max(1, static_cast<int>(std::min<std::int64_t>({K, T, std::max<index_t>(m, 1)})));
     pin = syscd && phys > 1;  // real nodes: node k runs on physical node k % phys
+    if (pin && !order.empty())
+      throw std::logic_error("ReplicaEpochs: a listed order with real NUMA nodes (their blocks are rows of memory)");
+    if (!order.empty()) {
+      pos_of.resize(order.size());
+      for (std::size_t q = 0; q < order.size(); ++q) pos_of[static_cast<std::size_t>(order[q])] = static_cast<index_t>(q);
+      active.set_order(std::move(order));
+    }
     c_lo = balanced_rows(A, K);
     t_lo.resize(static_cast<std::size_t>(K) + 1);
     for (int k = 0; k <= K; ++k) t_lo[k] = static_cast<index_t>(std::int64_t(T) * k / K);
@@ -219,7 +270,7 @@ struct ReplicaEpochs {
     int k = 0;
     for (index_t i : active.coords()) {
       if (redeal) {
-        k = block_node[i / node_block];
+        k = block_node[(pos_of.empty() ? i : pos_of[static_cast<std::size_t>(i)]) / node_block];
       } else {
         while (i >= c_lo[k + 1]) ++k;
       }
@@ -320,7 +371,9 @@ struct ReplicaEpochs {
   }
   void prefetch(int k, index_t b) const {
     const auto [first, last] = bucket_range(k, b);
-    if (first != last) prefetch_bucket(A, alpha, *first, *(last - 1) + 1);
+    if (first == last) return;
+    if (pos_of.empty()) prefetch_bucket(A, alpha, *first, *(last - 1) + 1);
+    else prefetch_rows(A, alpha, first, last);
   }
 
   /// Part `part` of `parts` of one epoch's coordinate steps on (alpha_, v_). Part 0 starts the epoch (virtual
@@ -411,12 +464,12 @@ struct ReplicaEpochs {
   }
 };
 
-/// The single-process solver on `form`, whose coordinates are already in a random physical order (solve_parallel_cpu
-/// makes it). `to_original[p]` is the original index of coordinate p (for the test hook and the messages).
-/// alpha: the starting point, permuted.
+/// The single-process solver on `form`, whose coordinates are in a random order (solve_parallel_cpu makes it):
+/// physically, `to_original[p]` the original index of coordinate p (for the test hook and the messages), alpha_start
+/// permuted; or listed in `order` (ReplicaEpochs), to_original empty (the form is the original one).
 template <class Form>
 SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, std::span<const index_t> to_original,
-                         std::vector<double> alpha_start) {
+                         std::vector<double> alpha_start, std::vector<index_t> order) {
   const CsrMatrix& A = *form.A;
   const index_t m = form.n_coords();
   const std::size_t d = static_cast<std::size_t>(form.dim());
@@ -456,7 +509,7 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
   res.alpha = std::move(alpha_start);
   double* alpha = res.alpha.data();
   std::vector<double> v = parallel_shared_vector(form, res.alpha, T);
-  ReplicaEpochs<Form> eng(form, o, T, alpha, sigma, sigma);
+  ReplicaEpochs<Form> eng(form, o, T, alpha, sigma, sigma, std::move(order));
   ActiveSet& active = eng.active;
   auto active_nnz = [&] {
     offset_t nnz = 0;
@@ -491,6 +544,10 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
   std::vector<double> hook_alpha;
   auto run_hook = [&](int epoch) {
     if (!o.after_epoch) return;
+    if (to_original.empty()) {
+      o.after_epoch(epoch, std::span<double>(res.alpha), std::span<double>(v));
+      return;
+    }
     hook_alpha.resize(static_cast<std::size_t>(m));
     for (index_t p = 0; p < m; ++p) hook_alpha[to_original[p]] = alpha[p];
     o.after_epoch(epoch, std::span<double>(hook_alpha), std::span<double>(v));
@@ -498,6 +555,10 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
   };
   // A non-finite coordinate variable or entry of v is named by its original index.
   auto check_state = [&](int epoch) {
+    if (to_original.empty()) {
+      driver.check_state(epoch, res.alpha, v);
+      return;
+    }
     std::size_t bad = SIZE_MAX;  // the smallest original index holding a non-finite value
     for (index_t p = 0; p < m; ++p)
       if (!std::isfinite(alpha[p])) bad = std::min<std::size_t>(bad, to_original[p]);
@@ -634,9 +695,11 @@ SolveResult solve_parallel_cpu(const Form& form, const SolverOptions& o) {
         "--deterministic: solver '{}' updates one shared vector from racing threads, so it cannot be deterministic; "
         "use --solver syscd or sequential",
         solver_kind_name(o.solver)));
-  // One seeded random permutation of the coordinates, the data physically reordered once (PermutedForm): contiguous
-  // buckets and node blocks are then random sets whatever the file's order (a file sorted by label), with local
-  // memory access. The result is mapped back to the original order.
+  // One seeded random permutation of the coordinates: contiguous buckets and node blocks of it are random sets
+  // whatever the file's order (a file sorted by label). Long rows (listed_order): the coordinates are listed in that
+  // order (ReplicaEpochs' `order`: a bucket's rows are read where they are); otherwise the data are physically
+  // reordered once (PermutedForm) and the result is mapped back to the original order. Both visit the same
+  // coordinates in the same sequence.
   const index_t m = form.n_coords();
   std::vector<index_t> perm(static_cast<std::size_t>(m));
   std::iota(perm.begin(), perm.end(), index_t{0});
@@ -644,11 +707,15 @@ SolveResult solve_parallel_cpu(const Form& form, const SolverOptions& o) {
   shuffle(std::span<index_t>(perm), prng);
   SolveResult start;
   EpochDriver(o, start, Form::formulation).initial_alpha(form, start.alpha);
+  if (listed_order(form, o))
+    return in_solver_arena(o.n_threads, [&](int T) {
+      return run_parallel(form, o, T, {}, std::move(start.alpha), std::move(perm));
+    });
   std::vector<double> alpha0(static_cast<std::size_t>(m));
   for (index_t p = 0; p < m; ++p) alpha0[p] = start.alpha[perm[p]];
   SolveResult r = in_solver_arena(o.n_threads, [&](int T) {
     const PermutedForm<Form> pf(form, perm, [](std::size_t n, const auto& body) { for_ranges(n, body); });
-    return run_parallel(pf.form, o, T, perm, std::move(alpha0));
+    return run_parallel(pf.form, o, T, perm, std::move(alpha0), {});
   });
   std::vector<double> alpha(static_cast<std::size_t>(m));
   for (index_t p = 0; p < m; ++p) alpha[perm[p]] = r.alpha[p];
@@ -661,16 +728,19 @@ SolveResult solve_parallel_cpu(const Form& form, const SolverOptions& o) {
 
 template <class Form>
 struct SyscdLocalSolver<Form>::Impl {
-  std::vector<index_t> perm;  // physical position p holds coordinate perm[p]
-  PermutedForm<Form> pf;
-  std::vector<double> alpha;  // permuted
+  std::vector<index_t> perm;  // the random order: position p holds coordinate perm[p]
+  bool listed;                // listed_order: the rows stay where they are, else pf holds them copied into perm's order
+  std::optional<PermutedForm<Form>> pf;
+  std::vector<double> alpha;  // permuted (copied order) or in the original order (listed)
   int T;
   double outer;
   ReplicaEpochs<Form> eng;
   Impl(const Form& f, const SolverOptions& o, double outer_sigma)
-      : perm(random_order(f.n_coords(), o.seed)), pf(f, perm), alpha(static_cast<std::size_t>(f.n_coords()), 0.0),
-        T(o.n_threads), outer(outer_sigma),
-        eng(pf.form, syscd_options(o), o.n_threads, alpha.data(), outer_sigma * o.n_threads, o.n_threads) {}
+      : perm(random_order(f.n_coords(), o.seed)), listed(listed_order(f, syscd_options(o))),
+        pf(listed ? std::optional<PermutedForm<Form>>() : std::optional<PermutedForm<Form>>(std::in_place, f, perm)),
+        alpha(static_cast<std::size_t>(f.n_coords()), 0.0), T(o.n_threads), outer(outer_sigma),
+        eng(listed ? f : pf->form, syscd_options(o), o.n_threads, alpha.data(), outer_sigma * o.n_threads, o.n_threads,
+            listed ? perm : std::vector<index_t>{}) {}
   static std::vector<index_t> random_order(index_t m, std::uint64_t seed) {
     std::vector<index_t> p(static_cast<std::size_t>(m));
     std::iota(p.begin(), p.end(), index_t{0});
@@ -700,7 +770,9 @@ template <class Form>
 void SyscdLocalSolver<Form>::run(std::span<double> alpha, std::span<double> v_loc, int epochs) {
   Impl& s = *impl_;
   const std::size_t m = s.perm.size(), d = v_loc.size();
-  for (std::size_t p = 0; p < m; ++p) s.alpha[p] = alpha[s.perm[p]];
+  if (s.listed) std::copy(alpha.begin(), alpha.end(), s.alpha.begin());
+  else
+    for (std::size_t p = 0; p < m; ++p) s.alpha[p] = alpha[s.perm[p]];
   in_solver_arena(s.T, [&](int) {
     for (int h = 0; h < epochs; ++h) {
       s.eng.epoch(s.alpha.data(), v_loc.data());
@@ -711,7 +783,9 @@ void SyscdLocalSolver<Form>::run(std::span<double> alpha, std::span<double> v_lo
       });
     }
   });
-  for (std::size_t p = 0; p < m; ++p) alpha[s.perm[p]] = s.alpha[p];
+  if (s.listed) std::copy(s.alpha.begin(), s.alpha.end(), alpha.begin());
+  else
+    for (std::size_t p = 0; p < m; ++p) alpha[s.perm[p]] = s.alpha[p];
 }
 
 #define HETGLM_INSTANTIATE_PARALLEL(...)                                                                           \

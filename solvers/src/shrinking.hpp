@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <limits>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "hetglm/matrix.hpp"
@@ -34,18 +35,25 @@ class ActiveSet {
   static constexpr double kStall = 0.7;     ///< an interval whose gap did not fall below this share of the last one
                                             ///< is followed by one over every coordinate (unshrinking)
 
-  /// All of [lo, hi) active.
+  /// The order in which the coordinates are listed: position q holds coordinate order[q] (a permutation of the
+  /// coordinates; SySCD on one NUMA node lists them in its seeded random order instead of copying the rows into
+  /// it). Empty (the default): index order. The positions below ([lo, hi)) are positions of this order.
+  void set_order(std::vector<index_t> order) { order_ = std::move(order); }
+  const std::vector<index_t>& order() const { return order_; }
+  /// All of positions [lo, hi) active.
   void reset(index_t lo, index_t hi) {
     active_.resize(static_cast<std::size_t>(hi - lo));
-    for (index_t i = lo; i < hi; ++i) active_[static_cast<std::size_t>(i - lo)] = i;
+    for (index_t q = lo; q < hi; ++q) active_[static_cast<std::size_t>(q - lo)] = at(q);
   }
-  /// The coordinates of [lo, hi) whose gap is above `threshold`, and those at or below it for which keep(i) holds,
-  /// in index order.
+  /// The coordinates of positions [lo, hi) whose gap is above `threshold`, and those at or below it for which keep(i)
+  /// holds, in the order's order.
   template <class Keep>
   void select(index_t lo, index_t hi, std::span<const double> gaps, double threshold, const Keep& keep) {
     active_.clear();
-    for (index_t i = lo; i < hi; ++i)
+    for (index_t q = lo; q < hi; ++q) {
+      const index_t i = at(q);
       if (gaps[static_cast<std::size_t>(i)] > threshold || keep(i)) active_.push_back(i);
+    }
   }
   /// Keeps the active coordinates for which pred(i) holds (in order).
   template <class Pred>
@@ -76,7 +84,7 @@ class ActiveSet {
     return std::numeric_limits<double>::infinity();  // every gap fits the budget
   }
 
-  /// After a certificate with total gap `gap` and per-coordinate `gaps` over [lo, hi): the next interval's
+  /// After a certificate with total gap `gap` and per-coordinate `gaps` over positions [lo, hi): the next interval's
   /// coordinates. Shrinks (gaps <= the threshold of kTolShare tol |P| left out) unless the last shrunk interval
   /// stalled (gap above kStall times the previous certificate's), in which case every coordinate is active once.
   /// keep(i): a coordinate within the threshold that stays active all the same (the box duals' margin rule,
@@ -97,7 +105,9 @@ class ActiveSet {
   }
 
  private:
+  index_t at(index_t q) const { return order_.empty() ? q : order_[static_cast<std::size_t>(q)]; }
   std::vector<index_t> active_;
+  std::vector<index_t> order_;
   bool shrunk_ = false;
   double last_gap_ = 0;
 };

@@ -99,6 +99,10 @@ struct SolverOptions {
   /// (InvalidArgument for PASSCoDe); false: SySCD's threads steal buckets from each other (racing).
   std::optional<bool> deterministic;
   int bucket_size = 0;               ///< coordinates per SySCD bucket (0 = automatic)
+  /// Test hook: the parallel CPU solver lists the coordinates in its random order (true) or copies the rows into it
+  /// (false; SySCD on real NUMA nodes always copies). Unset (the default): by the rows' length (docs/parallel-cpu.md,
+  /// "One random permutation"). Both visit the same coordinates in the same sequence.
+  std::optional<bool> listed_order;
   /// Gap-driven shrinking of the coordinate-descent solvers (docs/parallel-cpu.md, "Shrinking and the certificate schedule"): between exact
   /// certificates train only the coordinates that hold the gap; for the hinge and squared hinge duals (sequential and
   /// SySCD) also LIBLINEAR's margin rule within each epoch ("The margin rule of the box duals").

@@ -4,8 +4,8 @@
 //
 // SySCD -- Ioannou, Mendler-Duenner, Parnell, "SySCD: A System-Aware Parallel Coordinate Descent Algorithm",
 // NeurIPS 2019 (arXiv 1911.07722; docs/algorithms.md, "SySCD: the parallel CPU solver"). Each epoch:
-//   coordinates are grouped into buckets of consecutive coordinates; buckets are statically split across K NUMA
-//   nodes; inside each node a fresh random permutation of the node's buckets is cut into one list per thread
+//   coordinates, in one seeded random order, are grouped into buckets of consecutive ones; buckets are statically
+//   split across K NUMA nodes; inside each node a fresh random permutation of the node's buckets is cut into one list per thread
 //   (dynamic re-partitioning); thread t runs coordinate steps on its own replica v_t of the shared vector with the
 //   CoCoA+ scaling sigma' = T (the number of replicas; gamma = 1, "adding": Ma et al., ICML 2015, eq. (10)):
 //     a_new = Form::coordinate_step(i, alpha_i, v_t, sigma'),  v_t += sigma' (a_new - alpha_i) a_i,
@@ -61,7 +61,7 @@ std::vector<double> parallel_shared_vector(const Form& form, std::span<const dou
 /// sees its own updates scaled by that, and each epoch's merge adds outer_sigma x (A delta alpha of the epoch) to
 /// the rank's local copy of v, which is how the sequential local solver's copy sees its own updates. No
 /// certificate, shrinking or aggregation search inside (the rank's round does those). The coordinates are put into
-/// one seeded random physical order once (a copy of the rank's matrix, as solve_parallel_cpu makes).
+/// one seeded random order once, as solve_parallel_cpu does (listed, or a copy of the rank's matrix for short rows).
 template <class Form>
 class SyscdLocalSolver {
  public:
