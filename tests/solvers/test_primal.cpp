@@ -18,6 +18,7 @@
 #include "hetglm/error.hpp"
 #include "hetglm/libsvm.hpp"
 #include "hetglm/model.hpp"
+#include "../common/generated.hpp"
 #include "../common/objective.hpp"
 #include "hetglm/backends/registry.hpp"
 #include "hetglm/solvers/duhl.hpp"
@@ -37,33 +38,7 @@ const Dataset& dataset(const std::string& name) {
   return it->second;
 }
 
-/// Dense n x d Gaussian features, planted w ~ N(0, 1/d), labels sign(x.w) flipped with probability 10%. Seeded.
-Dataset generated_dense(int n, int d, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<double> g;
-  std::uniform_real_distribution<double> u(0, 1);
-  std::vector<double> w(d);
-  for (double& x : w) x = g(rng) / std::sqrt(double(d));
-  Dataset ds;
-  ds.X.n_rows = n;
-  ds.X.n_cols = d;
-  ds.X.offsets.assign(1, 0);
-  for (int i = 0; i < n; ++i) {
-    double z = 0;
-    for (int j = 0; j < d; ++j) {
-      const float x = static_cast<float>(g(rng));
-      ds.X.indices.push_back(j);
-      ds.X.values.push_back(x);
-      z += x * w[j];
-    }
-    ds.X.offsets.push_back(static_cast<offset_t>(ds.X.indices.size()));
-    double y = z >= 0 ? 1.0 : -1.0;
-    if (u(rng) < 0.1) y = -y;
-    ds.y.push_back(y);
-  }
-  ds.source = "generated dense";
-  return ds;
-}
+using test::generated_dense;
 
 const Dataset& dense() {
   static const Dataset d = generated_dense(5000, 100, 42);
