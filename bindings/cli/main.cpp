@@ -70,6 +70,16 @@ void flush_info(std::FILE* f) {
   g_stdout_closed = true;
 }
 
+/// fmt::print(f, ...) for the lines that go to standard output, or to standard error where standard output carries
+/// the model (MODEL "-") or the predictions: a failed write to standard error is ignored (hetglm::eprint, io.hpp),
+/// one to standard output is found by flush_info as before.
+template <class... T>
+void info_print(std::FILE* f, fmt::format_string<T...> format, T&&... args) {
+  const std::string s = fmt::format(format, std::forward<T>(args)...);
+  if (f == stderr) hetglm::write_diagnostic(f, s);
+  else std::fwrite(s.data(), 1, s.size(), f);
+}
+
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -97,11 +107,12 @@ std::string metric_text(const json& m) {
                      m["squared_correlation"].get<double>());
 }
 
-/// Warn once when a data file has features the model does not know (they are ignored, as in LIBLINEAR).
-void warn_extra_features(const LinearModel& model, const Dataset& data, const std::string& file) {
+/// Warn once when a data file has features the model does not know (they are ignored, as in LIBLINEAR). The index
+/// named is the file's largest, as written in it (one less with --zero-based).
+void warn_extra_features(const LinearModel& model, const Dataset& data, const std::string& file, bool zero_based) {
   if (data.X.n_cols > model.nr_feature)
-    fmt::print(stderr, "warning: '{}' has features up to index {} but the model has nr_feature {}: the extra features are ignored\n",
-               file, data.X.n_cols, model.nr_feature);
+    hetglm::eprint("warning: '{}' has features up to index {} but the model has nr_feature {}: the extra features are ignored\n",
+               file, data.X.n_cols - (zero_based ? 1 : 0), model.nr_feature);
 }
 
 /// Refuse an output path that names the same file as an input or another output (it would be overwritten).
@@ -396,7 +407,7 @@ void parse_options(TrainArgs& a) {
     if (!o.problem.model.classifier)
       throw hetglm::InvalidArgument(fmt::format("{}: class weights apply to classifiers; --model {} is a regression",
                                                 w.flag, o.problem.model.name));
-  for (const std::string& w : warnings) fmt::print(stderr, "{}", w);
+  for (const std::string& w : warnings) hetglm::eprint("{}", w);
 }
 
 /// -wi weight: c_i = the weight of sample i's class (1 for classes without one). A label that is not in the data is
@@ -408,7 +419,7 @@ void apply_class_weights(TrainArgs& a, const Dataset& data) {
   c.assign(data.y.size(), 1.0);
   for (const hetglm::cli::ClassWeight& w : a.class_weights) {
     if (!std::binary_search(labels.begin(), labels.end(), w.label)) {
-      fmt::print(stderr, "warning: {}: class label {} is not in '{}'; its weight is not used\n", w.flag, w.label,
+      hetglm::eprint("warning: {}: class label {} is not in '{}'; its weight is not used\n", w.flag, w.label,
                  a.train_file);
       continue;
     }
@@ -437,7 +448,7 @@ struct ProgressPrinter {
 
   void print(double label, const hetglm::EpochRecord& r) {
     const std::string prefix = multi_column ? fmt::format("[class {}] ", label) : std::string();
-    fmt::print(out, "{}epoch {:5d}  primal {:.10e}  gap {:.3e}  rel gap {:.3e}  {:8.3f}s\n", prefix, r.epoch, r.primal,
+    info_print(out, "{}epoch {:5d}  primal {:.10e}  gap {:.3e}  rel gap {:.3e}  {:8.3f}s\n", prefix, r.epoch, r.primal,
                r.gap, r.rel_gap, r.seconds);
     flush_info(out);
     last_printed = r.seconds;
@@ -476,7 +487,7 @@ int run_cross_validation(TrainArgs& a, const Dataset& data, double load_seconds,
   const std::int64_t n = data.X.n_rows;
   int folds = a.cv_folds > 0 ? a.cv_folds : 5;
   if (folds > n) {
-    fmt::print(stderr, "warning: -v {}: more folds than the {} samples; using {} folds (leave-one-out)\n", folds, n, n);
+    hetglm::eprint("warning: -v {}: more folds than the {} samples; using {} folds (leave-one-out)\n", folds, n, n);
     folds = static_cast<int>(n);
   }
   hetglm::CvOptions cv;
@@ -514,7 +525,7 @@ int run_cross_validation(TrainArgs& a, const Dataset& data, double load_seconds,
     if (a.lambda) report["lambda"] = *a.lambda;
     const hetglm::CvResult r = arena.execute([&] { return hetglm::cross_validate(data, a.opt, cv); });
     if (r.interrupted) {
-      fmt::print(stderr, "interrupted: cross-validation stopped; nothing written\n");
+      hetglm::eprint("interrupted: cross-validation stopped; nothing written\n");
       return kExitInterrupted;
     }
     json fj = json::array();
@@ -535,7 +546,7 @@ int run_cross_validation(TrainArgs& a, const Dataset& data, double load_seconds,
                                   {"seconds", r.seconds}, {"converged", r.converged}, {"score", score_json(r.score)},
                                   {"folds", std::move(fj)}};
     if (unconverged > 0)
-      fmt::print(stderr, "warning: {} of {} folds stopped before the tolerance (--max-epochs {}, or no measurable progress)\n", unconverged,
+      hetglm::eprint("warning: {} of {} folds stopped before the tolerance (--max-epochs {}, or no measurable progress)\n", unconverged,
                  r.n_folds, a.opt.solver.max_epochs);
     if (classifier) {
       fmt::print("Cross Validation Accuracy = {:g}%\n", 100.0 * r.score.accuracy);
@@ -564,7 +575,7 @@ int run_cross_validation(TrainArgs& a, const Dataset& data, double load_seconds,
     }
     const hetglm::CPathResult r = arena.execute([&] { return hetglm::search_C(data, a.opt, cv, po); });
     if (r.interrupted) {
-      fmt::print(stderr, "interrupted: the search of C stopped; nothing written\n");
+      hetglm::eprint("interrupted: the search of C stopped; nothing written\n");
       return kExitInterrupted;
     }
     json pj = json::array();
@@ -579,7 +590,7 @@ int run_cross_validation(TrainArgs& a, const Dataset& data, double load_seconds,
                           {"c_factor", a.c_factor}, {"seconds", r.seconds}, {"stop_reason", r.stop_reason},
                           {"best_C", r.best_C}, {"best_score", score_json(r.best)}, {"path", std::move(pj)}};
     if (unconverged > 0)
-      fmt::print(stderr, "warning: at {} of {} values of C some fold stopped before the tolerance (--max-epochs {}, or no "
+      hetglm::eprint("warning: at {} of {} values of C some fold stopped before the tolerance (--max-epochs {}, or no "
                  "measurable progress)\n",
                  unconverged, r.path.size(), a.opt.solver.max_epochs);
     if (!a.quiet && r.stop_reason == "maximum C reached") fmt::print("WARNING: maximum C reached.\n");
@@ -593,13 +604,13 @@ int run_cross_validation(TrainArgs& a, const Dataset& data, double load_seconds,
   }
   flush_info(stdout);
   if (g_stdout_closed)
-    fmt::print(stderr, "warning: standard output was closed by its reader (Broken pipe); the lines after that were "
+    hetglm::eprint("warning: standard output was closed by its reader (Broken pipe); the lines after that were "
                        "not printed\n");
   if (!a.report_file.empty()) {
     try {
       hetglm::write_file_atomic(a.report_file, report.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
     } catch (const hetglm::Error& e) {
-      fmt::print(stderr, "error: {}\n", e.what());
+      hetglm::eprint("error: {}\n", e.what());
       return kExitTraining;
     }
   }
@@ -631,7 +642,7 @@ int run_train(TrainArgs& a) {
     if (!cross_validation && a.model_file != "-") hetglm::check_writable(a.model_file);
     if (!a.report_file.empty()) hetglm::check_writable(a.report_file);
   } catch (const hetglm::IoError& e) {
-    fmt::print(stderr, "error: {}\n", e.what());
+    hetglm::eprint("error: {}\n", e.what());
     return kExitTraining;
   }
   // MODEL "-" writes the model to standard output: every other line goes to standard error then.
@@ -674,9 +685,9 @@ int run_train(TrainArgs& a) {
   auto t0 = std::chrono::steady_clock::now();
   const Dataset data = hetglm::read_libsvm(a.train_file, ro);
   const double load_seconds = seconds_since(t0);
-  if (tiny) fmt::print(stderr, "{}", hetglm::float32_fallback_warning(a.train_file));
+  if (tiny) hetglm::eprint("{}", hetglm::float32_fallback_warning(a.train_file));
   if (g_interrupted.load()) {
-    fmt::print(stderr, "interrupted while loading '{}'; nothing written\n", a.train_file);
+    hetglm::eprint("interrupted while loading '{}'; nothing written\n", a.train_file);
     return kExitInterrupted;
   }
   std::optional<Dataset> test;
@@ -687,9 +698,13 @@ int run_train(TrainArgs& a) {
     to.float64_keep_tiny = true;
     to.float64_reason = "as predictions are computed from them";
     test = hetglm::read_libsvm(a.test_file, to);
+    if (test->X.n_rows == 0) {  // no score of nothing ("accuracy 0.0000"), as predict says for an empty file
+      if (!a.quiet) hetglm::eprint("warning: --test '{}': no samples, so no test score\n", a.test_file);
+      test.reset();
+    }
   }
   if (!a.quiet)
-    fmt::print(info, "loaded '{}': {} samples, {} features, {} nonzeros in {:.3f}s\n", a.train_file, data.X.n_rows,
+    info_print(info, "loaded '{}': {} samples, {} features, {} nonzeros in {:.3f}s\n", a.train_file, data.X.n_rows,
                data.X.n_cols, data.X.nnz(), load_seconds);
 
   // The class labels (classifiers; none for a regression): the warning below and the progress prefix use them.
@@ -700,7 +715,7 @@ int run_train(TrainArgs& a) {
   if (a.opt.problem.model.classifier) {
     const auto it = std::find_if(data.y.begin(), data.y.end(), [](double v) { return v != std::nearbyint(v); });
     if (it != data.y.end()) {
-      fmt::print(stderr,
+      hetglm::eprint(
                  "warning: '{}': label {:g} of sample {} is not an integer: training a classifier of {} classes, one "
                  "per distinct label (for a regression give --model ridge, lasso or elastic-net, or -s 11)\n",
                  a.train_file, *it, (it - data.y.begin()) + 1, classes.size());
@@ -749,7 +764,7 @@ int run_train(TrainArgs& a) {
     // One-vs-rest stops at the interrupted class: the classes after it have no weights, so no model is written.
     const std::size_t want = res.spec.classifier && res.model.nr_class > 2 ? std::size_t(res.model.nr_class) : 1;
     if (!a.save_on_interrupt || res.columns.size() < want) {
-      fmt::print(stderr, "interrupted: stopped after the current epoch with relative gap {:.3e}; no model written{}\n",
+      hetglm::eprint("interrupted: stopped after the current epoch with relative gap {:.3e}; no model written{}\n",
                  rel,
                  a.save_on_interrupt ? fmt::format(" (--save-on-interrupt: only {} of {} one-vs-rest classes trained)",
                                                    res.columns.size(), want)
@@ -773,7 +788,7 @@ int run_train(TrainArgs& a) {
   report["device"] = a.device;
   if (!res.device_reason.empty()) {
     report["device_reason"] = res.device_reason;
-    if (!a.quiet) fmt::print(info, "{}\n", res.device_reason);
+    if (!a.quiet) info_print(info, "{}\n", res.device_reason);
   }
   if (!res.device.empty()) {
     report["accelerator"] = res.device;
@@ -880,7 +895,7 @@ int run_train(TrainArgs& a) {
       staged_report = hetglm::StagedFile::stage(
           a.report_file, report.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
   } catch (const hetglm::Error& e) {
-    fmt::print(stderr, "error: {}\n", e.what());
+    hetglm::eprint("error: {}\n", e.what());
     return kExitTraining;
   }
   try {
@@ -892,7 +907,7 @@ int run_train(TrainArgs& a) {
       hetglm::StagedFile::stage(a.model_file, hetglm::format_model(res.model)).commit();
     }
   } catch (const hetglm::Error& e) {
-    fmt::print(stderr, "error: {}{}\n", e.what(),
+    hetglm::eprint("error: {}{}\n", e.what(),
                a.report_file.empty() ? std::string()
                                      : fmt::format("; the report '{}' is not replaced either", a.report_file));
     return kExitTraining;  // staged_report's temporary file is removed
@@ -901,38 +916,38 @@ int run_train(TrainArgs& a) {
     try {
       staged_report->commit();
     } catch (const hetglm::Error& e) {
-      fmt::print(stderr, "error: {} (the model {} is written)\n", e.what(),
+      hetglm::eprint("error: {} (the model {} is written)\n", e.what(),
                  a.model_file == "-" ? std::string("to standard output") : "'" + a.model_file + "'");
       return kExitTraining;
     }
   }
-  for (const std::string& w : warnings) fmt::print(stderr, "{}", w);
+  for (const std::string& w : warnings) hetglm::eprint("{}", w);
   if (res.interrupted) {  // --save-on-interrupt: written, but still exit code 130
-    fmt::print(stderr,
+    hetglm::eprint(
                "interrupted: stopped after the current epoch with relative gap {:.3e}; model '{}' written with this "
                "certificate (--save-on-interrupt)\n",
                report["rel_gap"].get<double>(), a.model_file);
     return kExitInterrupted;
   }
   if (!a.quiet) {
-    fmt::print(info, "model '{}' ({} {}, lambda {:.6g}): primal {:.10e}  dual {:.10e}  gap {:.3e}  rel gap {:.3e}  epochs {}  "
+    info_print(info, "model '{}' ({} {}, lambda {:.6g}): primal {:.10e}  dual {:.10e}  gap {:.3e}  rel gap {:.3e}  epochs {}  "
                "train {:.3f}s\n",
                res.spec.name, report["formulation"].get<std::string>(), res.model.penalty, res.lambda, P, D, G,
                report["rel_gap"].get<double>(), max_epochs_used, train_seconds);
-    fmt::print(info, "formulation {} (solver {}): {}\n", report["formulation"].get<std::string>(),
+    info_print(info, "formulation {} (solver {}): {}\n", report["formulation"].get<std::string>(),
                report["solver"].get<std::string>(), res.formulation_reason);
-    fmt::print(info, "train {}", metric_text(report["train"]));
-    if (test) fmt::print(info, "  test {} on '{}'", metric_text(report["test"]), a.test_file);
-    fmt::print(info, "\nwrote {} in {:.3f}s total\n",
+    info_print(info, "train {}", metric_text(report["train"]));
+    if (test) info_print(info, "  test {} on '{}'", metric_text(report["test"]), a.test_file);
+    info_print(info, "\nwrote {} in {:.3f}s total\n",
                a.model_file == "-" ? std::string("the model to standard output") : "'" + a.model_file + "'",
                seconds_since(t_start));
   }
   flush_info(info);
   if (g_stdout_closed)
-    fmt::print(stderr, "warning: standard output was closed by its reader (Broken pipe); the lines after that were "
+    hetglm::eprint("warning: standard output was closed by its reader (Broken pipe); the lines after that were "
                        "not printed; the model '{}' is written\n",
                a.model_file);
-  if (test) warn_extra_features(res.model, *test, a.test_file);
+  if (test) warn_extra_features(res.model, *test, a.test_file, a.zero_based);
   return 0;
 }
 
@@ -976,7 +991,7 @@ int run_predict(PredictArgs& a) {
   try {  // an output that cannot be written fails before anything is read (exit code 1)
     if (!a.output_file.empty()) hetglm::check_writable(a.output_file);
   } catch (const hetglm::IoError& e) {
-    fmt::print(stderr, "error: {}\n", e.what());
+    hetglm::eprint("error: {}\n", e.what());
     return kExitTraining;
   }
   hetglm::ModelLoadOptions mo;
@@ -1003,7 +1018,7 @@ int run_predict(PredictArgs& a) {
   ro.float64_keep_tiny = true;  // a value below 2^-100 in one row leaves the other rows' values to double precision
   ro.float64_reason = "as predictions are computed from them";
   const Dataset data = hetglm::read_libsvm(a.data_file, ro);
-  warn_extra_features(model, data, a.data_file);
+  warn_extra_features(model, data, a.data_file, a.zero_based);
   const std::vector<double> pred = hetglm::predict(model, data.X);
   std::string out;
   if (a.probability) {
@@ -1029,22 +1044,22 @@ int run_predict(PredictArgs& a) {
       hetglm::write_file_atomic(a.output_file, out);
     }
   } catch (const hetglm::IoError& e) {
-    fmt::print(stderr, "error: {}\n", e.what());
+    hetglm::eprint("error: {}\n", e.what());
     return kExitTraining;
   }
   if (pred.empty()) {  // no accuracy of nothing ("0.0000% (0/0)"): say why the output is empty
     if (!a.quiet)
-      fmt::print(stderr, "warning: {}: no samples, so no predictions (the output is empty)\n", a.data_file);
+      hetglm::eprint("warning: {}: no samples, so no predictions (the output is empty)\n", a.data_file);
     return 0;
   }
   const json m = metrics(model, data);
   if (!a.quiet) {
     std::FILE* sink = a.output_file.empty() ? stderr : stdout;
     if (m.contains("accuracy"))
-      fmt::print(sink, "Accuracy = {:.4f}% ({}/{})\n", 100.0 * m["accuracy"].get<double>(),
+      info_print(sink, "Accuracy = {:.4f}% ({}/{})\n", 100.0 * m["accuracy"].get<double>(),
                  static_cast<long long>(std::llround(m["accuracy"].get<double>() * pred.size())), pred.size());
     else
-      fmt::print(sink, "Mean squared error = {:g} (regression)\nSquared correlation coefficient = {:g} (regression)\n",
+      info_print(sink, "Mean squared error = {:g} (regression)\nSquared correlation coefficient = {:g} (regression)\n",
                  m["mse"].get<double>(), m["squared_correlation"].get<double>());  // LIBLINEAR's two lines
   }
   return 0;
@@ -1179,13 +1194,13 @@ int hetglm_cli_main(int argc, char** argv) {
   std::vector<std::string> args(argv, argv + argc);
   // A first word that is neither a subcommand nor an option is named (CLI11 says only "A subcommand is required").
   if (args.size() > 1 && !args[1].empty() && args[1][0] != '-' && args[1] != "train" && args[1] != "predict") {
-    fmt::print(stderr, "error: unknown command '{}' (expected train or predict; see hetglm --help)\n", args[1]);
+    hetglm::eprint("error: unknown command '{}' (expected train or predict; see hetglm --help)\n", args[1]);
     return kExitUsage;
   }
   try {
     ta.class_weights = hetglm::cli::extract_class_weights(args);
   } catch (const hetglm::Error& e) {
-    fmt::print(stderr, "error: {}\n", e.what());
+    hetglm::eprint("error: {}\n", e.what());
     return kExitUsage;
   }
   std::vector<char*> cargs;
@@ -1213,7 +1228,7 @@ int hetglm_cli_main(int argc, char** argv) {
         for (const std::string& s : o->get_snames()) known.push_back("-" + s);
       }
       const std::string hint = hetglm::cli::unknown_option_hint(token, sub == train, known);
-      fmt::print(stderr, "error: The following argument was not expected: {}\n{}Run 'hetglm {} --help' for usage.\n",
+      hetglm::eprint("error: The following argument was not expected: {}\n{}Run 'hetglm {} --help' for usage.\n",
                  token, hint.empty() ? "" : hint + "\n", sub == train ? "train" : "predict");
       return kExitUsage;
     }
@@ -1238,7 +1253,7 @@ int hetglm_cli_main(int argc, char** argv) {
             const std::string name = !o->get_lnames().empty()   ? "--" + o->get_lnames().front()
                                      : !o->get_snames().empty() ? "-" + o->get_snames().front()
                                                                 : o->get_name();
-            fmt::print(stderr, "error: {}: the value is empty\n", name);
+            hetglm::eprint("error: {}: the value is empty\n", name);
             return kExitUsage;
           }
       }
@@ -1250,26 +1265,26 @@ int hetglm_cli_main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    fmt::print(stderr, "error: {}\nRun 'hetglm --help' or 'hetglm train --help' for usage.\n", e.what());
+    hetglm::eprint("error: {}\nRun 'hetglm --help' or 'hetglm train --help' for usage.\n", e.what());
     return kExitUsage;
   }
   try {
     if (app.got_subcommand(train)) return run_train(ta);
     return run_predict(pa);
   } catch (const hetglm::TrainingError& e) {
-    fmt::print(stderr, "error: {}\n", e.what());
+    hetglm::eprint("error: {}\n", e.what());
     return kExitTraining;
   } catch (const hetglm::Interrupted& e) {  // Ctrl-C while a reader waited or read (LibsvmOptions::should_stop)
-    fmt::print(stderr, "interrupted while loading '{}'; nothing written\n", e.file());
+    hetglm::eprint("interrupted while loading '{}'; nothing written\n", e.file());
     return kExitInterrupted;
   } catch (const hetglm::Error& e) {
-    fmt::print(stderr, "error: {}\n", e.what());
+    hetglm::eprint("error: {}\n", e.what());
     return kExitUsage;
   } catch (const std::bad_alloc&) {
-    fmt::print(stderr, "error: out of memory\n");
+    hetglm::eprint("error: out of memory\n");
     return kExitTraining;
   } catch (const std::exception& e) {
-    fmt::print(stderr, "error: {}\n", e.what());
+    hetglm::eprint("error: {}\n", e.what());
     return kExitTraining;
   }
 }

@@ -203,6 +203,11 @@ void write_file_atomic(const std::string& path, std::string_view contents) {
   StagedFile::stage(path, contents).commit();
 }
 
+void write_diagnostic(std::FILE* f, std::string_view text) noexcept {
+  if (!f || text.empty()) return;
+  if (std::fwrite(text.data(), 1, text.size(), f) != text.size()) std::clearerr(f);  // ignored: see io.hpp
+}
+
 void check_writable(const std::string& path_given) {
   const std::string path = resolve_link(path_given);
   struct stat st {};

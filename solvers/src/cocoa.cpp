@@ -13,6 +13,7 @@
 #include <numeric>
 
 #include "hetglm/error.hpp"
+#include "hetglm/io.hpp"
 #include "hetglm/rng.hpp"
 #include "hetglm/solvers/aggregation.hpp"
 #include "hetglm/solvers/epoch_driver.hpp"
@@ -71,15 +72,15 @@ int agree_on_failure(int code, const std::string& msg, bool rank0_only) {
   const int rank = rank_of_world(), size = size_of_world();
   if (code != 0 && (!rank0_only || rank == 0)) {
     if (rank0_only || size == 1)
-      fmt::print(stderr, "error: {}\n", msg);
+      eprint("error: {}\n", msg);
     else
-      fmt::print(stderr, "error: [rank {} of {}] {}\n", rank, size, msg);
+      eprint("error: [rank {} of {}] {}\n", rank, size, msg);
     std::fflush(stderr);
   }
   int global = code;
   MPI_Allreduce(&code, &global, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (global != 0 && code == 0 && rank == 0) {
-    fmt::print(stderr, "error: another rank failed (its message is above); no model written\n");
+    eprint("error: another rank failed (its message is above); no model written\n");
     std::fflush(stderr);
   }
   return global;

@@ -105,6 +105,38 @@ TEST_F(Cli, PredictOnAnEmptyFileWarnsAndWritesAnEmptyOutput) {
   EXPECT_EQ(q.out + q.err, "");
 }
 
+// train --test on a file without samples: a warning and no test score (it printed "test accuracy 0.0000" and wrote
+// {"accuracy": 0.0, "n_samples": 0} to the report); the model is trained and written as without --test.
+TEST_F(Cli, TestOnAnEmptyFileWarnsAndScoresNothing) {
+  write("empty.svm", "");
+  const CliRun r = run("train --test empty.svm --report-json r.json " + data("heart_scale") + " m");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "warning: --test 'empty.svm': no samples, so no test score\n");
+  EXPECT_EQ(r.out.find("test "), std::string::npos) << r.out;
+  const nlohmann::json rep = nlohmann::json::parse(slurp(dir / "r.json"));
+  EXPECT_FALSE(rep.contains("test"));
+  EXPECT_NEAR(rep["train"]["accuracy"].get<double>(), 0.837, 0.01);
+  EXPECT_EQ(hetglm::load_model((dir / "m").string()).nr_feature, 13);
+}
+
+// The warning about features the model does not know names the largest index as the file writes it: with
+// --zero-based, index 20 is the 21st feature (it said "up to index 21").
+TEST_F(Cli, ExtraFeaturesWarningNamesTheFilesLargestIndex) {
+  ASSERT_EQ(run("train -q " + data("heart_scale") + " m").code, 0);  // 13 features
+  write("one.svm", "1 1:1 20:5\n-1 2:1\n");
+  write("zero.svm", "1 0:1 20:5\n-1 2:1\n");
+  CliRun r = run("predict m one.svm out.txt");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err.substr(0, r.err.find('\n') + 1),
+            "warning: 'one.svm' has features up to index 20 but the model has nr_feature 13: the extra features are "
+            "ignored\n");
+  r = run("predict --zero-based m zero.svm out.txt");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err.substr(0, r.err.find('\n') + 1),
+            "warning: 'zero.svm' has features up to index 20 but the model has nr_feature 13: the extra features are "
+            "ignored\n");
+}
+
 TEST_F(Cli, PredictWritesLabelsAndAccuracyAndProbabilities) {
   ASSERT_EQ(run("train -q " + data("a9a") + " m").code, 0);
   const CliRun p = run("predict m " + data("a9a.t") + " out.txt");
@@ -1125,6 +1157,32 @@ TEST_F(Cli, AClosedStandardOutputIsReportedAndTrainingGoesOn) {
   r = run_closed_stdout("predict -q m " + data("heart_scale"));
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.err, "error: cannot write the predictions to standard output: Broken pipe\n");
+}
+
+// A standard error that cannot be written (`hetglm train ... 2>&1 | head -1` once head has gone, `2>&-`, `2>/dev/full`):
+// fmt::print threw std::system_error on the first warning or progress line and the command line ended in
+// std::terminate (exit 134), before writing the model when the warning came first. Now a failed diagnostic write is
+// ignored (hetglm::eprint, io.hpp): the run goes on and its exit status is what it would have been.
+TEST_F(Cli, AnUnwritableStandardErrorChangesNothing) {
+  const std::string file = data("heart_scale");
+  auto code = [&](const std::string& args, const std::string& redirect) {
+    const std::string cmd = "cd '" + dir.string() + "' && '" + HETGLM_CLI + "' " + args + " " + redirect;
+    const int status = std::system(cmd.c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  };
+  // --threads 9 on this machine warns first (capped at the cores) where it has fewer than 9.
+  EXPECT_EQ(code("train -q --threads 9 " + file + " a.model", ">/dev/null 2>/dev/full"), 0);
+  EXPECT_EQ(hetglm::load_model((dir / "a.model").string()).nr_feature, 13);
+  EXPECT_EQ(code("train -q --threads 9 " + file + " b.model", ">/dev/null 2>&-"), 0);
+  EXPECT_EQ(hetglm::load_model((dir / "b.model").string()).nr_feature, 13);
+  // MODEL "-": the progress and the summary go to standard error.
+  EXPECT_EQ(code("train " + file + " -", ">c.model 2>/dev/full"), 0);
+  EXPECT_EQ(hetglm::load_model((dir / "c.model").string()).nr_feature, 13);
+  EXPECT_EQ(code("train -q -c 0 " + file + " d.model", ">/dev/null 2>/dev/full"), 2);  // bad input: still 2, nothing written
+  EXPECT_FALSE(fs::exists(dir / "d.model"));
+  EXPECT_EQ(code("predict a.model " + file + " e.out", ">/dev/null 2>/dev/full"), 0);
+  EXPECT_TRUE(fs::exists(dir / "e.out"));
+  EXPECT_EQ(code("predict a.model " + file, ">/dev/null 2>/dev/full"), 0);  // accuracy to standard error, predictions to stdout
 }
 
 // At --tol below 1e-6 the reader keeps the values to double precision (LibsvmOptions::float64) and the solvers train

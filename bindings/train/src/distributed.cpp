@@ -501,7 +501,7 @@ int run(const Comm& c, const DistributedArgs& a) {
     MPI_Allreduce(MPI_IN_PLACE, flags, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     // (a bias that float32 does not hold, -B 0.1, keeps its remainder even when every value of the file is a float32)
     f64 = !flags[0] && (flags[1] || (o.problem.bias >= 0 && values_lo_of(o.problem.bias) != 0.0f));
-    if (flags[0] && c.rank == 0) fmt::print(stderr, "{}", float32_fallback_warning(a.train_file));
+    if (flags[0] && c.rank == 0) eprint("{}", float32_fallback_warning(a.train_file));
     if (!f64) FillVector<float>().swap(data.X.values_lo);  // (with f64, bias_column below fills a rank without)
   }
   // Union of labels (classifiers): every rank maps them the same way.
@@ -705,7 +705,7 @@ int run(const Comm& c, const DistributedArgs& a) {
     return f.code;
   } catch (const std::exception& e) {
     // Raised identically on every rank (non-finite global objective).
-    if (c.rank == 0) fmt::print(stderr, "error: {}; no model written\n", e.what());
+    if (c.rank == 0) eprint("error: {}; no model written\n", e.what());
     return code_of(e);
   }
   const double solve_s = since(ts);
@@ -761,7 +761,7 @@ int run(const Comm& c, const DistributedArgs& a) {
                  lambda, P, Dv, G, P != 0 ? G / std::fabs(P) : G, work, train_s);
       std::fflush(stdout);
     } else if (!converged) {  // -q keeps warnings, as in one process
-      fmt::print(stderr,
+      eprint(
                  "warning: not converged (round limit --max-epochs {}): relative gap {:.3e} > tol {:.1e}; the model "
                  "and its certificate are written\n",
                  o.solver.max_epochs, P != 0 ? G / std::fabs(P) : G, o.solver.tol);
@@ -844,7 +844,7 @@ int run(const Comm& c, const DistributedArgs& a) {
       save_model(a.model_file, model);
       if (staged_report) staged_report->commit();
     } catch (const std::exception& e) {
-      fmt::print(stderr, "error: {}\n", e.what());
+      eprint("error: {}\n", e.what());
       out_code = kExitTraining;
     }
   }
@@ -869,7 +869,7 @@ int train_distributed_main(const DistributedArgs& args) {
     code = run(c, args);
   } catch (const std::exception& e) {
     // Not collective: cannot tell the others, so abort the job rather than hang.
-    fmt::print(stderr, "error: [rank {} of {}] {}\n", c.rank, c.size, e.what());
+    eprint("error: [rank {} of {}] {}\n", c.rank, c.size, e.what());
     std::fflush(stderr);
     MPI_Abort(MPI_COMM_WORLD, code_of(e));
   }

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // File input and crash-safe output shared by every reader and writer (models, reports, predictions).
 #pragma once
+#include <fmt/format.h>
+
+#include <cstdio>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -69,5 +72,17 @@ class StagedFile {
 /// and a character device must open for writing. A pipe is not opened (its reader may come later). Throws IoError
 /// with write_file_atomic's message.
 void check_writable(const std::string& path);
+
+/// Writes `text` to a diagnostic stream (standard error: progress, warnings, error messages) and ignores a failed
+/// write: a reader that has gone (`hetglm train ... 2>&1 | head -1`), a closed or full stream must not end the run
+/// or change its exit status (fmt::print throws std::system_error there, which ended the command line in
+/// std::terminate). Never throws.
+void write_diagnostic(std::FILE* f, std::string_view text) noexcept;
+/// fmt::print(stderr, ...) through write_diagnostic. A formatting error (a wrong format string, which fmt checks at
+/// compile time) still throws; a write error never does.
+template <class... T>
+void eprint(fmt::format_string<T...> format, T&&... args) {
+  write_diagnostic(stderr, fmt::format(format, std::forward<T>(args)...));
+}
 
 }  // namespace hetglm
