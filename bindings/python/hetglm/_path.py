@@ -64,6 +64,19 @@ def _path_alphas(X, y, l1_ratio, eps, n_alphas, alphas, fit_intercept=False):
     return alphas
 
 
+def _c_grid(Cs):
+    """The values of C of a C path, ascending: ``np.logspace(-4, 4, Cs)`` for an int (scikit-learn's grid), else the
+    values given. ValueError for an int below 1 or values that are not positive finite numbers."""
+    if isinstance(Cs, numbers.Integral):
+        if Cs < 1:
+            raise ValueError(f"Cs: the number of values of C must be at least 1, got {Cs}")
+        return np.logspace(-4, 4, int(Cs))
+    Cs = np.sort(np.asarray(Cs, dtype=np.float64).ravel())
+    if Cs.size == 0 or not np.all((Cs > 0) & np.isfinite(Cs)):
+        raise ValueError("Cs: the values of C must be positive finite numbers (at least one)")
+    return Cs
+
+
 def _engine_path(M, y, model, lambdas, options, initial=None):
     """Fit `model` at every lambda of `lambdas` (in the order given) on the converted matrix M, each fit
     warm-started from the previous one. Returns (w (n_rows, n_points, n_columns), gaps, primals, epochs,
@@ -205,7 +218,7 @@ def logistic_regression_path(X, y, *, Cs=10, fit_intercept=True, intercept_scali
 
     Returns coefs (n_Cs, n_features [+ 1]) for two classes or (n_Cs, n_classes, n_features [+ 1]) (the intercept
     last when ``fit_intercept``), Cs (ascending), n_iter (n_Cs,) epochs, dual_gaps (n_Cs,)."""
-    Cs = np.logspace(-4, 4, int(Cs)) if isinstance(Cs, numbers.Integral) else np.sort(np.asarray(Cs, float))
+    Cs = _c_grid(Cs)
     est = LogisticRegression(penalty=penalty, l1_ratio=l1_ratio, tol=tol, max_iter=max_iter,
                              fit_intercept=fit_intercept, intercept_scaling=intercept_scaling,
                              class_weight=class_weight, multi_class=multi_class, random_state=random_state,
@@ -336,7 +349,8 @@ class ElasticNetCV(_LinearModelCV):
                          random_state=random_state, selection=selection, verbose=verbose, device=device)
 
     def _l1_ratios(self):
-        return list(np.atleast_1d(self.l1_ratio))
+        ratios = self.l1_ratio if isinstance(self.l1_ratio, (list, tuple, np.ndarray)) else [self.l1_ratio]
+        return [_check_l1_ratio(r) for r in ratios]
 
 
 def _fold_scores(est, X, y, train, test, Cs, scoring):
@@ -408,8 +422,7 @@ class LogisticRegressionCV(LogisticRegression):
         X, y = validate_data(self, X, y, accept_sparse=["csr", "csc"], dtype=[np.float64, np.float32],
                              order="C", accept_large_sparse=True)
         X = X.tocsr() if sp.issparse(X) else X
-        Cs = (np.logspace(-4, 4, int(self.Cs)) if isinstance(self.Cs, numbers.Integral)
-              else np.sort(np.asarray(self.Cs, dtype=np.float64)))
+        Cs = _c_grid(self.Cs)
         folds = list(check_cv(self.cv, y, classifier=True).split(X, y))
         scores = Parallel(n_jobs=self.n_jobs, prefer="threads")(
             delayed(_fold_scores)(self._base(), X, y, tr, te, Cs, self.scoring) for tr, te in folds)

@@ -128,6 +128,18 @@ def test_path_inputs_are_checked_in_their_own_terms(housing_dense):
         (lambda: hetglm.Ridge(alpha=np.inf).fit(X, y), r"^alpha must be a positive finite number, got inf$"),
         (lambda: hetglm.ElasticNet(l1_ratio=None).fit(X, y), r"^l1_ratio must be a number in \[0, 1\], got None$"),
         (lambda: hetglm.Lasso(tol=np.inf).fit(X, y), r"^tol must be a positive finite number, got inf$"),
+        # The C path's grid: Cs=0 returned four empty arrays (logistic_regression_path) or failed in np.argmax
+        # ("attempt to get argmax of an empty sequence", LogisticRegressionCV).
+        (lambda: hetglm.logistic_regression_path(X, np.sign(y - np.median(y)), Cs=0),
+         r"^Cs: the number of values of C must be at least 1, got 0$"),
+        (lambda: hetglm.LogisticRegressionCV(Cs=0).fit(X, np.sign(y - np.median(y))),
+         r"^Cs: the number of values of C must be at least 1, got 0$"),
+        (lambda: hetglm.logistic_regression_path(X, np.sign(y - np.median(y)), Cs=[1.0, 0.0]),
+         r"^Cs: the values of C must be positive finite numbers \(at least one\)$"),
+        # Each l1_ratio of ElasticNetCV's list in the parameter's own terms (it said "--l1-ratio: must be in [0, 1]").
+        (lambda: hetglm.ElasticNetCV(l1_ratio=[0.5, 2]).fit(X, y), r"^l1_ratio must be a number in \[0, 1\], got 2$"),
+        (lambda: hetglm.LogisticRegressionCV(Cs=[]).fit(X, np.sign(y - np.median(y))),
+         r"^Cs: the values of C must be positive finite numbers \(at least one\)$"),
     ]
     for call, message in cases:
         with pytest.raises(ValueError, match=message):
