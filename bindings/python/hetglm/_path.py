@@ -153,7 +153,7 @@ def enet_path(X, y, *, l1_ratio=0.5, eps=1e-3, n_alphas=100, alphas=None, tol=1e
         raise ValueError("positive=True is not supported by the hetglm engine")
     if check_input:
         X = check_array(X, accept_sparse=["csr", "csc"], dtype=[np.float64, np.float32], order="C",
-                        accept_large_sparse=True)
+                        accept_large_sparse=True, input_name="X")
     y = np.asarray(y, dtype=np.float64)
     if y.ndim not in (1, 2) or (y.ndim == 2 and y.shape[1] == 0):
         raise ValueError(f"y must be (n_samples,) or (n_samples, n_targets) with n_targets >= 1, got shape {y.shape}")

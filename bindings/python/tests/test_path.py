@@ -136,6 +136,9 @@ def test_path_inputs_are_checked_in_their_own_terms(housing_dense):
          r"^Cs: the number of values of C must be at least 1, got 0$"),
         (lambda: hetglm.logistic_regression_path(X, np.sign(y - np.median(y)), Cs=[1.0, 0.0]),
          r"^Cs: the values of C must be positive finite numbers \(at least one\)$"),
+        # X named in the message, as the estimators do (it said "Input contains NaN.").
+        (lambda: hetglm.lasso_path(np.where(np.arange(X.size).reshape(X.shape) == 0, np.nan, X), y),
+         r"^Input X contains NaN\.$"),
         # Each l1_ratio of ElasticNetCV's list in the parameter's own terms (it said "--l1-ratio: must be in [0, 1]").
         (lambda: hetglm.ElasticNetCV(l1_ratio=[0.5, 2]).fit(X, y), r"^l1_ratio must be a number in \[0, 1\], got 2$"),
         (lambda: hetglm.LogisticRegressionCV(Cs=[]).fit(X, np.sign(y - np.median(y))),
