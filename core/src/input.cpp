@@ -155,8 +155,27 @@ std::size_t GzipReader::read(char* out, std::size_t n) {
 
 TextInput::TextInput(ByteReader& raw, const std::string& path) : raw_(raw) {
   head_n_ = read_full(raw_, head_, 2);
-  if (head_n_ == 2 && static_cast<unsigned char>(head_[0]) == 0x1f && static_cast<unsigned char>(head_[1]) == 0x8b)
+  const auto b0 = static_cast<unsigned char>(head_[0]), b1 = static_cast<unsigned char>(head_[1]);
+  if (head_n_ == 2 && b0 == 0x1f && b1 == 0x8b) {
     gz_.emplace(raw_, path, std::string_view(head_, 2));
+    return;
+  }
+  // Other compressors' magic bytes (no libsvm line starts with them): say so instead of the parser's "control
+  // character" at 1:1 or 1:2.
+  struct Format {
+    unsigned char m0, m1;
+    const char *name, *command;
+  };
+  static constexpr Format kOther[] = {{'B', 'Z', "bzip2", "bunzip2 -k"},
+                                      {0xFD, '7', "xz", "unxz -k"},
+                                      {0x28, 0xB5, "zstd", "unzstd"},
+                                      {'P', 'K', "zip", "unzip"}};
+  if (head_n_ == 2)
+    for (const Format& f : kOther)
+      if (b0 == f.m0 && b1 == f.m1)
+        throw IoError(fmt::format("cannot read '{}': {}-compressed data; only gzip is read as it is: decompress it "
+                                  "first ({})",
+                                  path, f.name, f.command));
 }
 
 std::size_t TextInput::read(char* buf, std::size_t n) {

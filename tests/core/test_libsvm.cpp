@@ -563,6 +563,31 @@ TEST(LibsvmGzip, ReadsGzipLikePlain) {
   }
 }
 
+// Data compressed with another tool are named by their magic bytes instead of failing at 1:1 or 1:2 with a
+// "control character" (a bzip2 file read as text said "control character '\x00'" further on; the bytes below are
+// the first bytes of real bzip2, xz, zstd and zip files).
+TEST(LibsvmGzip, OtherCompressorsAreNamed) {
+  TempDir dir;
+  const std::pair<std::string, std::string> cases[] = {
+      {std::string("BZh91AY&SY\x12\x34", 12), "bzip2-compressed data; only gzip is read as it is: decompress it first (bunzip2 -k)"},
+      {std::string("\xFD" "7zXZ\x00\x00\x04", 9), "xz-compressed data; only gzip is read as it is: decompress it first (unxz -k)"},
+      {std::string("\x28\xB5\x2F\xFD\x04\x00", 6), "zstd-compressed data; only gzip is read as it is: decompress it first (unzstd)"},
+      {std::string("PK\x03\x04\x14\x00", 6), "zip-compressed data; only gzip is read as it is: decompress it first (unzip)"},
+  };
+  for (const auto& [bytes, message] : cases) {
+    const std::string path = dir.file("data");
+    spit(path, bytes);
+    try {
+      hetglm::read_libsvm(path);
+      ADD_FAILURE() << "no error for " << message;
+    } catch (const IoError& e) {
+      EXPECT_EQ(std::string(e.what()), "cannot read '" + path + "': " + message);
+    }
+  }
+  spit(dir.file("b.svm"), "B 1:1\n");  // two bytes that are not a magic number: the parser's message as before
+  EXPECT_THROW(hetglm::read_libsvm(dir.file("b.svm")), ParseError);
+}
+
 TEST(LibsvmGzip, CorruptOrTruncatedGzipIsIoError) {
   TempDir dir;
   const std::string src = dir.file("src.gz");
