@@ -563,6 +563,19 @@ TEST(LibsvmGzip, ReadsGzipLikePlain) {
   }
 }
 
+namespace {
+/// Writes `bytes` to `path` and expects read_libsvm to throw IoError "cannot read 'PATH': MESSAGE".
+void expect_io_error(const std::string& path, const std::string& bytes, const std::string& message) {
+  spit(path, bytes);
+  try {
+    hetglm::read_libsvm(path);
+    ADD_FAILURE() << "no error for " << message;
+  } catch (const IoError& e) {
+    EXPECT_EQ(std::string(e.what()), "cannot read '" + path + "': " + message);
+  }
+}
+}  // namespace
+
 // Data compressed with another tool are named by their magic bytes instead of failing at 1:1 or 1:2 with a
 // "control character" (a bzip2 file read as text said "control character '\x00'" further on; the bytes below are
 // the first bytes of real bzip2, xz, zstd and zip files).
@@ -574,16 +587,7 @@ TEST(LibsvmGzip, OtherCompressorsAreNamed) {
       {std::string("\x28\xB5\x2F\xFD\x04\x00", 6), "zstd-compressed data; only gzip is read as it is: decompress it first (unzstd)"},
       {std::string("PK\x03\x04\x14\x00", 6), "zip-compressed data; only gzip is read as it is: decompress it first (unzip)"},
   };
-  for (const auto& [bytes, message] : cases) {
-    const std::string path = dir.file("data");
-    spit(path, bytes);
-    try {
-      hetglm::read_libsvm(path);
-      ADD_FAILURE() << "no error for " << message;
-    } catch (const IoError& e) {
-      EXPECT_EQ(std::string(e.what()), "cannot read '" + path + "': " + message);
-    }
-  }
+  for (const auto& [bytes, message] : cases) expect_io_error(dir.file("data"), bytes, message);
   spit(dir.file("b.svm"), "B 1:1\n");  // two bytes that are not a magic number: the parser's message as before
   EXPECT_THROW(hetglm::read_libsvm(dir.file("b.svm")), ParseError);
 }
@@ -595,14 +599,7 @@ TEST(LibsvmGzip, CorruptOrTruncatedGzipIsIoError) {
   const std::string gz = slurp(src);
   ASSERT_GT(gz.size(), 100u);
   auto expect_io = [&](const std::string& bytes, const std::string& message) {
-    const std::string path = dir.file("x.gz");
-    spit(path, bytes);
-    try {
-      hetglm::read_libsvm(path);
-      ADD_FAILURE() << "no error for " << message;
-    } catch (const IoError& e) {
-      EXPECT_EQ(std::string(e.what()), "cannot read '" + path + "': " + message);
-    }
+    expect_io_error(dir.file("x.gz"), bytes, message);
   };
   std::string crc = gz;
   crc[crc.size() - 8] ^= 0x55;  // CRC-32 of the trailer
