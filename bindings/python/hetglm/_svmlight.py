@@ -36,8 +36,30 @@ def _shift(zero_based):
     raise ValueError(f"zero_based must be True, False or 'auto', got {zero_based!r}")
 
 
+def _opener(path):
+    """gzip.open or bz2.open for a compressed file, else None: by the suffix (.gz, .bz2, as scikit-learn), and for a
+    regular file without one by its magic bytes (1f 8b, "BZh"), as the command line reads gzip whatever the name."""
+    if path.endswith(".gz"):
+        return gzip.open
+    if path.endswith(".bz2"):
+        return bz2.open
+    if not os.path.isfile(path):  # a pipe or device is not peeked at (its first bytes would be consumed)
+        return None
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(3)
+    except OSError:
+        return None  # the engine's reader names the file and the error
+    if head[:2] == b"\x1f\x8b":
+        return gzip.open
+    if head == b"BZh":
+        return bz2.open
+    return None
+
+
 def _parse(f, shift):
-    """Parse one file: a path (plain, .gz or .bz2), an open file descriptor number or a binary file object."""
+    """Parse one file: a path (plain, gzip or bzip2: _opener), an open file descriptor number or a binary file
+    object."""
     if hasattr(f, "read"):
         data = f.read()
         if isinstance(data, str):
@@ -49,8 +71,8 @@ def _parse(f, shift):
     path = os.fspath(f)
     if isinstance(path, bytes):
         path = path.decode()
-    if path.endswith(".gz") or path.endswith(".bz2"):
-        opener = gzip.open if path.endswith(".gz") else bz2.open
+    opener = _opener(path)
+    if opener is not None:
         try:
             with opener(path, "rb") as fh:
                 data = fh.read()
@@ -114,8 +136,8 @@ def load_svmlight_file(f, *, n_features=None, dtype=np.float64, multilabel=False
                        query_id=False, offset=0, length=-1):
     """Load an svmlight / libsvm file into a CSR matrix, as :func:`sklearn.datasets.load_svmlight_file`.
 
-    Parameters mirror scikit-learn's. ``f``: path (``.gz``/``.bz2`` decompressed by extension), file
-    descriptor number or binary file object. Returns ``(X, y)`` or ``(X, y, query_id)``: ``X`` CSR of shape
+    Parameters mirror scikit-learn's. ``f``: path (gzip and bzip2 decompressed: by the ``.gz``/``.bz2`` suffix,
+    or by the magic bytes of a regular file without it), file descriptor number or binary file object. Returns ``(X, y)`` or ``(X, y, query_id)``: ``X`` CSR of shape
     (n_samples, n_features) in ``dtype`` (float64 by default), ``y`` float64 (n_samples,), ``query_id`` int64.
     The values are read in double precision (the training engine itself stores float32; see docs/python.md).
     """

@@ -61,6 +61,13 @@ def test_files_objects_gzip_and_multiple(tmp_path, data_dir):
     gz.write_bytes(gzip.compress(src))
     assert_same(hetglm.load_svmlight_file(gz), sk_load(str(gz)))
     assert_same(hetglm.load_svmlight_file(io.BytesIO(src)), sk_load(io.BytesIO(src)))
+    # Compressed files without the suffix, by their magic bytes, as the command line reads gzip whatever the name
+    # (it failed with "control character '\x1f'"; scikit-learn goes by the suffix alone).
+    plain = hetglm.load_svmlight_file(data_dir / "iris.scale")
+    (tmp_path / "iris_gz").write_bytes(gzip.compress(src))
+    (tmp_path / "iris_bz").write_bytes(__import__("bz2").compress(src))
+    assert_same(hetglm.load_svmlight_file(tmp_path / "iris_gz"), plain)
+    assert_same(hetglm.load_svmlight_file(str(tmp_path / "iris_bz")), plain)
     ours = hetglm.load_svmlight_files([data_dir / "dna.scale", data_dir / "dna.scale.t"])
     theirs = __import__("sklearn.datasets", fromlist=["x"]).load_svmlight_files(
         [str(data_dir / "dna.scale"), str(data_dir / "dna.scale.t")])
