@@ -101,7 +101,8 @@ inline void prefetch_rows(const CsrMatrix& A, const double* alpha, const index_t
   for (const index_t* it = first; it != last; ++it) {
     const offset_t k0 = A.offsets[*it], k1 = A.offsets[*it + 1];
     const bool full = detail::full_row(A, k0, k1);
-    const std::size_t bytes = std::min<std::size_t>(static_cast<std::size_t>(k1 - k0) * sizeof(float), full ? 4096 : 1024);
+    const std::size_t bytes =
+        std::min<std::size_t>(static_cast<std::size_t>(k1 - k0) * sizeof(float), full ? 4096 : 1024);
     const char* pv = reinterpret_cast<const char*>(A.values.data() + k0);
     const char* pi = reinterpret_cast<const char*>(A.indices.data() + k0);
     for (std::size_t off = 0; off < bytes; off += 64) {
@@ -112,11 +113,21 @@ inline void prefetch_rows(const CsrMatrix& A, const double* alpha, const index_t
   }
 }
 
+/// The parallel solvers' seeded random order of m coordinates (solve_parallel_cpu and a CoCoA+ rank's
+/// SyscdLocalSolver draw the same one for the same seed).
+std::vector<index_t> random_order(index_t m, std::uint64_t seed) {
+  std::vector<index_t> p(static_cast<std::size_t>(m));
+  std::iota(p.begin(), p.end(), index_t{0});
+  SplitMix64 prng(seed ^ 0x2545F4914F6CDD1Dull);
+  shuffle(std::span<index_t>(p), prng);
+  return p;
+}
+
 /// Mean bytes of a row that a coordinate step reads, from which SySCD lists its coordinates in their random order
 /// instead of copying the rows into it (listed_order). Measured at 2 threads, dual logistic / ridge to 1e-4, listed
-/// against copied, medians of 5 (docs/parallel-cpu.md, "The random order"): dense rows of 32 and 100 entries (128
-/// and 400 bytes) 0.82-0.84x and 0.87-1.01x; of 250 and 500 entries (1,000 and 2,000 bytes) 1.8x and 1.03-1.13x;
-/// sparse rows of 50 entries (400 bytes) 0.81-0.90x, of 600 (4,800 bytes) 1.08x.
+/// against copied, medians of 5 (docs/parallel-cpu.md, "One random permutation"): dense rows of 32 and 100 entries
+/// (128 and 400 bytes) 0.82-0.84x and 0.87-1.01x; of 250 and 500 entries (1,000 and 2,000 bytes) 1.8x and
+/// 1.03-1.13x; sparse rows of 50 entries on average (400 bytes) 0.81-1.03x, of 600 (4,800 bytes) 1.08x.
 constexpr double kListedRowBytes = 768;
 
 /// Whether the parallel solver lists the coordinates in their random order (ReplicaEpochs' `order`) rather than
@@ -136,10 +147,11 @@ bool listed_order(const Form& f, const SolverOptions& o) {
 }
 
 /// SySCD's (and PASSCoDe's) epochs over `form`, whose coordinates are in a seeded random order: either physically
-/// (`order` empty: solve_parallel_cpu and SyscdLocalSolver copy the rows into it where NUMA nodes pin their memory)
-/// or listed (`order[q]`: the coordinate at position q; one NUMA node, no copy). Node blocks and buckets are
-/// contiguous positions of that order: random sets of the original coordinates. One object serves the single-process solver (run_parallel: certificates, shrinking and
-/// adaptive aggregation around it) and the local solver of a CoCoA+ rank (SyscdLocalSolver, cocoa.hpp).
+/// (`order` empty: solve_parallel_cpu and SyscdLocalSolver copy the rows into it for short rows and where NUMA
+/// nodes pin their memory, listed_order) or listed (`order[q]`: the coordinate at position q; long rows on one
+/// NUMA node, no copy). Node blocks and buckets are contiguous positions of that order: random sets of the original
+/// coordinates. One object serves the single-process solver (run_parallel: certificates, shrinking and adaptive
+/// aggregation around it) and the local solver of a CoCoA+ rank (SyscdLocalSolver, cocoa.hpp).
 ///   epoch(alpha, v): one pass of coordinate steps; SySCD: thread t on its replica v_t (a copy of v) with the step's
 ///     sigma' = step_sigma, v_t += step_sigma (a_new - alpha_i) a_i; PASSCoDe: on v itself.
 ///   merge(v): SySCD, dv = sum_t (v_t - v) / merge_div (two levels when K > 1); the caller adds it to v.
@@ -211,7 +223,8 @@ struct ReplicaEpochs {
       throw std::logic_error("ReplicaEpochs: a listed order with real NUMA nodes (their blocks are rows of memory)");
     if (!order.empty()) {
       pos_of.resize(order.size());
-      for (std::size_t q = 0; q < order.size(); ++q) pos_of[static_cast<std::size_t>(order[q])] = static_cast<index_t>(q);
+      for (std::size_t q = 0; q < order.size(); ++q)
+        pos_of[static_cast<std::size_t>(order[q])] = static_cast<index_t>(q);
       active.set_order(std::move(order));
     }
     c_lo = balanced_rows(A, K);
@@ -701,10 +714,7 @@ SolveResult solve_parallel_cpu(const Form& form, const SolverOptions& o) {
   // reordered once (PermutedForm) and the result is mapped back to the original order. Both visit the same
   // coordinates in the same sequence.
   const index_t m = form.n_coords();
-  std::vector<index_t> perm(static_cast<std::size_t>(m));
-  std::iota(perm.begin(), perm.end(), index_t{0});
-  SplitMix64 prng(o.seed ^ 0x2545F4914F6CDD1Dull);
-  shuffle(std::span<index_t>(perm), prng);
+  std::vector<index_t> perm = random_order(m, o.seed);
   SolveResult start;
   EpochDriver(o, start, Form::formulation).initial_alpha(form, start.alpha);
   if (listed_order(form, o))
@@ -729,7 +739,7 @@ SolveResult solve_parallel_cpu(const Form& form, const SolverOptions& o) {
 template <class Form>
 struct SyscdLocalSolver<Form>::Impl {
   std::vector<index_t> perm;  // the random order: position p holds coordinate perm[p]
-  bool listed;                // listed_order: the rows stay where they are, else pf holds them copied into perm's order
+  bool listed;                // listed_order: the rows stay where they are, else pf holds them in perm's order
   std::optional<PermutedForm<Form>> pf;
   std::vector<double> alpha;  // permuted (copied order) or in the original order (listed)
   int T;
@@ -741,13 +751,6 @@ struct SyscdLocalSolver<Form>::Impl {
         alpha(static_cast<std::size_t>(f.n_coords()), 0.0), T(o.n_threads), outer(outer_sigma),
         eng(listed ? f : pf->form, syscd_options(o), o.n_threads, alpha.data(), outer_sigma * o.n_threads, o.n_threads,
             listed ? perm : std::vector<index_t>{}) {}
-  static std::vector<index_t> random_order(index_t m, std::uint64_t seed) {
-    std::vector<index_t> p(static_cast<std::size_t>(m));
-    std::iota(p.begin(), p.end(), index_t{0});
-    SplitMix64 prng(seed ^ 0x2545F4914F6CDD1Dull);  // solve_parallel_cpu's order
-    shuffle(std::span<index_t>(p), prng);
-    return p;
-  }
   static SolverOptions syscd_options(SolverOptions o) {
     o.solver = SolverKind::syscd;
     return o;

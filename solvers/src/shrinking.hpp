@@ -36,10 +36,10 @@ class ActiveSet {
                                             ///< is followed by one over every coordinate (unshrinking)
 
   /// The order in which the coordinates are listed: position q holds coordinate order[q] (a permutation of the
-  /// coordinates; SySCD on one NUMA node lists them in its seeded random order instead of copying the rows into
-  /// it). Empty (the default): index order. The positions below ([lo, hi)) are positions of this order.
+  /// coordinates; SySCD on long rows lists them in its seeded random order instead of copying the rows into it,
+  /// parallel_cpu.cpp listed_order). Empty (the default): index order. The positions below ([lo, hi)) are positions
+  /// of this order.
   void set_order(std::vector<index_t> order) { order_ = std::move(order); }
-  const std::vector<index_t>& order() const { return order_; }
   /// All of positions [lo, hi) active.
   void reset(index_t lo, index_t hi) {
     active_.resize(static_cast<std::size_t>(hi - lo));

@@ -468,8 +468,8 @@ TEST(ParallelMerge, DualRisesEveryEpochAndReachesTheSequentialOptimum) {
 // and 2 virtual NUMA nodes gives the same model both ways: without shrinking and the aggregation search (whose
 // choices depend on the certificate's rounding, which differs with the order of its sums) the same point after 40
 // epochs, its certificate and weights equal to rounding; with the defaults (and with PASSCoDe atomic) the same
-// optimum within the tolerance. On short sparse rows (a9a) and long dense rows (1,200 bytes: 300 columns), for the four dual models
-// and ridge and Lasso in the primal; which way runs by default is decided by the rows' length (listed_order in
+// optimum within the tolerance. On short sparse rows (a9a) and long dense rows (1,200 bytes: 300 columns), for the
+// four dual models and ridge and Lasso in the primal; which way runs by default is decided by the rows' length (listed_order in
 // parallel_cpu.cpp), both are forced here.
 TEST(ParallelOrder, ListedAndCopiedOrdersGiveTheSameModel) {
   const Dataset dense = test::generated_dense(small_mode() ? 600 : 2000, 300, 11, 0.0);  // 1,200-byte rows

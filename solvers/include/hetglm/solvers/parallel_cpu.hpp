@@ -5,9 +5,10 @@
 // SySCD -- Ioannou, Mendler-Duenner, Parnell, "SySCD: A System-Aware Parallel Coordinate Descent Algorithm",
 // NeurIPS 2019 (arXiv 1911.07722; docs/algorithms.md, "SySCD: the parallel CPU solver"). Each epoch:
 //   coordinates, in one seeded random order, are grouped into buckets of consecutive ones; buckets are statically
-//   split across K NUMA nodes; inside each node a fresh random permutation of the node's buckets is cut into one list per thread
-//   (dynamic re-partitioning); thread t runs coordinate steps on its own replica v_t of the shared vector with the
-//   CoCoA+ scaling sigma' = T (the number of replicas; gamma = 1, "adding": Ma et al., ICML 2015, eq. (10)):
+//   split across K NUMA nodes; inside each node a fresh random permutation of the node's buckets is cut into one
+//   list per thread (dynamic re-partitioning); thread t runs coordinate steps on its own replica v_t of the shared
+//   vector with the CoCoA+ scaling sigma' = T (the number of replicas; gamma = 1, "adding": Ma et al., ICML 2015,
+//   eq. (10)):
 //     a_new = Form::coordinate_step(i, alpha_i, v_t, sigma'),  v_t += sigma' (a_new - alpha_i) a_i,
 //   then the replicas are reduced in two levels (threads -> node replica -> v), in parallel over ranges of v:
 //     v += sum_t (v_t - v) / sigma'.
