@@ -112,7 +112,7 @@ std::string metric_text(const json& m) {
 void warn_extra_features(const LinearModel& model, const Dataset& data, const std::string& file, bool zero_based) {
   if (data.X.n_cols > model.nr_feature)
     hetglm::eprint("warning: '{}' has features up to index {} but the model has nr_feature {}: the extra features are ignored\n",
-               file, data.X.n_cols - (zero_based ? 1 : 0), model.nr_feature);
+                   file, data.X.n_cols - (zero_based ? 1 : 0), model.nr_feature);
 }
 
 /// Refuse an output path that names the same file as an input or another output (it would be overwritten).
@@ -420,7 +420,7 @@ void apply_class_weights(TrainArgs& a, const Dataset& data) {
   for (const hetglm::cli::ClassWeight& w : a.class_weights) {
     if (!std::binary_search(labels.begin(), labels.end(), w.label)) {
       hetglm::eprint("warning: {}: class label {} is not in '{}'; its weight is not used\n", w.flag, w.label,
-                 a.train_file);
+                     a.train_file);
       continue;
     }
     for (std::size_t i = 0; i < c.size(); ++i)
@@ -547,7 +547,7 @@ int run_cross_validation(TrainArgs& a, const Dataset& data, double load_seconds,
                                   {"folds", std::move(fj)}};
     if (unconverged > 0)
       hetglm::eprint("warning: {} of {} folds stopped before the tolerance (--max-epochs {}, or no measurable progress)\n", unconverged,
-                 r.n_folds, a.opt.solver.max_epochs);
+                     r.n_folds, a.opt.solver.max_epochs);
     if (classifier) {
       fmt::print("Cross Validation Accuracy = {:g}%\n", 100.0 * r.score.accuracy);
     } else {
@@ -591,8 +591,8 @@ int run_cross_validation(TrainArgs& a, const Dataset& data, double load_seconds,
                           {"best_C", r.best_C}, {"best_score", score_json(r.best)}, {"path", std::move(pj)}};
     if (unconverged > 0)
       hetglm::eprint("warning: at {} of {} values of C some fold stopped before the tolerance (--max-epochs {}, or no "
-                 "measurable progress)\n",
-                 unconverged, r.path.size(), a.opt.solver.max_epochs);
+                     "measurable progress)\n",
+                     unconverged, r.path.size(), a.opt.solver.max_epochs);
     if (!a.quiet && r.stop_reason == "maximum C reached") fmt::print("WARNING: maximum C reached.\n");
     if (classifier)
       fmt::print("Best C = {:g}  CV accuracy = {:g}%\n", r.best_C, 100.0 * r.best.accuracy);
@@ -605,7 +605,7 @@ int run_cross_validation(TrainArgs& a, const Dataset& data, double load_seconds,
   flush_info(stdout);
   if (g_stdout_closed)
     hetglm::eprint("warning: standard output was closed by its reader (Broken pipe); the lines after that were "
-                       "not printed\n");
+                   "not printed\n");
   if (!a.report_file.empty()) {
     try {
       hetglm::write_file_atomic(a.report_file, report.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
@@ -716,9 +716,9 @@ int run_train(TrainArgs& a) {
     const auto it = std::find_if(data.y.begin(), data.y.end(), [](double v) { return v != std::nearbyint(v); });
     if (it != data.y.end()) {
       hetglm::eprint(
-                 "warning: '{}': label {:g} of sample {} is not an integer: training a classifier of {} classes, one "
-                 "per distinct label (for a regression give --model ridge, lasso or elastic-net, or -s 11)\n",
-                 a.train_file, *it, (it - data.y.begin()) + 1, classes.size());
+          "warning: '{}': label {:g} of sample {} is not an integer: training a classifier of {} classes, one "
+          "per distinct label (for a regression give --model ridge, lasso or elastic-net, or -s 11)\n",
+          a.train_file, *it, (it - data.y.begin()) + 1, classes.size());
     }
   }
   a.opt.solver.should_stop = [] { return g_interrupted.load(); };
@@ -765,10 +765,11 @@ int run_train(TrainArgs& a) {
     const std::size_t want = res.spec.classifier && res.model.nr_class > 2 ? std::size_t(res.model.nr_class) : 1;
     if (!a.save_on_interrupt || res.columns.size() < want) {
       hetglm::eprint("interrupted: stopped after the current epoch with relative gap {:.3e}; no model written{}\n",
-                 rel,
-                 a.save_on_interrupt ? fmt::format(" (--save-on-interrupt: only {} of {} one-vs-rest classes trained)",
-                                                   res.columns.size(), want)
-                                     : std::string());
+                     rel,
+                     a.save_on_interrupt
+                         ? fmt::format(" (--save-on-interrupt: only {} of {} one-vs-rest classes trained)",
+                                       res.columns.size(), want)
+                         : std::string());
       return kExitInterrupted;
     }
   }
@@ -908,8 +909,8 @@ int run_train(TrainArgs& a) {
     }
   } catch (const hetglm::Error& e) {
     hetglm::eprint("error: {}{}\n", e.what(),
-               a.report_file.empty() ? std::string()
-                                     : fmt::format("; the report '{}' is not replaced either", a.report_file));
+                   a.report_file.empty() ? std::string()
+                                         : fmt::format("; the report '{}' is not replaced either", a.report_file));
     return kExitTraining;  // staged_report's temporary file is removed
   }
   if (staged_report) {
@@ -917,16 +918,16 @@ int run_train(TrainArgs& a) {
       staged_report->commit();
     } catch (const hetglm::Error& e) {
       hetglm::eprint("error: {} (the model {} is written)\n", e.what(),
-                 a.model_file == "-" ? std::string("to standard output") : "'" + a.model_file + "'");
+                     a.model_file == "-" ? std::string("to standard output") : "'" + a.model_file + "'");
       return kExitTraining;
     }
   }
   for (const std::string& w : warnings) hetglm::eprint("{}", w);
   if (res.interrupted) {  // --save-on-interrupt: written, but still exit code 130
     hetglm::eprint(
-               "interrupted: stopped after the current epoch with relative gap {:.3e}; model '{}' written with this "
-               "certificate (--save-on-interrupt)\n",
-               report["rel_gap"].get<double>(), a.model_file);
+        "interrupted: stopped after the current epoch with relative gap {:.3e}; model '{}' written with this "
+        "certificate (--save-on-interrupt)\n",
+        report["rel_gap"].get<double>(), a.model_file);
     return kExitInterrupted;
   }
   if (!a.quiet) {
@@ -945,8 +946,8 @@ int run_train(TrainArgs& a) {
   flush_info(info);
   if (g_stdout_closed)
     hetglm::eprint("warning: standard output was closed by its reader (Broken pipe); the lines after that were "
-                       "not printed; the model '{}' is written\n",
-               a.model_file);
+                   "not printed; the model '{}' is written\n",
+                   a.model_file);
   if (test) warn_extra_features(res.model, *test, a.test_file, a.zero_based);
   return 0;
 }
@@ -1229,7 +1230,7 @@ int hetglm_cli_main(int argc, char** argv) {
       }
       const std::string hint = hetglm::cli::unknown_option_hint(token, sub == train, known);
       hetglm::eprint("error: The following argument was not expected: {}\n{}Run 'hetglm {} --help' for usage.\n",
-                 token, hint.empty() ? "" : hint + "\n", sub == train ? "train" : "predict");
+                     token, hint.empty() ? "" : hint + "\n", sub == train ? "train" : "predict");
       return kExitUsage;
     }
     ta.model_given = train->count("--model") > 0;

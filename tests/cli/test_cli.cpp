@@ -1159,8 +1159,8 @@ TEST_F(Cli, AClosedStandardOutputIsReportedAndTrainingGoesOn) {
   EXPECT_EQ(r.err, "error: cannot write the predictions to standard output: Broken pipe\n");
 }
 
-// A standard error that cannot be written (`hetglm train ... 2>&1 | head -1` once head has gone, `2>&-`, `2>/dev/full`):
-// fmt::print threw std::system_error on the first warning or progress line and the command line ended in
+// A standard error that cannot be written (`hetglm train ... 2>&1 | head -1` once head has gone, `2>&-`,
+// `2>/dev/full`): fmt::print threw std::system_error on the first warning or progress line and the command line ended in
 // std::terminate (exit 134), before writing the model when the warning came first. Now a failed diagnostic write is
 // ignored (hetglm::eprint, io.hpp): the run goes on and its exit status is what it would have been.
 TEST_F(Cli, AnUnwritableStandardErrorChangesNothing) {

@@ -137,8 +137,9 @@ def load_svmlight_file(f, *, n_features=None, dtype=np.float64, multilabel=False
     """Load an svmlight / libsvm file into a CSR matrix, as :func:`sklearn.datasets.load_svmlight_file`.
 
     Parameters mirror scikit-learn's. ``f``: path (gzip and bzip2 decompressed: by the ``.gz``/``.bz2`` suffix,
-    or by the magic bytes of a regular file without it), file descriptor number or binary file object. Returns ``(X, y)`` or ``(X, y, query_id)``: ``X`` CSR of shape
-    (n_samples, n_features) in ``dtype`` (float64 by default), ``y`` float64 (n_samples,), ``query_id`` int64.
+    or by the magic bytes of a regular file without it), file descriptor number or binary file object. Returns
+    ``(X, y)`` or ``(X, y, query_id)``: ``X`` CSR of shape (n_samples, n_features) in ``dtype`` (float64 by
+    default), ``y`` float64 (n_samples,), ``query_id`` int64.
     The values are read in double precision (the training engine itself stores float32; see docs/python.md).
     """
     return tuple(load_svmlight_files([f], n_features=n_features, dtype=dtype, multilabel=multilabel,

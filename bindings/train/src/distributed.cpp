@@ -761,10 +761,9 @@ int run(const Comm& c, const DistributedArgs& a) {
                  lambda, P, Dv, G, P != 0 ? G / std::fabs(P) : G, work, train_s);
       std::fflush(stdout);
     } else if (!converged) {  // -q keeps warnings, as in one process
-      eprint(
-                 "warning: not converged (round limit --max-epochs {}): relative gap {:.3e} > tol {:.1e}; the model "
-                 "and its certificate are written\n",
-                 o.solver.max_epochs, P != 0 ? G / std::fabs(P) : G, o.solver.tol);
+      eprint("warning: not converged (round limit --max-epochs {}): relative gap {:.3e} > tol {:.1e}; the model "
+             "and its certificate are written\n",
+             o.solver.max_epochs, P != 0 ? G / std::fabs(P) : G, o.solver.tol);
     }
     try {
       // The report replaces the previous one only once the model is written (StagedFile, io.hpp; issue 18).
