@@ -20,7 +20,7 @@ import scipy.sparse as sp
 from joblib import Parallel, delayed
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import check_cv
-from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_array, check_is_fitted, column_or_1d, validate_data
 
 from . import _hetglm
 from ._estimators import (ElasticNet, Lasso, LogisticRegression, Ridge, _BaseRegressor, _HetGLMBase, _centre,
@@ -435,24 +435,78 @@ class LogisticRegressionCV(LogisticRegression):
         return self
 
 
-def _fold_ridge(X, y, train, test, alphas, params, loo):
-    """One fold of RidgeCV: Ridge at every alpha (ascending, each fit warm-started from the previous one) on the
-    training part; per alpha the test part's squared error sum (loo) or R^2 score."""
+def _fold_ridge(X, y, train, test, alphas, params, sw):
+    """One fold of RidgeCV with cv given: Ridge at every alpha (ascending, each fit warm-started from the previous
+    one) on the training part, with its sample weights; per alpha the test part's R^2, weighted by its sample
+    weights (as GridSearchCV scores it in scikit-learn 1.9)."""
     est = Ridge(warm_start=True, **params)
     out = []
     for a in alphas:
-        est.set_params(alpha=float(a)).fit(X[train], y[train])
-        out.append(np.sum((est.predict(X[test]) - y[test]) ** 2) if loo else est.score(X[test], y[test]))
+        est.set_params(alpha=float(a)).fit(X[train], y[train], sample_weight=None if sw is None else sw[train])
+        out.append(est.score(X[test], y[test], sample_weight=None if sw is None else sw[test]))
     return np.array(out)
+
+
+def _ridge_loo_errors(X, y, sw, alphas, fit_intercept):
+    """Leave-one-out errors of ridge regression, min_w,b sum_i sw_i (y_i - x_i.w - b)^2 + alpha ||w||^2, for every
+    alpha in one decomposition (the closed form of scikit-learn's _RidgeGCV; Golub, Heath, Wahba, Technometrics 21,
+    1979). Returns (n_alphas, n) the LOO residuals scaled by sqrt(sw_i): r_i / (1 - H_ii), with H the hat matrix of
+    the weighted problem. With an (unpenalized) intercept, sqrt(sw) is orthogonal to the weighted-centred columns
+    Xc = sqrt(sw) (X - 1 xbar_w^T), so H = s s^T / sum(sw) + Xc (Xc^T Xc + alpha I)^-1 Xc^T with s = sqrt(sw).
+    Xc^T Xc + alpha I is diagonalized once: the SVD of Xc (dense), the eigenvectors of Xc^T Xc (p x p, sparse with
+    n > p) or of Xc Xc^T (n x n, sparse with n <= p); sparse X is never densified beyond those products.
+    Shapes: X (n, p) array or CSR, y and sw (n,)."""
+    n, p = X.shape
+    s = np.sqrt(sw)
+    ys = s * y
+    if fit_intercept:
+        xbar = np.asarray(X.T @ sw).ravel() / sw.sum()
+        ybar = float(sw @ y) / sw.sum()
+        yc = s * (y - ybar)
+        h0 = sw / sw.sum()  # the intercept's share of the diagonal of H
+    else:
+        xbar = np.zeros(p)
+        yc = ys
+        h0 = np.zeros(n)
+    # M (n, r) and lam (r,) such that Xc (Xc^T Xc + alpha I)^-1 Xc^T = M diag(f(lam, alpha)) M^T.
+    if not sp.issparse(X):
+        U, sv, _ = np.linalg.svd(s[:, None] * (X - xbar), full_matrices=False)
+        M, lam, gram = U, sv * sv, True  # f = lam / (lam + alpha)
+    elif n > p:
+        Xs = sp.diags(s) @ X
+        C = (Xs.T @ Xs).toarray() - sw.sum() * np.outer(xbar, xbar)
+        lam, V = np.linalg.eigh(C)
+        M, gram = Xs @ V - np.outer(s, xbar @ V), False  # M = Xc V; f = 1 / (lam + alpha)
+    else:
+        Xs = sp.diags(s) @ X
+        u = Xs @ xbar  # Xc = Xs - s xbar^T
+        K = (Xs @ Xs.T).toarray() - np.outer(u, s) - np.outer(s, u) + float(xbar @ xbar) * np.outer(s, s)
+        lam, M = np.linalg.eigh(K)
+        gram = True
+    lam = np.maximum(lam, 0.0)  # eigenvalues of a Gram matrix: rounding below 0 only
+    Mt_y = M.T @ yc
+    M2 = M * M
+    out = np.empty((len(alphas), n))
+    for k, a in enumerate(alphas):
+        f = lam / (lam + a) if gram else 1.0 / (lam + a)
+        fitted = M @ (f * Mt_y)  # the centred part of H ys
+        resid = yc - fitted
+        out[k] = resid / (1.0 - h0 - M2 @ f)
+    return out
 
 
 class RidgeCV(_BaseRegressor):
     """Ridge with alpha chosen by cross-validation (scikit-learn's ``RidgeCV``). ``cv=None`` (the default):
-    leave-one-out, the criterion of scikit-learn's efficient LOO (best_score_ = minus the mean squared LOO error),
-    computed here by n engine fits per alpha (each leave-one-out problem refitted and certified, warm-started along
-    the alphas), so it costs n times a fit: meant for small n. ``cv`` an int or a splitter: the mean R^2 over the
-    folds (scikit-learn's GridSearchCV default). ``n_jobs``: folds side by side in threads. Then a refit at alpha_
-    on all the data. Attributes: alpha_, best_score_, coef_, intercept_ and those of :class:`hetglm.Ridge`."""
+    efficient leave-one-out, scikit-learn's criterion (best_score_ = minus the mean squared LOO error, weighted by
+    sample_weight as scikit-learn's), computed in closed form for all alphas from one decomposition
+    (``_ridge_loo_errors``: no engine fit per left-out sample). ``cv`` an int or a splitter: the mean R^2 over the
+    folds (scikit-learn's GridSearchCV default; with sample_weight each fold's fit and R^2 weighted, as
+    scikit-learn's), each fold an engine fit warm-started along the alphas; ``n_jobs``: folds side by side in
+    threads. Then a certified engine refit at alpha_ on all the data. Attributes: alpha_, best_score_, coef_,
+    intercept_ and those of :class:`hetglm.Ridge`.
+
+    Errors: ValueError for alphas that are not positive, fewer than 2 samples with cv=None, and the input errors of
+    :class:`hetglm.Ridge`."""
 
     def __init__(self, alphas=(0.1, 1.0, 10.0), *, fit_intercept=True, cv=None, tol=1e-8, max_iter=1000,
                  n_jobs=None, random_state=None, verbose=0, device="cpu"):
@@ -466,30 +520,38 @@ class RidgeCV(_BaseRegressor):
         self.verbose = verbose
         self.device = device
 
-    def fit(self, X, y):
-        """Choose alpha_ by cross-validation, refit on all the data (no sample weights yet). Returns self."""
+    def fit(self, X, y, sample_weight=None):
+        """Choose alpha_ by cross-validation, refit on all the data. X (n_samples, n_features) array or sparse
+        matrix, y (n_samples,), sample_weight (n_samples,) non-negative or None. Returns self."""
         self._check_common()
         X, y = validate_data(self, X, y, accept_sparse=["csr", "csc"], dtype=[np.float64, np.float32],
                              order="C", y_numeric=True, accept_large_sparse=True)
         y = column_or_1d(y).astype(np.float64)
         X = X.tocsr() if sp.issparse(X) else X
+        sw = None
+        if sample_weight is not None:
+            sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+            if not np.all(np.isfinite(sw)):
+                raise ValueError("sample_weight must be finite")
         alphas = np.sort(np.asarray(self.alphas, dtype=np.float64).ravel())
         if alphas.size == 0 or not np.all(alphas > 0):
             raise ValueError("alphas must be positive numbers")
-        loo = self.cv is None
-        if loo and X.shape[0] < 2:
-            raise ValueError(f"RidgeCV: leave-one-out needs at least 2 samples, got n_samples = {X.shape[0]}")
-        folds = ([(np.delete(np.arange(X.shape[0]), i), np.array([i])) for i in range(X.shape[0])] if loo
-                 else list(check_cv(self.cv).split(X, y)))
         params = dict(fit_intercept=self.fit_intercept, tol=self.tol, max_iter=self.max_iter,
                       random_state=self.random_state)
-        per_fold = np.array(Parallel(n_jobs=self.n_jobs, prefer="threads")(
-            delayed(_fold_ridge)(X, y, tr, te, alphas, params, loo) for tr, te in folds))
-        score = -per_fold.sum(axis=0) / X.shape[0] if loo else per_fold.mean(axis=0)
+        if self.cv is None:
+            if X.shape[0] < 2:
+                raise ValueError(f"RidgeCV: leave-one-out needs at least 2 samples, got n_samples = {X.shape[0]}")
+            looe = _ridge_loo_errors(X.astype(np.float64), y, np.ones(X.shape[0]) if sw is None else sw, alphas,
+                                     self.fit_intercept)
+            score = -np.mean(looe ** 2, axis=1)
+        else:
+            folds = list(check_cv(self.cv).split(X, y))
+            score = np.array(Parallel(n_jobs=self.n_jobs, prefer="threads")(
+                delayed(_fold_ridge)(X, y, tr, te, alphas, params, sw) for tr, te in folds)).mean(axis=0)
         best = int(np.argmax(score))
         self.alpha_ = float(alphas[best])
         self.best_score_ = float(score[best])
-        est = Ridge(alpha=self.alpha_, **params).fit(X, y)
+        est = Ridge(alpha=self.alpha_, **params).fit(X, y, sample_weight=sw)
         for name in ("coef_", "intercept_", "n_iter_", "duality_gap_", "primal_objective_", "training_history_",
                      "lambda_", "formulation_reason_", "solver_", "engine_models_", "engine_model_"):
             setattr(self, name, getattr(est, name))

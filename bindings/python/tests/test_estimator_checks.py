@@ -5,16 +5,16 @@ check_sample_weight_equivalence compares a fit with sample weights to a fit on r
 predictions. Both fits are certified only to the relative duality gap `tol`, and a gap bounds the distance to the
 optimum as ||w - w*||^2 <= 2 gap / lambda (strong convexity of the L2 term); on the check's 15 x 30 data that bound
 would need a gap near double rounding, so what the check sees is how far beyond its certificate each solver lands.
-The instances here ask for tol=1e-13 for the Newton-trained classifiers (on small float64 data their Newton steps
-are exact, docs/formulation.md, so the last step lands far inside the tolerance), 1e-12 / 1e-13 for the SVCs,
-1e-15 (the smallest tol the engine accepts) for Ridge, whose check data give a small lambda, 1e-12 for Lasso and
+The instances here ask for tol=1e-13 for the Newton-trained classifiers (on small float64 data their Newton steps are
+exact, docs/formulation.md, so the last step lands far inside the tolerance), 1e-12 / 1e-13 for the SVCs, 1e-15 (the
+smallest tol the engine accepts) for Ridge and RidgeCV, whose check data give a small lambda, 1e-12 for Lasso and
 1e-14 for ElasticNet (their working-set solver stops as soon as the certificate allows; since it trains on the
-float64 values at such tolerances, ElasticNet's two fits at 1e-12 differ by 2.0e-7 relative, and pass from 1e-13
-on). These pass deterministically (fixed
-data and seeds) but not by a guarantee: LinearSVC at tol=1e-12 differs by 9.1e-8 relative of the 1e-7 allowed. At the
-default tol=1e-4 the estimators are certified to 1e-4 and that check fails by design, not by a defect.
-LogisticRegression(penalty=None) is not among them: the checks' small data sets are separable, where the
-unpenalized problem has no minimiser (test_sklearn_parity.py checks it against scikit-learn on data that are not)."""
+float64 values at such tolerances, ElasticNet's two fits at 1e-12 differ by 2.0e-7 relative, and pass from 1e-13 on).
+These pass deterministically (fixed data and seeds) but not by a guarantee: LinearSVC at tol=1e-12 differs by 9.1e-8
+relative of the 1e-7 allowed. At the default tol=1e-4 the estimators are certified to 1e-4 and that check fails by
+design, not by a defect. LogisticRegression(penalty=None) is not among them: the checks' small data sets are
+separable, where the unpenalized problem has no minimiser (test_sklearn_parity.py checks it against scikit-learn on
+data that are not)."""
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -33,7 +33,7 @@ ESTIMATORS = [
     hetglm.Ridge(tol=1e-15, max_iter=100000),
     hetglm.Lasso(alpha=0.1, tol=1e-12),
     hetglm.ElasticNet(alpha=0.1, tol=1e-14),
-    hetglm.RidgeCV(),
+    hetglm.RidgeCV(tol=1e-15, max_iter=100000),                 # its refit at alpha_ is Ridge's fit
     hetglm.LassoCV(alphas=10),
     hetglm.ElasticNetCV(alphas=10, l1_ratio=[0.5, 0.9]),
     # check_class_weight_classifiers weighs class 0 by 1000 and the others by 1e-4 on noisy blobs; at C = 1e-4 (the

@@ -229,7 +229,7 @@ def test_ridge_cv_chooses_sklearns_alpha(housing_dense):
     ours = hetglm.RidgeCV(alphas=alphas, n_jobs=2).fit(X, y)  # cv=None: leave-one-out, as scikit-learn's GCV
     theirs = sklm.RidgeCV(alphas=alphas).fit(X, y)
     assert ours.alpha_ == theirs.alpha_
-    assert ours.best_score_ == pytest.approx(theirs.best_score_, rel=1e-5)
+    assert ours.best_score_ == pytest.approx(theirs.best_score_, rel=1e-10)  # both closed forms
     np.testing.assert_array_equal(ours.coef_, hetglm.Ridge(alpha=ours.alpha_, tol=1e-8).fit(X, y).coef_)  # refit
     assert np.abs(ours.coef_ - theirs.coef_).max() <= 1e-4 * np.abs(theirs.coef_).max()  # default tol 1e-8
     # The mean R^2 of 5 folds, as GridSearchCV. At tol 1e-8 (P - P* <= 1e-8 P) the held-out R^2 of a fold may still
@@ -242,6 +242,62 @@ def test_ridge_cv_chooses_sklearns_alpha(housing_dense):
     assert ours.best_score_ == pytest.approx(theirs.best_score_, rel=1e-5)
     with pytest.raises(ValueError, match=r"^RidgeCV: leave-one-out needs at least 2 samples, got n_samples = 1$"):
         hetglm.RidgeCV().fit(X[:1], y[:1])
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("shape", [(120, 8), (30, 60)])
+def test_ridge_cv_leave_one_out_is_sklearns_with_weights_sparse_and_wide_data(sparse, fit_intercept, shape):
+    """cv=None: the closed-form leave-one-out (hetglm._path._ridge_loo_errors) against scikit-learn's _RidgeGCV for
+    every alpha of the grid: dense (the SVD) and sparse (X^T X for n > p, X X^T for n <= p), with and without the
+    intercept and sample weights; and one LOO error against a direct refit without the sample (numpy lstsq)."""
+    rng = np.random.default_rng(3)
+    n, p = shape
+    X = rng.normal(size=(n, p)) * rng.uniform(0.1, 3, p)
+    X[rng.random((n, p)) < 0.6] = 0.0
+    y = X @ rng.normal(size=p) + 3.0 + rng.normal(size=n)
+    sw = rng.uniform(0.2, 3.0, n)
+    Xin = sp.csr_matrix(X) if sparse else X
+    alphas = np.logspace(-3, 3, 7)
+    for weights in (None, sw):
+        ours = hetglm.RidgeCV(alphas=alphas, fit_intercept=fit_intercept).fit(Xin, y, sample_weight=weights)
+        theirs = sklm.RidgeCV(alphas=alphas, fit_intercept=fit_intercept, store_cv_results=True).fit(
+            Xin, y, sample_weight=weights)
+        assert ours.alpha_ == theirs.alpha_
+        assert ours.best_score_ == pytest.approx(theirs.best_score_, rel=1e-9)
+        looe = hetglm._path._ridge_loo_errors(Xin, y, np.ones(n) if weights is None else weights, alphas,
+                                             fit_intercept)
+        # (1e-6: at alpha = 1e-3 on 30 x 60 the leverages H_ii come within 1e-4 of 1, and 1 / (1 - H_ii) carries the
+        # two decompositions' rounding; the two differed by up to 1.2e-8 relative there)
+        np.testing.assert_allclose(looe.T ** 2, theirs.cv_results_, rtol=1e-6, atol=1e-12)
+    # Sample 0 left out, refit by least squares on the rest (the intercept unpenalized), at alpha = 1: the LOO error.
+    a = 1.0
+    Z = np.hstack([X, np.ones((n, 1))]) if fit_intercept else X
+    s = np.sqrt(sw[1:])
+    D = a * np.eye(Z.shape[1])
+    if fit_intercept:
+        D[-1, -1] = 0.0
+    coef = np.linalg.solve((Z[1:] * s[:, None]).T @ (Z[1:] * s[:, None]) + D, (Z[1:] * s[:, None]).T @ (s * y[1:]))
+    direct = np.sqrt(sw[0]) * (y[0] - Z[0] @ coef)
+    looe = hetglm._path._ridge_loo_errors(Xin, y, sw, np.array([a]), fit_intercept)
+    assert looe[0, 0] == pytest.approx(direct, rel=1e-9)
+
+
+def test_ridge_cv_with_folds_passes_the_sample_weights_to_each_fit():
+    """cv given: each fold's Ridge gets its training part's sample weights and is scored by the R^2 weighted by its
+    test part's (as scikit-learn 1.9's GridSearchCV, which RidgeCV runs); the refit at alpha_ uses the weights."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(200, 6))
+    y = X @ rng.normal(size=6) + rng.normal(size=200)
+    sw = rng.uniform(0.1, 5.0, 200)
+    alphas = np.logspace(-2, 3, 6)
+    ours = hetglm.RidgeCV(alphas=alphas, cv=4, tol=1e-12).fit(X, y, sample_weight=sw)
+    theirs = sklm.RidgeCV(alphas=alphas, cv=4).fit(X, y, sample_weight=sw)
+    assert ours.alpha_ == theirs.alpha_
+    assert ours.best_score_ == pytest.approx(theirs.best_score_, rel=1e-8)
+    np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=1e-5)
+    with pytest.raises(ValueError, match="sample_weight"):
+        hetglm.RidgeCV().fit(X, y, sample_weight=-sw)
 
 
 @pytest.mark.parametrize("l1_ratio", [1.0, 0.5])
