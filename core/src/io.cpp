@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -97,12 +98,27 @@ bool write_all(int fd, std::string_view contents) {
   return true;
 }
 
-/// A temporary file "<path>.tmp.XXXXXX" next to path, permissions 0644: its name and descriptor.
-std::pair<std::string, int> make_temporary(const std::string& path, const std::string& given) {
+/// The permissions of a new file: 0666 less the process's umask, as open(2) gives them. The umask is read from
+/// /proc/self/status (Linux 4.7 and later) instead of umask(2), which can only be read by changing it, under the
+/// feet of other threads; 0644 (umask 022) where it cannot be read.
+mode_t new_file_mode() {
+  if (std::FILE* f = std::fopen("/proc/self/status", "re")) {
+    char line[256];
+    unsigned mask = 0;
+    bool found = false;
+    while (!found && std::fgets(line, sizeof line, f)) found = std::sscanf(line, "Umask: %o", &mask) == 1;
+    std::fclose(f);
+    if (found) return static_cast<mode_t>(0666 & ~mask);
+  }
+  return 0644;
+}
+
+/// A temporary file "<path>.tmp.XXXXXX" next to path with permissions `mode`: its name and descriptor.
+std::pair<std::string, int> make_temporary(const std::string& path, const std::string& given, mode_t mode) {
   std::string tmpl = path + ".tmp.XXXXXX";
   const int fd = ::mkostemp(tmpl.data(), O_CLOEXEC);
   if (fd < 0) cannot_write(given, errno);
-  if (::fchmod(fd, 0644) != 0) {
+  if (::fchmod(fd, mode) != 0) {
     const int err = errno;
     ::close(fd);
     ::unlink(tmpl.c_str());
@@ -119,7 +135,8 @@ StagedFile StagedFile::stage(const std::string& path_given, std::string_view con
   f.given_ = path_given;
   f.path_ = resolve_link(path_given);
   struct stat st {};
-  if (::stat(f.path_.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+  const bool exists = ::stat(f.path_.c_str(), &st) == 0;
+  if (exists && !S_ISREG(st.st_mode)) {
     // A character device (/dev/null, a terminal) or a pipe cannot be replaced atomically: it is opened now (a pipe
     // without a reader fails at once instead of blocking) and written by commit(). Anything else (directory,
     // socket, block device) is refused.
@@ -131,7 +148,10 @@ StagedFile StagedFile::stage(const std::string& path_given, std::string_view con
     f.contents_ = std::string(contents);
     return f;
   }
-  const std::pair<std::string, int> made = make_temporary(f.path_, path_given);
+  // The replacement keeps the permissions of the file it replaces (a model kept private stays private); a new file
+  // gets those open(2) would give it.
+  const std::pair<std::string, int> made =
+      make_temporary(f.path_, path_given, exists ? (st.st_mode & 07777) : new_file_mode());
   const int fd = made.second;
   f.tmp_ = made.first;
   auto fail = [&](int err, bool close_fd) {
@@ -219,7 +239,7 @@ void check_writable(const std::string& path_given) {
     ::close(fd);
     return;
   }
-  const std::pair<std::string, int> made = make_temporary(path, path_given);
+  const std::pair<std::string, int> made = make_temporary(path, path_given, 0600);
   ::close(made.second);
   ::unlink(made.first.c_str());
 }

@@ -709,8 +709,32 @@ TEST_F(ModelFiles, SaveThenLoad) {
   }
   struct stat st {};
   ASSERT_EQ(::stat(path.c_str(), &st), 0);
-  EXPECT_EQ(st.st_mode & 0777, 0644u);
+  const mode_t mask = ::umask(022);  // the umask, read by setting it (this test runs alone in its process)
+  ::umask(mask);
+  EXPECT_EQ(st.st_mode & 0777, 0666u & ~mask);
   EXPECT_EQ(entries(), std::vector<std::string>{"m.model"});
+}
+
+// The replacement keeps the permissions of the file it replaces (a model made private stays private, one made
+// group-writable stays so); a new file gets 0666 less the umask, as open(2) would give it.
+TEST_F(ModelFiles, SaveKeepsThePermissionsOfTheFileItReplaces) {
+  const std::string path = (dir_ / "m.model").string();
+  for (const mode_t mode : {0600u, 0664u, 0640u}) {
+    save_model(path, binary_model());
+    ASSERT_EQ(::chmod(path.c_str(), mode), 0);
+    save_model(path, ridge_model());
+    struct stat st {};
+    ASSERT_EQ(::stat(path.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 07777, mode);
+    expect_same_model(load_model(path), ridge_model());
+  }
+  const std::string fresh = (dir_ / "new.model").string();
+  const mode_t old = ::umask(077);
+  save_model(fresh, binary_model());
+  ::umask(old);
+  struct stat st {};
+  ASSERT_EQ(::stat(fresh.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
 }
 
 TEST_F(ModelFiles, SaveReplacesExistingFileAndLeavesNoTemporary) {
