@@ -362,6 +362,9 @@ class Parser {
     if (regression && m_.nr_class != 2)
       fail(seen_[kNrClass], value_column_[kNrClass],
            fmt::format("nr_class: regression model '{}' needs nr_class 2, found '{}'", m_.model, m_.nr_class));
+    if (m_.model == "multinomial" && m_.nr_class < 3)  // (train refuses it: two classes are --model logistic)
+      fail(seen_[kNrClass], value_column_[kNrClass],
+           fmt::format("nr_class: model 'multinomial' needs more than two classes, found '{}'", m_.nr_class));
     if (!regression && seen_[kLabel] == 0)
       fail(w_line_, 0, fmt::format("missing required key 'label' (model '{}' is a classifier)", m_.model));
     if (regression && seen_[kLabel] != 0)

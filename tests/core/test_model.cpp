@@ -532,6 +532,13 @@ TEST(ModelParseErrors, RegressionNeedsTwoClasses) {
             "m:3:10: nr_class: regression model 'ridge' needs nr_class 2, found '3'");
 }
 
+// A multinomial model has more than two classes (train refuses two: --model logistic); with nr_class 2 it loaded,
+// predicted as a binary logistic model, and Python's predict_proba failed inside the softmax.
+TEST(ModelParseErrors, MultinomialNeedsMoreThanTwoClasses) {
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 7, "model multinomial"))),
+            "m:3:10: nr_class: model 'multinomial' needs more than two classes, found '2'");
+}
+
 TEST(ModelParseErrors, NrFeatureOutOfRange) {
   EXPECT_EQ(parse_error(join(replaced(binary_lines(), 5, "nr_feature 4000000000"))),
             "m:5:12: nr_feature: expected an integer in [0, 2147483646], found '4000000000'");

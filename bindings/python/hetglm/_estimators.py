@@ -316,9 +316,11 @@ class _HetGLMBase(BaseEstimator):
     def save_model(self, path):
         """Write the fitted model in the CLI's model file format (LIBLINEAR layout, docs/conventions.md, "Model file"), so
         ``hetglm predict MODEL DATA`` reads it. Regressors with an intercept store it as a bias row of value 1.
-        Raises OSError when the file cannot be written, ValueError for non-numeric class labels."""
+        ``path``: a file name (str, bytes or os.PathLike; not an open file: the file is replaced atomically).
+        Raises OSError when the file cannot be written, ValueError for non-numeric class labels or integer labels
+        without an exact double value (beyond 2^53), TypeError for a path that is not a file name."""
         check_is_fitted(self)
-        _hetglm.save_model(str(path), self._model_dict())
+        _hetglm.save_model(_file_name(path, "save_model"), self._model_dict())
 
     def _model_dict(self):
         d = dict(self.engine_model_)
@@ -470,10 +472,20 @@ class _BaseClassifier(LinearClassifierMixin, _HetGLMBase):
 
     def _model_dict(self):
         d = super()._model_dict()
+        labels = np.asarray(d["labels"])
         try:
-            d["labels"] = np.asarray(d["labels"], dtype=np.float64)
+            d["labels"] = labels.astype(np.float64)
         except (TypeError, ValueError):
             raise ValueError("save_model: the model file stores numeric class labels only") from None
+        # The file holds each label as a double (%.17g): an integer label beyond 2^53 would come back as another
+        # number, or as a duplicate of its neighbour, which no loader accepts.
+        if labels.dtype.kind in "iu":
+            back = d["labels"].astype(labels.dtype) if np.all(np.abs(d["labels"]) < 2.0 ** 63) else None
+            if back is None or not np.array_equal(back, labels):
+                bad = [int(v) for v, b in zip(labels, d["labels"]) if int(b) != int(v)] if back is not None else []
+                raise ValueError(f"save_model: class label {bad[0] if bad else labels[0]} has no exact double "
+                                 f"value (integers beyond 2^53 = 9007199254740992 do not), and the model file "
+                                 f"stores labels as doubles; relabel the classes") from None
         return d
 
     def __sklearn_tags__(self):
@@ -896,6 +908,17 @@ class Lasso(ElasticNet):
         return 1.0
 
 
+def _file_name(path, who):
+    """path as the str the engine opens: str, bytes (decoded as the file system does) or os.PathLike; anything else
+    (an open file object, in particular, whose str() would become a file name) is a TypeError."""
+    try:
+        name = os.fspath(path)
+    except TypeError:
+        raise TypeError(f"{who}: path must be a file name (str, bytes or os.PathLike), got "
+                        f"{type(path).__name__}") from None
+    return os.fsdecode(name)
+
+
 def load_model(path):
     """Read a model file written by ``hetglm train`` or ``est.save_model`` and return a fitted estimator
     (LogisticRegression, LinearSVC, Ridge, Lasso or ElasticNet) that predicts as the CLI does. The trained lambda is
@@ -903,8 +926,9 @@ def load_model(path):
     ``alpha = lambda_ n`` (docs/conventions.md, "Objective and scaling"), n being the ``n_samples`` the file records.
     A file without that line (written before it existed) gives the classifiers and Ridge their default C / alpha:
     set them before refitting such a model.
-    Raises ValueError for a malformed file (``FILE:LINE:COLUMN: ...``), OSError / FileNotFoundError."""
-    d = _hetglm.load_model(str(path))
+    ``path``: a file name (str, bytes or os.PathLike). Raises ValueError for a malformed file
+    (``FILE:LINE:COLUMN: ...``), OSError / FileNotFoundError, TypeError for a path that is not a file name."""
+    d = _hetglm.load_model(_file_name(path, "load_model"))
     w = np.asarray(d["w"])
     nf = int(d["nr_feature"])
     model = d["model"]

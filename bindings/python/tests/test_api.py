@@ -194,6 +194,35 @@ def test_save_and_load_model(cancer, housing, tmp_path, data_dir):
             np.testing.assert_allclose(back.predict_proba(Xi), est.predict_proba(Xi), rtol=1e-15)
 
 
+def test_model_paths_are_file_names_and_labels_must_survive_the_file(cancer, tmp_path, monkeypatch):
+    """save_model / load_model take a str, bytes or os.PathLike: an open file object was turned into a file name by
+    str() (a file named "<_io.TextIOWrapper ...>" appeared, the open file stayed empty). Integer class labels beyond
+    2^53 have no exact double, the file's label type: save_model refuses them instead of writing a file that loads
+    with a duplicate label or predicts another number."""
+    X, y = cancer
+    est = hetglm.LogisticRegression().fit(X, y)
+    monkeypatch.chdir(tmp_path)
+    est.save_model(b"bytes.model")
+    assert (tmp_path / "bytes.model").read_text().startswith("format hetglm-1\n")
+    np.testing.assert_array_equal(hetglm.load_model(b"bytes.model").predict(X), est.predict(X))
+    with open(tmp_path / "open.model", "w") as f:
+        with pytest.raises(TypeError, match=r"^save_model: path must be a file name \(str, bytes or os.PathLike\), "
+                                            r"got TextIOWrapper$"):
+            est.save_model(f)
+    with open(tmp_path / "bytes.model") as f:
+        with pytest.raises(TypeError, match=r"^load_model: path must be a file name"):
+            hetglm.load_model(f)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bytes.model", "open.model"]
+    yy = np.where(y == y.max(), 2 ** 60 + 1, 2 ** 60)
+    big = hetglm.LogisticRegression().fit(X, yy)
+    with pytest.raises(ValueError, match=r"^save_model: class label 1152921504606846977 has no exact double value"):
+        big.save_model(tmp_path / "big.model")
+    assert not (tmp_path / "big.model").exists()
+    ok = hetglm.LogisticRegression().fit(X, np.where(y == y.max(), 2 ** 53, 7))  # 2^53 is a double: kept
+    ok.save_model(tmp_path / "ok.model")
+    np.testing.assert_array_equal(hetglm.load_model(tmp_path / "ok.model").predict(X), ok.predict(X))
+
+
 def _cli():
     for cand in (os.environ.get("HETGLM_CLI"), os.path.join(ROOT, "build", "bin", "hetglm"), shutil.which("hetglm")):
         if cand and os.path.exists(cand):
