@@ -254,6 +254,18 @@ def _fold_mse(X, y, train, test, l1_ratio, alphas, fit_intercept, tol, max_iter,
     return np.mean((pred - yte[:, None]) ** 2, axis=0)
 
 
+def _check_refit_device(est, X, y):
+    """The CV estimators' folds run on the CPU (the path functions, the closed-form LOO); their refit at the chosen
+    regularization runs on ``device``. A device other than 'cpu' / 'auto' is tried now, by the refit's estimator on
+    two samples, so that one the engine cannot use (not compiled in, not present) is the engine's ValueError before
+    the folds' work instead of after it."""
+    if est.device in ("cpu", "auto"):
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.fit(X[:2], y[:2])
+
+
 class _LinearModelCV(_BaseRegressor):
     """LassoCV / ElasticNetCV: the path of every l1_ratio on every fold, the alpha of the least mean squared error,
     then one refit of the estimator at that alpha on all the data (its certificate is the model's)."""
@@ -271,6 +283,7 @@ class _LinearModelCV(_BaseRegressor):
         y = column_or_1d(y).astype(np.float64)
         X = X.tocsr() if sp.issparse(X) else X
         l1_ratios = [float(r) for r in self._l1_ratios()]
+        _check_refit_device(ElasticNet(l1_ratio=l1_ratios[0], max_iter=1, device=self.device), X, y)
         folds = list(check_cv(self.cv).split(X, y))
         n_jobs = self.n_jobs
         alphas_all, mse = [], []
@@ -292,7 +305,7 @@ class _LinearModelCV(_BaseRegressor):
         self.alphas_ = alphas_all[0] if len(l1_ratios) == 1 else np.array(alphas_all)
         self.mse_path_ = mse[0] if len(l1_ratios) == 1 else np.array(mse)
         est = ElasticNet(alpha=self.alpha_, l1_ratio=self.l1_ratio_, fit_intercept=self.fit_intercept,
-                         tol=self.tol, max_iter=self.max_iter, random_state=self.random_state)
+                         tol=self.tol, max_iter=self.max_iter, random_state=self.random_state, device=self.device)
         est.fit(X, y)
         for name in ("coef_", "intercept_", "n_iter_", "duality_gap_", "primal_objective_", "training_history_",
                      "lambda_", "formulation_reason_", "solver_", "engine_models_", "engine_model_"):
@@ -307,7 +320,8 @@ class LassoCV(_LinearModelCV):
     path of :func:`lasso_path` on every fold (``cv``: None = 5-fold KFold, an int, or a splitter), the alpha of
     the least mean squared error over the folds, and a refit at that alpha. ``alphas``: 100 (int: a grid of that
     many values from alpha_max down to eps alpha_max, on the data centred when fit_intercept) or the values;
-    ``n_jobs``: folds side by side in threads.
+    ``n_jobs``: folds side by side in threads; ``device``: where the refit runs (the folds' paths run on the CPU; a
+    device the engine cannot use is its ValueError before the folds).
 
     Attributes: alpha_, alphas_, mse_path_ (n_alphas, n_folds), coef_, intercept_, dual_gap_ / duality_gap_ (of
     the refit), n_iter_, plus those of :class:`hetglm.Lasso`."""
@@ -350,6 +364,8 @@ class ElasticNetCV(_LinearModelCV):
 
     def _l1_ratios(self):
         ratios = self.l1_ratio if isinstance(self.l1_ratio, (list, tuple, np.ndarray)) else [self.l1_ratio]
+        if len(ratios) == 0:
+            raise ValueError("l1_ratio must be a number in [0, 1] or a non-empty list of them, got an empty list")
         return [_check_l1_ratio(r) for r in ratios]
 
 
@@ -502,8 +518,9 @@ class RidgeCV(_BaseRegressor):
     (``_ridge_loo_errors``: no engine fit per left-out sample). ``cv`` an int or a splitter: the mean R^2 over the
     folds (scikit-learn's GridSearchCV default; with sample_weight each fold's fit and R^2 weighted, as
     scikit-learn's), each fold an engine fit warm-started along the alphas; ``n_jobs``: folds side by side in
-    threads. Then a certified engine refit at alpha_ on all the data. Attributes: alpha_, best_score_, coef_,
-    intercept_ and those of :class:`hetglm.Ridge`.
+    threads. Then a certified engine refit at alpha_ on all the data, on ``device`` (a device the engine cannot use
+    is its ValueError before the folds). Attributes: alpha_, best_score_, coef_, intercept_ and those of
+    :class:`hetglm.Ridge`.
 
     Errors: ValueError for alphas that are not positive, fewer than 2 samples with cv=None, and the input errors of
     :class:`hetglm.Ridge`."""
@@ -538,6 +555,7 @@ class RidgeCV(_BaseRegressor):
             raise ValueError("alphas must be positive numbers")
         params = dict(fit_intercept=self.fit_intercept, tol=self.tol, max_iter=self.max_iter,
                       random_state=self.random_state)
+        _check_refit_device(Ridge(max_iter=1, device=self.device), X, y)
         if self.cv is None:
             if X.shape[0] < 2:
                 raise ValueError(f"RidgeCV: leave-one-out needs at least 2 samples, got n_samples = {X.shape[0]}")
@@ -551,7 +569,7 @@ class RidgeCV(_BaseRegressor):
         best = int(np.argmax(score))
         self.alpha_ = float(alphas[best])
         self.best_score_ = float(score[best])
-        est = Ridge(alpha=self.alpha_, **params).fit(X, y, sample_weight=sw)
+        est = Ridge(alpha=self.alpha_, device=self.device, **params).fit(X, y, sample_weight=sw)
         for name in ("coef_", "intercept_", "n_iter_", "duality_gap_", "primal_objective_", "training_history_",
                      "lambda_", "formulation_reason_", "solver_", "engine_models_", "engine_model_"):
             setattr(self, name, getattr(est, name))

@@ -4,6 +4,7 @@ against scikit-learn: the same grid, coefficients at every point, a certified ga
 of regularization."""
 import json
 import os
+import re
 import shutil
 import subprocess
 import warnings
@@ -298,6 +299,31 @@ def test_ridge_cv_with_folds_passes_the_sample_weights_to_each_fit():
     np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=1e-5)
     with pytest.raises(ValueError, match="sample_weight"):
         hetglm.RidgeCV().fit(X, y, sample_weight=-sw)
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda", "opencl", "fpga"])
+def test_cv_estimators_refit_on_the_device_or_give_its_error(housing_dense, device):
+    """LassoCV / ElasticNetCV / RidgeCV took `device` and dropped it (a device not compiled in trained on the CPU
+    without a word): their refit runs there, and a device the engine cannot use gives the same error as the plain
+    estimator's, before the folds."""
+    X, y = housing_dense
+    for plain, cv in [(hetglm.Lasso(alpha=0.1, device=device), hetglm.LassoCV(alphas=5, cv=3, device=device)),
+                      (hetglm.ElasticNet(alpha=0.1, device=device),
+                       hetglm.ElasticNetCV(alphas=5, cv=3, device=device)),
+                      (hetglm.Ridge(device=device), hetglm.RidgeCV(cv=3, device=device))]:
+        try:
+            plain.fit(X, y)
+        except ValueError as e:
+            with pytest.raises(ValueError, match="^" + re.escape(str(e)) + "$"):
+                cv.fit(X, y)
+            continue
+        cv.fit(X, y)  # the device works here: the refit is the plain estimator's fit at alpha_ on it
+        ref = plain.set_params(alpha=cv.alpha_, tol=cv.tol).fit(X, y)
+        assert cv.solver_ == ref.solver_
+        np.testing.assert_allclose(cv.coef_, ref.coef_, rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match=r"^l1_ratio must be a number in \[0, 1\] or a non-empty list of them, got "
+                                         r"an empty list$"):
+        hetglm.ElasticNetCV(l1_ratio=[]).fit(X, y)
 
 
 @pytest.mark.parametrize("l1_ratio", [1.0, 0.5])
