@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
+#include <regex>
 #include <string>
 
 #include "hetglm/libsvm.hpp"
@@ -213,6 +214,27 @@ TEST_F(Cli, MultinomialTrainsTheSoftmaxModelAndPredictsItsProbabilities) {
   EXPECT_EQ(two.code, 2);
   EXPECT_EQ(two.err, "error: --model multinomial: needs more than two classes, found 2 (with two, the softmax model "
                      "is logistic regression at twice the C: use --model logistic)\n");
+}
+
+// Cross-validation of the multinomial model where a class has one sample: the fold that holds it leaves two classes
+// in its training part. The error names the fold and the class (it was train()'s "needs more than two classes,
+// found 2", naming neither, on a file with three).
+TEST_F(Cli, MultinomialCrossValidationNamesTheFoldThatLostAClass) {
+  std::string text;
+  for (int i = 0; i < 12; ++i)
+    text += fmt::format("{} 1:{} 2:{}\n", i % 2 + 1, 0.1 * i + (i % 2), 0.05 * i);
+  text += "3 1:5 2:5\n";
+  write("rare.svm", text);
+  for (const std::string cv : {"-v 3", "-C -v 3"}) {
+    const CliRun r = run("train -q " + cv + " --model multinomial rare.svm");
+    EXPECT_EQ(r.code, 2) << cv;
+    const std::regex want(
+        "error: 'rare\\.svm \\(fold [123] of 3\\)': --model multinomial: the training part holds 2 of the data's 3 "
+        "classes \\(class 3, with 1 sample in the data, is all in this fold's test part\\); use fewer folds, or "
+        "--model logistic \\(one-vs-rest\\)\n");
+    EXPECT_TRUE(std::regex_match(r.err, want)) << cv << ": " << r.err;
+  }
+  EXPECT_EQ(run("train -q -v 3 --model logistic rare.svm").code, 0);  // one-vs-rest trains on what a fold holds
 }
 
 TEST_F(Cli, EpochLimitWarnsButWritesTheModel) {

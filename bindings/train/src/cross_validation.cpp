@@ -10,12 +10,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <map>
 
 #include "hetglm/error.hpp"
 #include "hetglm/model.hpp"
 #include "hetglm/rng.hpp"
+#include "hetglm/train.hpp"
 
 namespace hetglm {
 
@@ -111,6 +113,23 @@ Plan make_plan(const Dataset& data, const TrainOptions& o, const CvOptions& cv) 
   p.kind = resolve_fold_kind(cv.folds, o);
   p.fold_of = make_folds(data.y, p.kind, cv.n_folds, cv.seed);
   p.folds = build_folds(data, o.problem.sample_weight, p.fold_of, cv.n_folds);
+  // The multinomial model needs more than two classes in every training part; a rare class held out by its fold
+  // left two, and train()'s "needs more than two classes, found 2" named neither the fold nor the class.
+  if (o.problem.model.multinomial) {
+    const std::vector<double> all = distinct_labels(data.y);
+    for (const Fold& fo : p.folds) {
+      const std::vector<double> here = distinct_labels(fo.train.y);
+      if (here.size() >= 3 || all.size() < 3) continue;  // (fewer than 3 in the data: train()'s own error)
+      std::vector<double> missing;
+      std::set_difference(all.begin(), all.end(), here.begin(), here.end(), std::back_inserter(missing));
+      const auto count = std::count(data.y.begin(), data.y.end(), missing.front());
+      throw InvalidArgument(fmt::format(
+          "'{}': --model multinomial: the training part holds {} of the data's {} classes (class {:g}, with {} "
+          "sample{} in the data, is all in this fold's test part); use fewer folds, or --model logistic "
+          "(one-vs-rest)",
+          fo.train.source, here.size(), all.size(), missing.front(), count, count == 1 ? "" : "s"));
+    }
+  }
   // One accelerator cannot train several folds at once: with DuHL the folds run one after another.
   const bool accel = o.device.device && (*o.device.device != Device::cpu || !o.device.accel_memory.empty());
   p.parallel = !accel;
