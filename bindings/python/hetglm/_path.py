@@ -80,9 +80,10 @@ def _c_grid(Cs):
 def _engine_path(M, y, model, lambdas, options, initial=None):
     """Fit `model` at every lambda of `lambdas` (in the order given) on the converted matrix M, each fit
     warm-started from the previous one. Returns (w (n_rows, n_points, n_columns), gaps, primals, epochs,
-    converged, screened): screened per point is the number of features the gap-safe rule proved zero, summed over
-    the columns (-1 when the solver does not screen)."""
-    ws, gaps, primals, epochs, converged, screened = [], [], [], [], [], []
+    converged, screened, stalled): screened per point is the number of features the gap-safe rule proved zero,
+    summed over the columns (-1 when the solver does not screen); stalled per point the engine's reason for a stop
+    without measurable progress ("" otherwise)."""
+    ws, gaps, primals, epochs, converged, screened, stalled = [], [], [], [], [], [], []
     o = options()
     o.model = model
     # One engine call for the whole path (_hetglm.train_path): each point warm-started from the previous one, the
@@ -95,8 +96,9 @@ def _engine_path(M, y, model, lambdas, options, initial=None):
         converged.append(bool(res["converged"]))
         sc = [col["screened"] for col in res["columns"]]
         screened.append(-1 if any(c is None for c in sc) else int(sum(sc)))
+        stalled.append(next((str(col["stalled"]) for col in res["columns"] if col["stalled"]), ""))
     return (np.stack(ws, axis=1), np.array(gaps), np.array(primals), np.array(epochs), np.array(converged),
-            np.array(screened, dtype=np.int64))
+            np.array(screened, dtype=np.int64), stalled)
 
 
 def _by_feature(X, tol):
@@ -181,14 +183,17 @@ def enet_path(X, y, *, l1_ratio=0.5, eps=1e-3, n_alphas=100, alphas=None, tol=1e
             if not np.all(np.isfinite(ci)):
                 raise ValueError("coef_init must be finite")
             init = [np.ascontiguousarray(ci.reshape(Y.shape[1], -1)[t])]
-        w, g, pr, ep, conv, sc = _engine_path(M, np.ascontiguousarray(Y[:, t]), model, alphas, options, init)
+        w, g, pr, ep, conv, sc, st = _engine_path(M, np.ascontiguousarray(Y[:, t]), model, alphas, options, init)
         if not np.all(conv):
             k = int(np.flatnonzero(~conv)[0])
+            # Two causes, two remedies: the epoch budget ran out (increase max_iter), or the engine stopped on no
+            # measurable progress (its stall rule: more epochs would not help; say why, as the estimators do).
+            cause = (f"stopped after {ep[k]} epochs: {st[k]}" if st[k] else f"max_iter={max_iter} epochs reached; "
+                     f"increase max_iter")
             warnings.warn(f"{'lasso_path' if model == 'lasso' else 'enet_path'}: {int(np.sum(~conv))} of "
-                          f"{len(alphas)} points did not reach the relative duality gap tol={tol:g} within "
-                          f"max_iter={max_iter} (first: alpha={alphas[k]:g}, relative gap "
-                          f"{g[k] / max(abs(pr[k]), np.finfo(float).tiny):.3g}); increase max_iter",
-                          ConvergenceWarning, stacklevel=3 if model == "lasso" else 2)
+                          f"{len(alphas)} points did not reach the relative duality gap tol={tol:g} (first: "
+                          f"alpha={alphas[k]:g}, relative gap {g[k] / max(abs(pr[k]), np.finfo(float).tiny):.3g}, "
+                          f"{cause})", ConvergenceWarning, stacklevel=3 if model == "lasso" else 2)
         coefs[t] = w[:, :, 0]
         gaps += g
         n_iters[t] = ep
@@ -246,7 +251,7 @@ def _fold_mse(X, y, train, test, l1_ratio, alphas, fit_intercept, tol, max_iter,
         X_mean, y_mean, Xc, yc = np.zeros(X.shape[1]), 0.0, Xtr, ytr
     M = _by_feature(np.ascontiguousarray(Xc) if not sp.issparse(Xc) else Xc, tol)
     model = "lasso" if l1_ratio == 1 else "elastic-net"
-    w, gaps, _, _, _, _ = _engine_path(M, np.ascontiguousarray(yc), model, alphas,
+    w, gaps, _, _, _, _, _ = _engine_path(M, np.ascontiguousarray(yc), model, alphas,
                                     _options_factory(tol, max_iter, random_state, l1_ratio))
     coefs = w[:, :, 0]  # (n_features, n_alphas)
     intercepts = y_mean - X_mean @ coefs

@@ -152,8 +152,20 @@ def test_path_inputs_are_checked_in_their_own_terms(housing_dense):
     np.testing.assert_array_equal(alphas, np.full(3, np.finfo(np.float64).resolution))
     assert coefs.shape == (2, X.shape[1], 3) and not np.any(coefs)
     with pytest.warns(ConvergenceWarning, match=r"^lasso_path: 1 of 1 points did not reach the relative duality gap "
-                                                r"tol=1e-12 within max_iter=1 \(first: alpha=0.01, relative gap "):
+                                                r"tol=1e-12 \(first: alpha=0.01, relative gap .*, max_iter=1 epochs "
+                                                r"reached; increase max_iter\)$"):
         hetglm.lasso_path(X, y, alphas=[0.01], tol=1e-12, max_iter=1)
+    # A stop on no measurable progress (alpha 1e-30: the problem is least squares, and the gap stays above tol) is
+    # not an epoch budget: the warning gives the engine's reason, not "increase max_iter".
+    with pytest.warns(ConvergenceWarning) as got:
+        _, _, gaps = hetglm.lasso_path(X, y, alphas=[1e-30])
+    text = str(got[0].message)
+    est = hetglm.Lasso(alpha=1e-30)
+    with pytest.warns(ConvergenceWarning, match=r"stopped after \d+ iterations before") as lasso_warning:
+        est.fit(X, y)
+    reason = re.search(r"tol=[^:]*: (.*); the model and its certificate are kept", str(lasso_warning[0].message))[1]
+    assert re.search(r"\(first: alpha=1e-30, relative gap .*, stopped after \d+ epochs: ", text), text
+    assert reason in text and "increase max_iter" not in text
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         hetglm.lasso_path(X, y, alphas=[0.01], tol=1e-6)  # converged: no warning
