@@ -174,6 +174,9 @@ def _check_tol_max_iter(tol, max_iter):
     """tol (the relative duality gap) and max_iter (the epoch budget) of an estimator or a path function."""
     if not _positive_finite(tol):
         raise ValueError(f"tol must be a positive finite number, got {tol!r}")
+    if tol < _hetglm.min_tol:  # the engine's limit, in the parameter's name (the engine's message says --tol)
+        raise ValueError(f"tol must be at least {_hetglm.min_tol:g} (a duality gap in double precision is not "
+                         f"certain below that), got {tol!r}")
     if not (isinstance(max_iter, numbers.Integral) and 1 <= max_iter <= _INT_MAX):
         raise ValueError(f"max_iter must be an integer in [1, {_INT_MAX}], got {max_iter!r}")
 

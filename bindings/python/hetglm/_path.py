@@ -67,10 +67,13 @@ def _path_alphas(X, y, l1_ratio, eps, n_alphas, alphas, fit_intercept=False):
 def _c_grid(Cs):
     """The values of C of a C path, ascending: ``np.logspace(-4, 4, Cs)`` for an int (scikit-learn's grid), else the
     values given. ValueError for an int below 1 or values that are not positive finite numbers."""
-    if isinstance(Cs, numbers.Integral):
+    if isinstance(Cs, numbers.Integral) and not isinstance(Cs, (bool, np.bool_)):
         if Cs < 1:
             raise ValueError(f"Cs: the number of values of C must be at least 1, got {Cs}")
         return np.logspace(-4, 4, int(Cs))
+    if np.ndim(Cs) == 0:  # (scikit-learn refuses a scalar that is not an int: Cs=1.5 is not C = 1.5)
+        raise ValueError(f"Cs must be an int >= 1 (a grid of that many values of C) or a list of values of C, got "
+                         f"{Cs!r}")
     Cs = np.sort(np.asarray(Cs, dtype=np.float64).ravel())
     if Cs.size == 0 or not np.all((Cs > 0) & np.isfinite(Cs)):
         raise ValueError("Cs: the values of C must be positive finite numbers (at least one)")
@@ -556,8 +559,8 @@ class RidgeCV(_BaseRegressor):
             if not np.all(np.isfinite(sw)):
                 raise ValueError("sample_weight must be finite")
         alphas = np.sort(np.asarray(self.alphas, dtype=np.float64).ravel())
-        if alphas.size == 0 or not np.all(alphas > 0):
-            raise ValueError("alphas must be positive numbers")
+        if alphas.size == 0 or not np.all((alphas > 0) & np.isfinite(alphas)):
+            raise ValueError("alphas must be positive finite numbers")
         params = dict(fit_intercept=self.fit_intercept, tol=self.tol, max_iter=self.max_iter,
                       random_state=self.random_state)
         _check_refit_device(Ridge(max_iter=1, device=self.device), X, y)

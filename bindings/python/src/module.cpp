@@ -485,6 +485,7 @@ NB_MODULE(_hetglm, m) {
   // Tolerances below this train the Newton and coordinate-descent solvers on float64 input's float64 values
   // (forms.hpp kFloat64Tol).
   m.attr("float64_tol") = kFloat64Tol;
+  m.attr("min_tol") = kMinTol;  // the smallest tol train() accepts (check_options)
 
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {

@@ -144,6 +144,16 @@ def test_path_inputs_are_checked_in_their_own_terms(housing_dense):
         (lambda: hetglm.ElasticNetCV(l1_ratio=[0.5, 2]).fit(X, y), r"^l1_ratio must be a number in \[0, 1\], got 2$"),
         (lambda: hetglm.LogisticRegressionCV(Cs=[]).fit(X, np.sign(y - np.median(y))),
          r"^Cs: the values of C must be positive finite numbers \(at least one\)$"),
+        # A scalar Cs that is not an int is not C itself (Cs=1.5 trained at C = 1.5, Cs=True at C = 1e-4), and the
+        # engine's limits in the parameters' names (they said "--tol: ...", "alpha must be ..." after the folds).
+        (lambda: hetglm.LogisticRegressionCV(Cs=1.5).fit(X, np.sign(y - np.median(y))),
+         r"^Cs must be an int >= 1 \(a grid of that many values of C\) or a list of values of C, got 1.5$"),
+        (lambda: hetglm.logistic_regression_path(X, np.sign(y - np.median(y)), Cs=True),
+         r"^Cs must be an int >= 1 \(a grid of that many values of C\) or a list of values of C, got True$"),
+        (lambda: hetglm.Ridge(tol=1e-20).fit(X, y),
+         r"^tol must be at least 1e-15 \(a duality gap in double precision is not certain below that\), got 1e-20$"),
+        (lambda: hetglm.lasso_path(X, y, tol=1e-20), r"^tol must be at least 1e-15 "),
+        (lambda: hetglm.RidgeCV(alphas=[1.0, np.inf], cv=3).fit(X, y), r"^alphas must be positive finite numbers$"),
     ]
     for call, message in cases:
         with pytest.raises(ValueError, match=message):

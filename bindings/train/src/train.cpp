@@ -295,9 +295,10 @@ void check_options(const TrainOptions& o) {
   const ProblemOptions& p = o.problem;
   if (!(so.tol > 0 && std::isfinite(so.tol)))
     throw InvalidArgument(fmt::format("--tol: must be a positive number, got {}", so.tol));
-  if (so.tol < 1e-15)
+  if (so.tol < kMinTol)
     throw InvalidArgument(fmt::format(
-        "--tol: must be at least 1e-15 (a duality gap in double precision is not certain below that), got {}", so.tol));
+        "--tol: must be at least {:g} (a duality gap in double precision is not certain below that), got {}", kMinTol,
+        so.tol));
   if (so.max_epochs < 1) throw InvalidArgument(fmt::format("--max-epochs: must be at least 1, got {}", so.max_epochs));
   if (so.n_threads < 0)
     throw InvalidArgument(fmt::format("--threads: must be >= 0 (0 = all cores), got {}", so.n_threads));

@@ -136,6 +136,9 @@ SolverKind auto_cd_solver(int n_threads, Loss loss, offset_t nnz);
 /// reading any data. Throws InvalidArgument.
 void check_options(const TrainOptions& options);
 
+/// The smallest tolerance check_options accepts (a relative duality gap in double precision is not certain below).
+inline constexpr double kMinTol = 1e-15;
+
 /// train()'s memory estimate, before it allocates anything: n samples, d features (the bias column included), nnz
 /// nonzeros, `classes` weight columns, n_threads solver threads (0: the hardware concurrency). Counted: the matrix and
 /// its transpose, alpha, v and one replica of v per thread, and the model. Throws InvalidArgument "training needs
