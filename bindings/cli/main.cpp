@@ -593,6 +593,10 @@ int run_cross_validation(TrainArgs& a, const Dataset& data, double load_seconds,
       hetglm::eprint("warning: at {} of {} values of C some fold stopped before the tolerance (--max-epochs {}, or no "
                      "measurable progress)\n",
                      unconverged, r.path.size(), a.opt.solver.max_epochs);
+    if (r.start_above_max)  // LIBLINEAR clamps the same way, without a word
+      hetglm::eprint("warning: -c {:g} is above the search's largest C ({:g}, LIBLINEAR's limit for -C): only C = {:g} "
+                     "was tried\n",
+                     *a.C, r.max_C, r.max_C);
     if (!a.quiet && r.stop_reason == "maximum C reached") fmt::print("WARNING: maximum C reached.\n");
     if (classifier)
       fmt::print("Best C = {:g}  CV accuracy = {:g}%\n", r.best_C, 100.0 * r.best.accuracy);
@@ -1265,6 +1269,18 @@ int hetglm_cli_main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
+  } catch (const CLI::ConversionError& e) {
+    // CLI11 says "Could not convert: --max-epochs = 99999999999" for a malformed or out-of-range number: name the
+    // option and the value in our form.
+    const std::string what = e.what(), head = "Could not convert: ";
+    const std::size_t eq = what.find(" = ");
+    if (what.rfind(head, 0) == 0 && eq != std::string::npos)
+      hetglm::eprint("error: {}: '{}' is not a value this option takes (a malformed number, or one out of its "
+                     "range)\nRun 'hetglm --help' or 'hetglm train --help' for usage.\n",
+                     what.substr(head.size(), eq - head.size()), what.substr(eq + 3));
+    else
+      hetglm::eprint("error: {}\nRun 'hetglm --help' or 'hetglm train --help' for usage.\n", what);
+    return kExitUsage;
   } catch (const CLI::ParseError& e) {
     hetglm::eprint("error: {}\nRun 'hetglm --help' or 'hetglm train --help' for usage.\n", e.what());
     return kExitUsage;

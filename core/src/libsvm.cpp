@@ -288,6 +288,7 @@ class ChunkParser {
       case Num::non_finite: return fail(tok.data(), "non-finite label " + quote_token(tok));
       case Num::out_of_range: return fail(tok.data(), "label " + quote_token(tok) + " out of range");
     }
+    if (label == 0) label = 0.0;  // -0 is the class 0 (it was kept as a class printed "-0" in the model's labels)
 
     // Features.
     const std::size_t row_begin = out_.indices.size();

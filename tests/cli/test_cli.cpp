@@ -297,7 +297,11 @@ TEST_F(Cli, BadInputExitsTwoWithAClearMessageAndWritesNothing) {
        "error: --penalty l1 is not available for --model ridge (it uses l2); use --model lasso\n"},
       {"train --n-features 1 ok.svm m", "error: ok.svm:2:4: "},
       {"train --bogus ok.svm m", "error: The following argument was not expected: --bogus\n"},
-      {"train --max-epochs x ok.svm m", "error: Could not convert: --max-epochs = x\n"},
+      {"train --max-epochs x ok.svm m",
+       "error: --max-epochs: 'x' is not a value this option takes (a malformed number, or one out of its range)\n"},
+      {"train --max-epochs 99999999999 ok.svm m",  // beyond int: CLI11 said "Could not convert: --max-epochs = ..."
+       "error: --max-epochs: '99999999999' is not a value this option takes (a malformed number, or one out of its "
+       "range)\n"},
       {"train", "error: TRAIN is required\n"},
       {"", "error: A subcommand is required\n"},
       {"predict missing.model ok.svm", "error: cannot open 'missing.model': No such file or directory\n"},
@@ -877,6 +881,13 @@ TEST_F(Cli, SearchOfCFollowsLiblinearsPathWithWarmStarts) {
   const auto qr = nlohmann::json::parse(slurp(dir / "q.json"));
   EXPECT_DOUBLE_EQ(qr["c_search"]["path"][0]["C"].get<double>(), 0.25);
   EXPECT_EQ(qr["c_search"]["n_folds"].get<int>(), 3);
+  EXPECT_EQ(q.err, "");
+  // A first C above the search's largest: LIBLINEAR searches C = 1024 alone, silently; here with a warning.
+  const CliRun big = run("train -q -s 0 -C -c 1e10 " + data("heart_scale"));
+  ASSERT_EQ(big.code, 0) << big.err;
+  EXPECT_EQ(big.err, "warning: -c 1e+10 is above the search's largest C (1024, LIBLINEAR's limit for -C): only C = "
+                     "1024 was tried\n");
+  EXPECT_EQ(big.out.rfind("Best C = 1024  CV accuracy = ", 0), 0u) << big.out;
   // Regression: the mean squared error decides.
   const CliRun reg = run("train -q -s 11 -p 0 -C " + data("housing_scale"));
   ASSERT_EQ(reg.code, 0) << reg.err;

@@ -152,6 +152,13 @@ TEST(LibsvmAccept, LabelConventions) {
   EXPECT_EQ(d.y, (std::vector<double>{2.5, -300, 0.425, 0.5, 5, 100, -0.125, 0, 24}));
   EXPECT_EQ(d.X.n_rows, 9);
   EXPECT_EQ(d.X.nnz(), 0);
+  // -0 (and -1e-400, which underflows to -0) is the label 0, sign and all: it was kept as -0.0, a class that
+  // compared equal to 0 but was printed "-0" in the model's labels.
+  const Dataset z = parse("-0 1:1\n0 1:2\n-1e-400 1:3\n-0.0 1:4\n");
+  for (double y : z.y) {
+    EXPECT_EQ(y, 0.0);
+    EXPECT_FALSE(std::signbit(y));
+  }
 }
 
 TEST(LibsvmAccept, Comments) {

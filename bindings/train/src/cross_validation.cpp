@@ -320,9 +320,12 @@ CPathResult search_C(const Dataset& data, const TrainOptions& o, const CvOptions
   double C = path.start_C ? *path.start_C : default_start_C(data, o, path.c_factor);
   const double max_C = path.max_C ? *path.max_C : classifier ? 1024.0 : 1048576.0;
   if (!(C > 0 && std::isfinite(C))) throw InvalidArgument(fmt::format("-C: the first C must be positive, got {}", C));
+  const bool above = C > max_C;
   C = std::min(C, max_C);
 
   CPathResult res;
+  res.max_C = max_C;
+  res.start_above_max = above;
   res.n_folds = p.n_folds;
   res.seed = cv.seed;
   res.fold_kind = p.kind;

@@ -140,6 +140,8 @@ struct CPathResult {
   int fold_threads = 1;
   bool parallel = true;
   std::string stop_reason;         ///< "maximum C reached" or "w unchanged for 5 values of C" (LIBLINEAR's rule)
+  double max_C = 0;                ///< the search's largest C (CPathOptions::max_C or LIBLINEAR's default)
+  bool start_above_max = false;    ///< the first C given was above max_C: the search ran at max_C alone (LIBLINEAR)
   bool interrupted = false;
   double seconds = 0;
 };
