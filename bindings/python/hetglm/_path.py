@@ -31,20 +31,25 @@ __all__ = ["lasso_path", "enet_path", "logistic_regression_path", "LassoCV", "El
            "LogisticRegressionCV", "RidgeCV"]
 
 
-def _alpha_grid(X, y, l1_ratio, eps, n_alphas, fit_intercept=False):
-    """scikit-learn's grid (linear_model._coordinate_descent._alpha_grid, without sample weights); y (n,) or, for
-    several targets, (n, k): alpha_max is then the largest row norm of X^T Y, as scikit-learn's."""
+def _alpha_grid(X, y, l1_ratio, eps, n_alphas, fit_intercept=False, sample_weight=None):
+    """scikit-learn's grid (linear_model._coordinate_descent._alpha_grid); y (n,) or, for several targets, (n, k):
+    alpha_max is then the largest row norm of X^T Y, as scikit-learn's. With sample weights sw: means weighted,
+    alpha_max = max_j |x_j^T diag(sw) (y - ybar)| / (sum(sw) l1_ratio), as scikit-learn's."""
     if l1_ratio <= 0:
         raise ValueError("automatic alpha grid generation needs l1_ratio > 0 (give alphas)")
     if not _positive_finite(eps):
         raise ValueError(f"eps must be a positive finite number, got {eps!r}")
-    n = X.shape[0]
+    sw = np.ones(X.shape[0]) if sample_weight is None else sample_weight
+    n = X.shape[0] if sample_weight is None else float(sw.sum())
     if fit_intercept:
-        X_mean = np.asarray(X.mean(axis=0)).ravel()
-        yc = y - y.mean(axis=0)
-        Xy = np.asarray(X.T @ yc).reshape(X.shape[1], -1) - np.outer(X_mean, np.atleast_1d(yc.sum(axis=0)))
+        X_mean = np.asarray(X.T @ sw).ravel() / sw.sum() if sample_weight is not None else \
+            np.asarray(X.mean(axis=0)).ravel()
+        yc = y - (np.average(y, axis=0, weights=sw) if sample_weight is not None else y.mean(axis=0))
+        yw = yc * (sw if yc.ndim == 1 else sw[:, None])
+        Xy = np.asarray(X.T @ yw).reshape(X.shape[1], -1) - np.outer(X_mean, np.atleast_1d(yw.sum(axis=0)))
     else:
-        Xy = np.asarray(X.T @ y).reshape(X.shape[1], -1)
+        yw = y * (sw if y.ndim == 1 else sw[:, None])
+        Xy = np.asarray(X.T @ yw).reshape(X.shape[1], -1)
     top = np.max(np.abs(Xy[:, 0])) if y.ndim == 1 else np.sqrt(np.max(np.sum(Xy ** 2, axis=1)))
     alpha_max = top / (n * l1_ratio)
     if alpha_max <= np.finfo(np.float64).resolution:
@@ -52,12 +57,12 @@ def _alpha_grid(X, y, l1_ratio, eps, n_alphas, fit_intercept=False):
     return np.geomspace(alpha_max, alpha_max * eps, num=n_alphas)
 
 
-def _path_alphas(X, y, l1_ratio, eps, n_alphas, alphas, fit_intercept=False):
+def _path_alphas(X, y, l1_ratio, eps, n_alphas, alphas, fit_intercept=False, sample_weight=None):
     if alphas is None or isinstance(alphas, numbers.Integral):
         n = n_alphas if alphas is None else int(alphas)
         if n < 1:
             raise ValueError(f"the number of alphas must be at least 1, got {n}")
-        return _alpha_grid(X, y, l1_ratio, eps, n, fit_intercept)
+        return _alpha_grid(X, y, l1_ratio, eps, n, fit_intercept, sample_weight)
     alphas = np.sort(np.asarray(alphas, dtype=np.float64).ravel())[::-1]
     if alphas.size == 0 or not np.all((alphas > 0) & np.isfinite(alphas)):
         raise ValueError("alphas must be positive finite numbers")
@@ -242,24 +247,46 @@ def logistic_regression_path(X, y, *, Cs=10, fit_intercept=True, intercept_scali
 
 
 # ------------------------------------------------------------------------------------------------ CV estimators
-def _fold_mse(X, y, train, test, l1_ratio, alphas, fit_intercept, tol, max_iter, random_state):
+def _fold_mse(X, y, train, test, l1_ratio, alphas, fit_intercept, tol, max_iter, random_state, sw=None):
     """One fold of LassoCV / ElasticNetCV: the path on the centred training part, the test part's MSE per alpha
-    (scikit-learn's _path_residuals)."""
+    (scikit-learn's _path_residuals). With sample weights, as scikit-learn's: the training part's weights rescaled
+    to sum to its size, the means weighted, the centred rows and y scaled by sqrt(weight) (so that the path's
+    (1/2n) ||y - Xw||^2 is the weighted loss), the MSE averaged with the test part's weights."""
     Xtr, ytr, Xte, yte = X[train], y[train], X[test], y[test]
+    sw_tr = None if sw is None else sw[train] * (len(train) / np.sum(sw[train]))
     if fit_intercept:
-        X_mean = np.asarray(Xtr.mean(axis=0)).ravel()
-        y_mean = float(ytr.mean())
+        if sw_tr is None:
+            X_mean = np.asarray(Xtr.mean(axis=0)).ravel()
+            y_mean = float(ytr.mean())
+        else:
+            X_mean = np.asarray(Xtr.T @ sw_tr).ravel() / sw_tr.sum()
+            y_mean = float(np.average(ytr, weights=sw_tr))
         (Xc, X_mean), yc = _centre(Xtr, X_mean), ytr - y_mean
     else:
         X_mean, y_mean, Xc, yc = np.zeros(X.shape[1]), 0.0, Xtr, ytr
-    M = _by_feature(np.ascontiguousarray(Xc) if not sp.issparse(Xc) else Xc, tol)
+    if sw_tr is not None:
+        s = np.sqrt(sw_tr)
+        Xc = sp.diags(s) @ Xc if sp.issparse(Xc) else Xc * s[:, None]
+        yc = yc * s
+    M = _by_feature(np.ascontiguousarray(Xc) if not sp.issparse(Xc) else sp.csr_matrix(Xc), tol)
     model = "lasso" if l1_ratio == 1 else "elastic-net"
     w, gaps, _, _, _, _, _ = _engine_path(M, np.ascontiguousarray(yc), model, alphas,
-                                    _options_factory(tol, max_iter, random_state, l1_ratio))
+                                          _options_factory(tol, max_iter, random_state, l1_ratio))
     coefs = w[:, :, 0]  # (n_features, n_alphas)
     intercepts = y_mean - X_mean @ coefs
     pred = np.asarray(Xte @ coefs) + intercepts
-    return np.mean((pred - yte[:, None]) ** 2, axis=0)
+    return np.average((pred - yte[:, None]) ** 2, axis=0, weights=None if sw is None else sw[test])
+
+
+def _sample_weight_or_none(sample_weight, X):
+    """The CV estimators' sample_weight: None, or float64 (n_samples,) checked as the estimators check it
+    (non-negative, finite, the right length: scikit-learn's messages)."""
+    if sample_weight is None:
+        return None
+    sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+    if not np.all(np.isfinite(sw)):
+        raise ValueError("sample_weight must be finite")
+    return sw
 
 
 def _check_refit_device(est, X, y):
@@ -281,26 +308,28 @@ class _LinearModelCV(_BaseRegressor):
     def _l1_ratios(self):
         return [1.0]
 
-    def fit(self, X, y):
-        """Cross-validate the path, choose alpha_ (and l1_ratio_), refit on all the data (no sample weights yet).
-        Returns self."""
+    def fit(self, X, y, sample_weight=None):
+        """Cross-validate the path, choose alpha_ (and l1_ratio_), refit on all the data. X (n_samples,
+        n_features) array or sparse matrix, y (n_samples,), sample_weight (n_samples,) non-negative or None (used
+        as scikit-learn's LassoCV uses it: in the grid, each fold's fit and MSE, and the refit). Returns self."""
         self._check_common()
         _check_cd_params(self)
         X, y = validate_data(self, X, y, accept_sparse=["csr", "csc"], dtype=[np.float64, np.float32],
                              order="C", y_numeric=True, accept_large_sparse=True)
         y = column_or_1d(y).astype(np.float64)
         X = X.tocsr() if sp.issparse(X) else X
+        sw = _sample_weight_or_none(sample_weight, X)
         l1_ratios = [float(r) for r in self._l1_ratios()]
         _check_refit_device(ElasticNet(l1_ratio=l1_ratios[0], max_iter=1, device=self.device), X, y)
         folds = list(check_cv(self.cv).split(X, y))
         n_jobs = self.n_jobs
         alphas_all, mse = [], []
         for r in l1_ratios:
-            alphas = _path_alphas(X, y, r, self.eps, 100, self.alphas, self.fit_intercept)
+            alphas = _path_alphas(X, y, r, self.eps, 100, self.alphas, self.fit_intercept, sw)
             alphas_all.append(alphas)
             per_fold = Parallel(n_jobs=n_jobs, prefer="threads")(
                 delayed(_fold_mse)(X, y, tr, te, r, alphas, self.fit_intercept, self.tol, self.max_iter,
-                                   self.random_state) for tr, te in folds)
+                                   self.random_state, sw) for tr, te in folds)
             mse.append(np.array(per_fold).T)  # (n_alphas, n_folds)
         best = (np.inf, 0, 0)
         for k, m in enumerate(mse):
@@ -314,7 +343,7 @@ class _LinearModelCV(_BaseRegressor):
         self.mse_path_ = mse[0] if len(l1_ratios) == 1 else np.array(mse)
         est = ElasticNet(alpha=self.alpha_, l1_ratio=self.l1_ratio_, fit_intercept=self.fit_intercept,
                          tol=self.tol, max_iter=self.max_iter, random_state=self.random_state, device=self.device)
-        est.fit(X, y)
+        est.fit(X, y, sample_weight=sw)
         for name in ("coef_", "intercept_", "n_iter_", "duality_gap_", "primal_objective_", "training_history_",
                      "lambda_", "formulation_reason_", "solver_", "engine_models_", "engine_model_"):
             setattr(self, name, getattr(est, name))
@@ -377,13 +406,17 @@ class ElasticNetCV(_LinearModelCV):
         return [_check_l1_ratio(r) for r in ratios]
 
 
-def _fold_scores(est, X, y, train, test, Cs, scoring):
+def _fold_scores(est, X, y, train, test, Cs, scoring, sw=None):
+    """One fold of LogisticRegressionCV: the scores of the test part at every C. With sample weights, as
+    scikit-learn 1.9's LogisticRegressionCV: each fit takes the training part's weights and the score (the default
+    accuracy or a scorer) the test part's."""
     from sklearn.metrics import check_scoring
     scorer = check_scoring(est, scoring=scoring)
+    weights = {} if sw is None else {"sample_weight": sw[test]}
     scores = []
     for C in Cs:  # ascending C, each fit warm-started from the previous (est has warm_start=True)
-        est.set_params(C=float(C)).fit(X[train], y[train])
-        scores.append(scorer(est, X[test], y[test]))
+        est.set_params(C=float(C)).fit(X[train], y[train], sample_weight=None if sw is None else sw[train])
+        scores.append(scorer(est, X[test], y[test], **weights))
     return np.array(scores)
 
 
@@ -441,20 +474,23 @@ class LogisticRegressionCV(LogisticRegression):
                                   multi_class=self.multi_class, device=self.device, formulation=self.formulation,
                                   dual=self.dual, solver=self.solver, warm_start=True)
 
-    def fit(self, X, y):
-        """Cross-validate the C path, choose C_, refit on all the data (no sample weights yet). Returns self."""
+    def fit(self, X, y, sample_weight=None):
+        """Cross-validate the C path, choose C_, refit on all the data. X (n_samples, n_features) array or sparse
+        matrix, y (n_samples,), sample_weight (n_samples,) non-negative or None (each fold's fit and score and the
+        refit use it, as scikit-learn's). Returns self."""
         X, y = validate_data(self, X, y, accept_sparse=["csr", "csc"], dtype=[np.float64, np.float32],
                              order="C", accept_large_sparse=True)
         X = X.tocsr() if sp.issparse(X) else X
+        sw = _sample_weight_or_none(sample_weight, X)
         Cs = _c_grid(self.Cs)
         folds = list(check_cv(self.cv, y, classifier=True).split(X, y))
         scores = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-            delayed(_fold_scores)(self._base(), X, y, tr, te, Cs, self.scoring) for tr, te in folds)
+            delayed(_fold_scores)(self._base(), X, y, tr, te, Cs, self.scoring, sw) for tr, te in folds)
         self.scores_ = np.array(scores)  # (n_folds, n_Cs)
         self.Cs_ = Cs
         best = int(np.argmax(self.scores_.mean(axis=0)))
         self._C_refit = float(Cs[best])
-        super().fit(X, y)
+        super().fit(X, y, sample_weight=sw)
         self.C_ = np.full(len(self.classes_) if len(self.classes_) > 2 else 1, self._C_refit)
         return self
 
@@ -553,11 +589,7 @@ class RidgeCV(_BaseRegressor):
                              order="C", y_numeric=True, accept_large_sparse=True)
         y = column_or_1d(y).astype(np.float64)
         X = X.tocsr() if sp.issparse(X) else X
-        sw = None
-        if sample_weight is not None:
-            sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
-            if not np.all(np.isfinite(sw)):
-                raise ValueError("sample_weight must be finite")
+        sw = _sample_weight_or_none(sample_weight, X)
         alphas = np.sort(np.asarray(self.alphas, dtype=np.float64).ravel())
         if alphas.size == 0 or not np.all((alphas > 0) & np.isfinite(alphas)):
             raise ValueError("alphas must be positive finite numbers")

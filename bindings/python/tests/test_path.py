@@ -323,6 +323,43 @@ def test_ridge_cv_with_folds_passes_the_sample_weights_to_each_fit():
         hetglm.RidgeCV().fit(X, y, sample_weight=-sw)
 
 
+@pytest.mark.parametrize("sparse", [False, True])
+def test_cv_estimators_take_sample_weight_as_sklearn(sparse):
+    """LassoCV / ElasticNetCV with sample_weight against scikit-learn's: the weighted grid, each fold's path on the
+    training part's weights (rescaled to sum to its size, weighted means), the MSE averaged with the test part's
+    weights, the weighted refit. LogisticRegressionCV against scikit-learn's liblinear one: each fold's fit and score
+    (accuracy, or a scorer) weighted by its parts' weights."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 20)) * rng.uniform(0.5, 2, 20) + rng.normal(size=20)
+    y = X[:, :5] @ rng.normal(size=5) * 3 + rng.normal(size=300) * 10
+    if sparse:
+        X = sp.csr_matrix(np.where(rng.random(X.shape) < 0.3, 0.0, X))
+    sw = rng.uniform(0.2, 4.0, 300)
+    for ours, theirs in [(hetglm.LassoCV(cv=4, tol=1e-12), sklm.LassoCV(cv=4, tol=1e-13, max_iter=100000)),
+                         (hetglm.ElasticNetCV(cv=4, l1_ratio=0.5, tol=1e-14),
+                          sklm.ElasticNetCV(cv=4, l1_ratio=0.5, tol=1e-13, max_iter=100000))]:
+        ours.fit(X, y, sample_weight=sw)
+        theirs.fit(X, y, sample_weight=sw)
+        assert ours.alpha_ == theirs.alpha_
+        np.testing.assert_allclose(ours.alphas_, theirs.alphas_, rtol=1e-12)
+        np.testing.assert_allclose(ours.mse_path_, theirs.mse_path_, rtol=1e-6)
+        np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=1e-5, atol=1e-6)
+        assert ours.intercept_ == pytest.approx(theirs.intercept_, abs=1e-6 * np.abs(y).max())
+        unweighted = type(ours)(**ours.get_params()).fit(X, y)
+        assert np.abs(unweighted.mse_path_ - ours.mse_path_).max() > 1e-3 * ours.mse_path_.max()  # weights matter
+    yc = np.where(y > np.median(y), 1, -1)
+    Xd = X.toarray() if sparse else X
+    for scoring in (None, "neg_log_loss"):
+        ours = hetglm.LogisticRegressionCV(Cs=8, cv=4, tol=1e-10, scoring=scoring).fit(Xd, yc, sample_weight=sw)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            theirs = sklm.LogisticRegressionCV(Cs=8, cv=4, tol=1e-10, max_iter=10000, scoring=scoring,
+                                               solver="liblinear").fit(Xd, yc, sample_weight=sw)
+        np.testing.assert_array_equal(ours.C_, theirs.C_)
+        np.testing.assert_allclose(ours.scores_, theirs.scores_[1], rtol=1e-5, atol=1e-9)
+        np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=1e-5, atol=1e-6)
+
+
 @pytest.mark.parametrize("device", ["cpu", "cuda", "opencl", "fpga"])
 def test_cv_estimators_refit_on_the_device_or_give_its_error(housing_dense, device):
     """LassoCV / ElasticNetCV / RidgeCV took `device` and dropped it (a device not compiled in trained on the CPU
