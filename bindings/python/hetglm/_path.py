@@ -410,13 +410,37 @@ def _fold_scores(est, X, y, train, test, Cs, scoring, sw=None):
     """One fold of LogisticRegressionCV: the scores of the test part at every C. With sample weights, as
     scikit-learn 1.9's LogisticRegressionCV: each fit takes the training part's weights and the score (the default
     accuracy or a scorer) the test part's."""
-    from sklearn.metrics import check_scoring
+    import inspect
+
+    from sklearn.metrics import check_scoring, get_scorer, make_scorer
     scorer = check_scoring(est, scoring=scoring)
+    classes = np.unique(y)
+    if scoring is not None:
+        # As scikit-learn's _log_reg_scoring_path: a metric that takes `labels` (log loss, Brier score) gets every
+        # class, since a fold's test part may lack some ("y_true and y_prob contain different number of classes").
+        named = get_scorer(scoring)
+        sig = inspect.signature(named._score_func).parameters if hasattr(named, "_score_func") else {}
+        if "labels" in sig:
+            pos = {"pos_label": classes[-1]} if len(classes) <= 2 and "pos_label" in sig else {}
+            scorer = make_scorer(named._score_func, greater_is_better=named._sign == 1,
+                                 response_method=named._response_method, labels=classes, **pos,
+                                 **getattr(named, "_kwargs", {}))
     weights = {} if sw is None else {"sample_weight": sw[test]}
     scores = []
     for C in Cs:  # ascending C, each fit warm-started from the previous (est has warm_start=True)
         est.set_params(C=float(C)).fit(X[train], y[train], sample_weight=None if sw is None else sw[train])
-        scores.append(scorer(est, X[test], y[test], **weights))
+        try:
+            scores.append(scorer(est, X[test], y[test], **weights))
+        except ValueError as e:
+            # A class with fewer samples than folds is missing from some training part; a scorer of probabilities
+            # then fails inside scikit-learn's metrics ("y_true and y_prob contain different number of classes").
+            missing = np.setdiff1d(classes, est.classes_)
+            if missing.size == 0:
+                raise
+            raise ValueError(f"LogisticRegressionCV: scoring={scoring!r} cannot score a fold whose training part has "
+                             f"no sample of class {missing[0]} (its {int(np.sum(y == missing[0]))} sample(s) are all "
+                             f"in the fold's test part): use fewer folds, or a scoring that uses predict (the "
+                             f"default accuracy)") from e
     return np.array(scores)
 
 

@@ -360,6 +360,30 @@ def test_cv_estimators_take_sample_weight_as_sklearn(sparse):
         np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=1e-5, atol=1e-6)
 
 
+def test_logistic_regression_cv_scores_folds_that_lack_a_class(data_dir):
+    """A class with one sample: the folds whose test part lacks it are scored with every class as labels, as
+    scikit-learn's LogisticRegressionCV does (log loss failed with "y_true and y_prob contain different number of
+    classes: 2 vs 3" from inside scikit-learn's metrics); the fold whose training part lacks it cannot give that
+    class a probability, and the error says so."""
+    X, y = hetglm.load_svmlight_file(data_dir / "iris.scale")
+    X = X.toarray()
+    # Class 3 with two samples: StratifiedKFold(3) puts them in two folds, so the third fold's test part has no
+    # class 3 while every training part has one.
+    keep2 = np.r_[np.flatnonzero(y != 3), np.flatnonzero(y == 3)[:2]]
+    for scoring in ("neg_log_loss", "neg_brier_score"):
+        ours = hetglm.LogisticRegressionCV(Cs=3, cv=3, scoring=scoring, multi_class="ovr").fit(X[keep2], y[keep2])
+        assert ours.scores_.shape == (3, 3) and np.all(np.isfinite(ours.scores_)) and np.all(ours.scores_ < 0)
+    # Two classes, one of them with two samples: the binary scorers get pos_label, and score the fold without it.
+    yb = np.where(y[keep2] == 3, 1.0, 2.0)
+    assert np.all(np.isfinite(hetglm.LogisticRegressionCV(Cs=3, cv=3, scoring="neg_log_loss").fit(X[keep2],
+                                                                                                  yb).scores_))
+    keep = np.r_[np.flatnonzero(y != 3), np.flatnonzero(y == 3)[:1]]
+    with pytest.raises(ValueError, match=r"^LogisticRegressionCV: scoring='neg_log_loss' cannot score a fold whose "
+                                         r"training part has no sample of class 3.0 \(its 1 sample\(s\) are all in "
+                                         r"the fold's test part\): use fewer folds"):
+        hetglm.LogisticRegressionCV(Cs=3, cv=3, scoring="neg_log_loss").fit(X[keep], y[keep])
+
+
 @pytest.mark.parametrize("device", ["cpu", "cuda", "opencl", "fpga"])
 def test_cv_estimators_refit_on_the_device_or_give_its_error(housing_dense, device):
     """LassoCV / ElasticNetCV / RidgeCV took `device` and dropped it (a device not compiled in trained on the CPU
