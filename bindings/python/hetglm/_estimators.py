@@ -211,6 +211,15 @@ class _HetGLMBase(BaseEstimator):
             raise ValueError(f"device {self.device!r} is not supported by this build (backends: {_hetglm.backends})")
         # Otherwise the engine checks the device (a ValueError with its message when it is not available).
         _check_tol_max_iter(self.tol, self.max_iter)
+        # scikit-learn's types for the flags (fit_intercept='yes' and warm_start='no' were taken as truth values,
+        # verbose=-1 as verbose output, where scikit-learn raises InvalidParameterError, a ValueError).
+        for name in ("fit_intercept", "warm_start"):
+            value = getattr(self, name, False)
+            if not isinstance(value, (bool, np.bool_)):
+                raise ValueError(f"{name} must be True or False, got {value!r}")
+        verbose = getattr(self, "verbose", 0)
+        if not (isinstance(verbose, (bool, np.bool_)) or (isinstance(verbose, numbers.Integral) and verbose >= 0)):
+            raise ValueError(f"verbose must be a non-negative integer or a bool, got {verbose!r}")
         multi_class = getattr(self, "multi_class", "auto")
         # checked at every fit, not only for > 2 classes
         if not (isinstance(multi_class, str) and multi_class in ("auto", "multinomial", "ovr")):

@@ -110,6 +110,10 @@ def test_regressors_refuse_a_sparse_x_with_3e9_columns_before_allocating(Est):
                                     "feature is stored as float32), got 1e+300"),
     (dict(class_weight={-1: float("nan"), 1: 1}), "class_weight[-1] must be a finite number >= 0, got nan"),
     (dict(class_weight={-1: -1.0, 1: 1}), "class_weight[-1] must be a finite number >= 0, got -1.0"),
+    # Flags of the wrong type were taken as truth values (scikit-learn raises InvalidParameterError, a ValueError).
+    (dict(fit_intercept="yes"), "fit_intercept must be True or False, got 'yes'"),
+    (dict(warm_start="no"), "warm_start must be True or False, got 'no'"),
+    (dict(verbose=-1), "verbose must be a non-negative integer or a bool, got -1"),
 ])
 def test_parameters_beyond_what_the_engine_holds_are_value_errors(small, kwargs, msg):
     # Found by an adversarial trial: max_iter / n_jobs beyond 32 bits raised the binding's TypeError, a seed beyond
