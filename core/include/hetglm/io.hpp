@@ -40,8 +40,8 @@ std::string read_file(const std::string& path);
 /// Write `contents` to `path` atomically (through a symbolic link to its target; a character device such as
 /// /dev/null or a pipe is written directly, never replaced; a directory, socket or block device is refused with
 /// "not a regular file"): a temporary file "<path>.tmp.XXXXXX" in the same folder, every write checked, fsync,
-/// the permissions of the file it replaces (a new file: 0666 less the umask), then rename over `path`. On failure the temporary file is removed,
-/// `path` is untouched, and IoError("cannot write 'PATH': reason") is thrown.
+/// the permissions of the file it replaces (a new file: 0666 less the umask), then rename over `path`. On failure
+/// the temporary file is removed, `path` is untouched, and IoError("cannot write 'PATH': reason") is thrown.
 void write_file_atomic(const std::string& path, std::string_view contents);
 
 /// write_file_atomic in two steps, so that several outputs (a model and its report) are all written before any of
