@@ -535,18 +535,19 @@ def _ridge_loo_errors(X, y, sw, alphas, fit_intercept):
     """Leave-one-out errors of ridge regression, min_w,b sum_i sw_i (y_i - x_i.w - b)^2 + alpha ||w||^2, for every
     alpha in one decomposition (the closed form of scikit-learn's _RidgeGCV; Golub, Heath, Wahba, Technometrics 21,
     1979). Returns (n_alphas, n) the LOO residuals scaled by sqrt(sw_i): r_i / (1 - H_ii), with H the hat matrix of
-    the weighted problem. With an (unpenalized) intercept, sqrt(sw) is orthogonal to the weighted-centred columns
+    the weighted problem (y (n, k), several targets: (n_alphas, n, k)). With an (unpenalized) intercept, sqrt(sw) is orthogonal to the weighted-centred columns
     Xc = sqrt(sw) (X - 1 xbar_w^T), so H = s s^T / sum(sw) + Xc (Xc^T Xc + alpha I)^-1 Xc^T with s = sqrt(sw).
     Xc^T Xc + alpha I is diagonalized once: the SVD of Xc (dense), the eigenvectors of Xc^T Xc (p x p, sparse with
     n > p) or of Xc Xc^T (n x n, sparse with n <= p); sparse X is never densified beyond those products.
-    Shapes: X (n, p) array or CSR, y and sw (n,)."""
+    Shapes: X (n, p) array or CSR, y (n,) or (n, k), sw (n,)."""
     n, p = X.shape
     s = np.sqrt(sw)
-    ys = s * y
+    sy = s if y.ndim == 1 else s[:, None]
+    ys = sy * y
     if fit_intercept:
         xbar = np.asarray(X.T @ sw).ravel() / sw.sum()
-        ybar = float(sw @ y) / sw.sum()
-        yc = s * (y - ybar)
+        ybar = (sw @ y) / sw.sum()
+        yc = sy * (y - ybar)
         h0 = sw / sw.sum()  # the intercept's share of the diagonal of H
     else:
         xbar = np.zeros(p)
@@ -570,12 +571,13 @@ def _ridge_loo_errors(X, y, sw, alphas, fit_intercept):
     lam = np.maximum(lam, 0.0)  # eigenvalues of a Gram matrix: rounding below 0 only
     Mt_y = M.T @ yc
     M2 = M * M
-    out = np.empty((len(alphas), n))
+    out = np.empty((len(alphas),) + y.shape)
     for k, a in enumerate(alphas):
         f = lam / (lam + a) if gram else 1.0 / (lam + a)
-        fitted = M @ (f * Mt_y)  # the centred part of H ys
+        fitted = M @ (f * Mt_y if y.ndim == 1 else f[:, None] * Mt_y)  # the centred part of H ys
         resid = yc - fitted
-        out[k] = resid / (1.0 - h0 - M2 @ f)
+        lev = 1.0 - h0 - M2 @ f
+        out[k] = resid / (lev if y.ndim == 1 else lev[:, None])
     return out
 
 
@@ -593,6 +595,13 @@ class RidgeCV(_BaseRegressor):
     Errors: ValueError for alphas that are not positive, fewer than 2 samples with cv=None, and the input errors of
     :class:`hetglm.Ridge`."""
 
+    _multi_target = True  # y (n, k): coef_ (k, n_features), intercept_ (k,), as Ridge's
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags
+
     def __init__(self, alphas=(0.1, 1.0, 10.0), *, fit_intercept=True, cv=None, tol=1e-8, max_iter=1000,
                  n_jobs=None, random_state=None, verbose=0, device="cpu"):
         self.alphas = alphas
@@ -607,11 +616,14 @@ class RidgeCV(_BaseRegressor):
 
     def fit(self, X, y, sample_weight=None):
         """Choose alpha_ by cross-validation, refit on all the data. X (n_samples, n_features) array or sparse
-        matrix, y (n_samples,), sample_weight (n_samples,) non-negative or None. Returns self."""
+        matrix, y (n_samples,) or (n_samples, n_targets) (one alpha for all targets; coef_ (n_targets,
+        n_features)), sample_weight (n_samples,) non-negative or None. Returns self."""
         self._check_common()
         X, y = validate_data(self, X, y, accept_sparse=["csr", "csc"], dtype=[np.float64, np.float32],
-                             order="C", y_numeric=True, accept_large_sparse=True)
-        y = column_or_1d(y).astype(np.float64)
+                             order="C", y_numeric=True, accept_large_sparse=True, multi_output=True)
+        y = np.asarray(y, dtype=np.float64)  # (n,) or (n, k): one alpha for every target, as scikit-learn's default
+        if y.ndim == 2 and y.shape[1] == 1:  # scikit-learn's RidgeCV gives coef_ (n_features,) for y (n, 1)
+            y = y.ravel()
         X = X.tocsr() if sp.issparse(X) else X
         sw = _sample_weight_or_none(sample_weight, X)
         alphas = np.sort(np.asarray(self.alphas, dtype=np.float64).ravel())
@@ -625,7 +637,7 @@ class RidgeCV(_BaseRegressor):
                 raise ValueError(f"RidgeCV: leave-one-out needs at least 2 samples, got n_samples = {X.shape[0]}")
             looe = _ridge_loo_errors(X.astype(np.float64), y, np.ones(X.shape[0]) if sw is None else sw, alphas,
                                      self.fit_intercept)
-            score = -np.mean(looe ** 2, axis=1)
+            score = -np.mean(looe.reshape(len(alphas), -1) ** 2, axis=1)
         else:
             folds = list(check_cv(self.cv).split(X, y))
             score = np.array(Parallel(n_jobs=self.n_jobs, prefer="threads")(

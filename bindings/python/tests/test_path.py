@@ -306,6 +306,28 @@ def test_ridge_cv_leave_one_out_is_sklearns_with_weights_sparse_and_wide_data(sp
     assert looe[0, 0] == pytest.approx(direct, rel=1e-9)
 
 
+@pytest.mark.parametrize("cv", [None, 4])
+def test_ridge_cv_takes_several_targets_as_sklearn(cv):
+    """y (n, k): one alpha for all targets (scikit-learn's default alpha_per_target=False), chosen on the mean over
+    every target's LOO errors (cv=None) or the folds' uniform-average R^2; coef_ (k, n_features). y (n, 1) gives
+    coef_ (n_features,), as scikit-learn's RidgeCV. It refused y (n, k) before."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 6))
+    Y = X @ rng.normal(size=(6, 3)) + rng.normal(size=(80, 3)) * np.array([0.5, 2.0, 8.0])
+    sw = rng.uniform(0.5, 2.0, 80)
+    alphas = np.logspace(-2, 3, 6)
+    for y in (Y, Y[:, :1]):
+        ours = hetglm.RidgeCV(alphas=alphas, cv=cv, tol=1e-12).fit(X, y, sample_weight=sw)
+        theirs = sklm.RidgeCV(alphas=alphas, cv=cv).fit(X, y, sample_weight=sw)
+        assert ours.alpha_ == theirs.alpha_
+        assert ours.best_score_ == pytest.approx(theirs.best_score_, rel=1e-8)
+        assert ours.coef_.shape == theirs.coef_.shape
+        np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=1e-9, atol=1e-12)
+        # (the intercept: y's mean less the float32-rounded feature means times coef_, _centre: 1e-8 from
+        # scikit-learn's, with or without targets and weights)
+        np.testing.assert_allclose(ours.predict(X), theirs.predict(X), rtol=0, atol=1e-6)
+
+
 def test_ridge_cv_with_folds_passes_the_sample_weights_to_each_fit():
     """cv given: each fold's Ridge gets its training part's sample weights and is scored by the R^2 weighted by its
     test part's (as scikit-learn 1.9's GridSearchCV, which RidgeCV runs); the refit at alpha_ uses the weights."""
