@@ -108,11 +108,20 @@ std::string metric_text(const json& m) {
 }
 
 /// Warn once when a data file has features the model does not know (they are ignored, as in LIBLINEAR). The index
-/// named is the file's largest, as written in it (one less with --zero-based).
+/// named is the file's largest, as written in it (one less with --zero-based, where index i is the model's feature
+/// i + 1: a file indexed from 1 read with --zero-based reaches one feature past the model, which the warning says).
 void warn_extra_features(const LinearModel& model, const Dataset& data, const std::string& file, bool zero_based) {
-  if (data.X.n_cols > model.nr_feature)
-    hetglm::eprint("warning: '{}' has features up to index {} but the model has nr_feature {}: the extra features are ignored\n",
-                   file, data.X.n_cols - (zero_based ? 1 : 0), model.nr_feature);
+  if (data.X.n_cols <= model.nr_feature) return;
+  const std::int64_t largest = data.X.n_cols - (zero_based ? 1 : 0);
+  if (!zero_based)
+    hetglm::eprint("warning: '{}' has features up to index {} but the model has nr_feature {}: the extra features "
+                   "are ignored\n",
+                   file, largest, model.nr_feature);
+  else
+    hetglm::eprint("warning: '{}' has features up to index {}, which --zero-based makes feature {}, but the model has "
+                   "nr_feature {}: the extra features are ignored{}\n",
+                   file, largest, largest + 1, model.nr_feature,
+                   largest == model.nr_feature ? " (if the file is indexed from 1, drop --zero-based)" : "");
 }
 
 /// Refuse an output path that names the same file as an input or another output (it would be overwritten).

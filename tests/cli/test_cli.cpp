@@ -134,8 +134,16 @@ TEST_F(Cli, ExtraFeaturesWarningNamesTheFilesLargestIndex) {
   r = run("predict --zero-based m zero.svm out.txt");
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.err.substr(0, r.err.find('\n') + 1),
-            "warning: 'zero.svm' has features up to index 20 but the model has nr_feature 13: the extra features are "
-            "ignored\n");
+            "warning: 'zero.svm' has features up to index 20, which --zero-based makes feature 21, but the model has "
+            "nr_feature 13: the extra features are ignored\n");
+  // A file indexed from 1 read with --zero-based reaches exactly one feature past the model: the warning said "up to
+  // index 13 but the model has nr_feature 13", which read as a contradiction.
+  write("onebased.svm", "1 1:1 13:5\n-1 2:1\n");
+  r = run("predict --zero-based m onebased.svm out.txt");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err.substr(0, r.err.find('\n') + 1),
+            "warning: 'onebased.svm' has features up to index 13, which --zero-based makes feature 14, but the model "
+            "has nr_feature 13: the extra features are ignored (if the file is indexed from 1, drop --zero-based)\n");
 }
 
 TEST_F(Cli, PredictWritesLabelsAndAccuracyAndProbabilities) {
