@@ -76,6 +76,10 @@ TEST_F(Cli, TrainsLogisticOnA9aWithCertificateReportAndTestAccuracy) {
   EXPECT_EQ(rep["solver"].get<std::string>(), "newton");
   EXPECT_NE(rep["formulation_reason"].get<std::string>().find("chose primal"), std::string::npos);
   EXPECT_NE(r.out.find("formulation primal (solver newton): auto: 32561 x 123"), std::string::npos) << r.out;
+  // The time the choice took is part of train_seconds (the estimate here, no trial runs: a small share).
+  ASSERT_TRUE(rep.contains("formulation_seconds"));
+  EXPECT_GE(rep["formulation_seconds"].get<double>(), 0.0);
+  EXPECT_LE(rep["formulation_seconds"].get<double>(), rep["train_seconds"].get<double>());
   EXPECT_EQ(m.labels, (std::vector<double>{1, -1}));
   EXPECT_EQ(m.nr_feature, 123);
   EXPECT_DOUBLE_EQ(m.lambda, 1.0 / 32561);

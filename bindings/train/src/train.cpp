@@ -530,7 +530,9 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
   const CsrMatrix& Xs = data.by_feature ? X_rows : X0;  // empty when by-feature rows are not needed
   if (add_bias) X_bias = bias_column(Xs, po.bias, bias_lo);
   const CsrMatrix& X = add_bias ? X_bias : Xs;
+  const auto t_formulation = std::chrono::steady_clock::now();
   const FormulationChoice choice = resolve_formulation(o, spec, X, data.y, positives[0], c, lambda, eta, primal_newton);
+  res.formulation_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_formulation).count();
   const Formulation form_kind = choice.formulation;
   res.formulation = form_kind;
   res.formulation_reason = choice.reason;

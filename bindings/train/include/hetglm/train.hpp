@@ -86,6 +86,7 @@ struct TrainResult {
   bool converged = false;             ///< every column reached the tolerance
   bool interrupted = false;
   double seconds = 0;
+  double formulation_seconds = 0;     ///< of `seconds`, choosing the formulation (--formulation auto's trial runs)
 };
 
 /// A formulation and why it was chosen (--formulation auto logs its estimate).
