@@ -290,7 +290,7 @@ class _HetGLMBase(BaseEstimator):
         if c is not None:
             c = np.ascontiguousarray(c, dtype=np.float64)
         alpha = None if key is None else self._warm_start_alpha(options, key, X.shape[1], slot)
-        res = _hetglm.train(M, y, options, c, bool(self.verbose), alpha)
+        res = _engine_call(_hetglm.train, M, y, options, c, bool(self.verbose), alpha)
         cols = res["columns"]
         if key is not None:
             state = list(getattr(self, "_warm_state", None) or []) if slot > 0 else []
@@ -918,6 +918,25 @@ class Lasso(ElasticNet):
 
     def _l1_ratio(self):
         return 1.0
+
+
+# The engine's option errors name the command line's flags ("--accel-memory: cannot parse 'lots' ..."); through the
+# Python API they name the parameter instead (the rest of the message is the engine's).
+_FLAG_PARAMS = {"--tol": "tol", "--max-epochs": "max_iter", "--threads": "n_jobs", "--accel-memory": "accel_memory",
+                "--l1-ratio": "l1_ratio", "--formulation": "formulation", "--penalty": "penalty",
+                "--lambda": "the regularization (lambda = 1/(C n), or alpha)", "--seed": "random_state"}
+
+
+def _engine_call(fn, *args):
+    """fn(*args) with an engine ValueError that starts with a command-line flag re-raised in the parameter's name."""
+    try:
+        return fn(*args)
+    except ValueError as e:
+        text = str(e)
+        flag = text.split(":", 1)[0]
+        if flag in _FLAG_PARAMS:
+            raise ValueError(_FLAG_PARAMS[flag] + text[len(flag):]) from None
+        raise
 
 
 def _file_name(path, who):

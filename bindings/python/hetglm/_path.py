@@ -24,8 +24,8 @@ from sklearn.utils.validation import _check_sample_weight, check_array, check_is
 
 from . import _hetglm
 from ._estimators import (ElasticNet, Lasso, LogisticRegression, Ridge, _BaseRegressor, _HetGLMBase, _centre,
-                          _check_cd_params, _check_l1_ratio, _check_tol_max_iter, _float64_for, _positive_finite,
-                          _seed, _to_matrix)
+                          _check_cd_params, _check_l1_ratio, _check_tol_max_iter, _engine_call, _float64_for,
+                          _positive_finite, _seed, _to_matrix)
 
 __all__ = ["lasso_path", "enet_path", "logistic_regression_path", "LassoCV", "ElasticNetCV",
            "LogisticRegressionCV", "RidgeCV"]
@@ -96,7 +96,7 @@ def _engine_path(M, y, model, lambdas, options, initial=None):
     o.model = model
     # One engine call for the whole path (_hetglm.train_path): each point warm-started from the previous one, the
     # lambda-independent work of the working-set solver done once.
-    for res in _hetglm.train_path(M, y, o, [float(lam) for lam in lambdas], initial):
+    for res in _engine_call(_hetglm.train_path, M, y, o, [float(lam) for lam in lambdas], initial):
         ws.append(np.asarray(res["w"]))
         gaps.append(float(np.sum(res["gap"])))
         primals.append(float(np.sum(res["primal"])))
