@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # The main job: build hetglm, train every model on the bundled real data with progress (a line every 5 seconds),
 # evaluate on the held-out files, cross-validate and search C as LIBLINEAR's -v and -C do, and print a result table
-# (objective, certified gap, epochs, time, accuracy / RMSE). Prints under 100 lines.
+# (objective, certified gap, epochs, time, accuracy / MSE, as the command line prints them). Prints under 100 lines.
 # Usage: bash bench/demo.sh            (results also in bench/results/demo/; the build log in build/demo-build.log)
 set -euo pipefail
 cd "$(dirname "$0")/.."

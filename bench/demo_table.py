@@ -19,7 +19,7 @@ for path in sorted(glob.glob(os.path.join(folder, "*.json")), key=lambda p: (ord
     else:
         metric = r["train"]
         where = "train"
-    value = (f"acc {metric['accuracy']:.4f}" if "accuracy" in metric else f"RMSE {metric['rmse']:.4f}") + f" ({where})"
+    value = (f"acc {metric['accuracy']:.4f}" if "accuracy" in metric else f"MSE {metric['mse']:.4f}") + f" ({where})"
     rows.append([name, os.path.basename(r["train_file"]), r["formulation"], r.get("solver", ""), f"{r['lambda']:.4g}",
                  f"{r['primal']:.8f}", f"{r['rel_gap']:.2e}", str(r["epochs"]), f"{r['load_seconds']:.3f}",
                  f"{r['train_seconds']:.3f}", value])
