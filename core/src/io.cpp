@@ -143,6 +143,9 @@ StagedFile StagedFile::stage(const std::string& path_given, std::string_view con
     if (!S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode))
       throw IoError(fmt::format("cannot write '{}': not a regular file", path_given));
     f.fd_ = ::open(f.path_.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (f.fd_ < 0 && errno == ENXIO && S_ISFIFO(st.st_mode))  // (strerror says "No such device or address")
+      throw IoError(fmt::format("cannot write '{}': a named pipe with no reader (start the reader first)",
+                                path_given));
     if (f.fd_ < 0) cannot_write(path_given, errno);
     ::fcntl(f.fd_, F_SETFL, ::fcntl(f.fd_, F_GETFL) & ~O_NONBLOCK);
     f.contents_ = std::string(contents);

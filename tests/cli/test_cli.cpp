@@ -376,7 +376,7 @@ TEST_F(Cli, OutputsNeverReplaceInputsDevicesOrEachOther) {
   ASSERT_EQ(std::system(("mkfifo '" + (dir / "ff").string() + "'").c_str()), 0);
   r = run("train -q tr.svm ff");
   EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(r.err, "error: cannot write 'ff': No such device or address\n");
+  EXPECT_EQ(r.err, "error: cannot write 'ff': a named pipe with no reader (start the reader first)\n");
   EXPECT_TRUE(fs::is_fifo(dir / "ff"));
   r = run("train -q tr.svm /dev/null");
   EXPECT_EQ(r.code, 0) << r.err;
@@ -1097,7 +1097,7 @@ TEST_F(Cli, AFailedModelWriteReplacesNoReportAndClaimsNothing) {
   ASSERT_EQ(std::system(("mkfifo '" + (dir / "ff").string() + "'").c_str()), 0);
   const CliRun f = run("train -q -c 4 --report-json ff " + data("heart_scale") + " m");
   EXPECT_EQ(f.code, 1);
-  EXPECT_EQ(f.err, "error: cannot write 'ff': No such device or address\n");
+  EXPECT_EQ(f.err, "error: cannot write 'ff': a named pipe with no reader (start the reader first)\n");
   EXPECT_EQ(slurp(dir / "m"), model);
 }
 
