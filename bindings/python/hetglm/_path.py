@@ -208,6 +208,8 @@ def enet_path(X, y, *, l1_ratio=0.5, eps=1e-3, n_alphas=100, alphas=None, tol=1e
         n_screened[t] = sc
     if y.ndim == 1:
         coefs, n_iters, n_screened = coefs[0], n_iters[0], n_screened[0]
+    if getattr(X, "dtype", None) == np.float32:  # scikit-learn's coefs follow X's dtype (alphas, gaps stay float64)
+        coefs = coefs.astype(np.float32)
     out = (alphas, coefs, gaps) + ((n_iters,) if return_n_iter else ()) + ((n_screened,) if return_n_screened else ())
     return out
 

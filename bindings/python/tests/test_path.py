@@ -59,6 +59,16 @@ def test_enet_and_lasso_paths_match_sklearn_at_every_point(housing_dense, l1_rat
     assert n_iter[0] <= 1  # warm-started or not, the zero solution is certified at once (working set: 0 iterations)
 
 
+def test_path_coefficients_follow_x_dtype_as_sklearn(housing_dense):
+    """float32 X: coefs float32 (scikit-learn's enet_path / lasso_path), the alphas and gaps float64."""
+    X, y = housing_dense
+    for path in (hetglm.lasso_path, hetglm.enet_path):
+        for dtype in (np.float32, np.float64):
+            alphas, coefs, gaps = path(X.astype(dtype), y, alphas=5)
+            theirs = getattr(sklm, path.__name__)(X.astype(dtype), y, alphas=5)
+            assert (alphas.dtype, coefs.dtype, gaps.dtype) == (theirs[0].dtype, theirs[1].dtype, theirs[2].dtype)
+
+
 def test_path_in_one_engine_call_equals_one_fit_per_point(housing_dense):
     """_hetglm.train_path (the path functions' engine call, its column norms and X^T y computed once) gives every
     point bit-identical to one _hetglm.train per point warm-started the same way, with the same gaps."""
