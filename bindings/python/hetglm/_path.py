@@ -23,9 +23,9 @@ from sklearn.model_selection import check_cv
 from sklearn.utils.validation import _check_sample_weight, check_array, check_is_fitted, column_or_1d, validate_data
 
 from . import _hetglm
-from ._estimators import (ElasticNet, Lasso, LogisticRegression, Ridge, _BaseRegressor, _HetGLMBase, _centre,
-                          _check_cd_params, _check_l1_ratio, _check_tol_max_iter, _engine_call, _float64_for,
-                          _positive_finite, _seed, _to_matrix)
+from ._estimators import (_MAX_DENSE_ENTRIES, ElasticNet, Lasso, LogisticRegression, Ridge, _BaseRegressor,
+                          _HetGLMBase, _centre, _check_cd_params, _check_l1_ratio, _check_tol_max_iter, _engine_call,
+                          _float64_for, _positive_finite, _seed, _to_matrix)
 
 __all__ = ["lasso_path", "enet_path", "logistic_regression_path", "LassoCV", "ElasticNetCV",
            "LogisticRegressionCV", "RidgeCV"]
@@ -341,8 +341,11 @@ class _LinearModelCV(_BaseRegressor):
         _, k, i = best
         self.l1_ratio_ = l1_ratios[k]
         self.alpha_ = float(alphas_all[k][i])
-        self.alphas_ = alphas_all[0] if len(l1_ratios) == 1 else np.array(alphas_all)
-        self.mse_path_ = mse[0] if len(l1_ratios) == 1 else np.array(mse)
+        # scikit-learn's shapes: a grid per l1_ratio when the grid is computed, the one given otherwise; mse_path_
+        # squeezed (one alpha: (n_folds,)).
+        given = self.alphas is not None and not isinstance(self.alphas, numbers.Integral)
+        self.alphas_ = alphas_all[0] if len(l1_ratios) == 1 or given else np.array(alphas_all)
+        self.mse_path_ = np.squeeze(mse[0] if len(l1_ratios) == 1 else np.array(mse))
         est = ElasticNet(alpha=self.alpha_, l1_ratio=self.l1_ratio_, fit_intercept=self.fit_intercept,
                          tol=self.tol, max_iter=self.max_iter, random_state=self.random_state, device=self.device)
         est.fit(X, y, sample_weight=sw)
@@ -541,8 +544,15 @@ def _ridge_loo_errors(X, y, sw, alphas, fit_intercept):
     Xc = sqrt(sw) (X - 1 xbar_w^T), so H = s s^T / sum(sw) + Xc (Xc^T Xc + alpha I)^-1 Xc^T with s = sqrt(sw).
     Xc^T Xc + alpha I is diagonalized once: the SVD of Xc (dense), the eigenvectors of Xc^T Xc (p x p, sparse with
     n > p) or of Xc Xc^T (n x n, sparse with n <= p); sparse X is never densified beyond those products.
-    Shapes: X (n, p) array or CSR, y (n,) or (n, k), sw (n,)."""
+    Shapes: X (n, p) array or CSR, y (n,) or (n, k), sw (n,).
+    Sparse X is centred densely when it has at most _MAX_DENSE_ENTRIES entries (the SVD then): X^T X - sum(sw) xbar
+    xbar^T cancels for a column with a large mean and a small spread (a LOO score 1e4x off), and X X^T keeps the
+    intercept's null direction sqrt(sw) at a rounding eigenvalue eps, whose share eps / (eps + alpha) of the leverage
+    grew as 1 / alpha (a LOO score near 0 at alpha 1e-6, so that alpha was chosen). Beyond that size, eigenvalues at
+    rounding level (below max * max(n, p) * machine eps) are taken as 0."""
     n, p = X.shape
+    if sp.issparse(X) and n * p <= _MAX_DENSE_ENTRIES:
+        X = X.toarray()
     s = np.sqrt(sw)
     sy = s if y.ndim == 1 else s[:, None]
     ys = sy * y
@@ -561,16 +571,24 @@ def _ridge_loo_errors(X, y, sw, alphas, fit_intercept):
         M, lam, gram = U, sv * sv, True  # f = lam / (lam + alpha)
     elif n > p:
         Xs = sp.diags(s) @ X
-        C = (Xs.T @ Xs).toarray() - sw.sum() * np.outer(xbar, xbar)
+        raw = (Xs.T @ Xs).toarray()
+        C = raw - sw.sum() * np.outer(xbar, xbar)
         lam, V = np.linalg.eigh(C)
         M, gram = Xs @ V - np.outer(s, xbar @ V), False  # M = Xc V; f = 1 / (lam + alpha)
     else:
         Xs = sp.diags(s) @ X
         u = Xs @ xbar  # Xc = Xs - s xbar^T
-        K = (Xs @ Xs.T).toarray() - np.outer(u, s) - np.outer(s, u) + float(xbar @ xbar) * np.outer(s, s)
+        raw = (Xs @ Xs.T).toarray()
+        K = raw - np.outer(u, s) - np.outer(s, u) + float(xbar @ xbar) * np.outer(s, s)
+        if fit_intercept:  # sqrt(sw) is a null vector of K: take what rounding left along it out (K = P K P)
+            e = s / np.linalg.norm(s)
+            Ke = K @ e
+            K = K - np.outer(e, Ke) - np.outer(Ke, e) + float(e @ Ke) * np.outer(e, e)
         lam, M = np.linalg.eigh(K)
         gram = True
     lam = np.maximum(lam, 0.0)  # eigenvalues of a Gram matrix: rounding below 0 only
+    if sp.issparse(X):  # eigenvalues at the rounding level of the products before centring are 0 (null directions)
+        lam[lam < np.abs(raw.diagonal()).max(initial=0.0) * max(n, p) * 8 * np.finfo(np.float64).eps] = 0.0
     Mt_y = M.T @ yc
     M2 = M * M
     out = np.empty((len(alphas),) + y.shape)
@@ -624,13 +642,16 @@ class RidgeCV(_BaseRegressor):
         X, y = validate_data(self, X, y, accept_sparse=["csr", "csc"], dtype=[np.float64, np.float32],
                              order="C", y_numeric=True, accept_large_sparse=True, multi_output=True)
         y = np.asarray(y, dtype=np.float64)  # (n,) or (n, k): one alpha for every target, as scikit-learn's default
-        if y.ndim == 2 and y.shape[1] == 1:  # scikit-learn's RidgeCV gives coef_ (n_features,) for y (n, 1)
+        column = y.ndim == 2 and y.shape[1] == 1
+        if column:  # scikit-learn's RidgeCV gives coef_ (n_features,) for y (n, 1)
             y = y.ravel()
         X = X.tocsr() if sp.issparse(X) else X
         sw = _sample_weight_or_none(sample_weight, X)
-        alphas = np.sort(np.asarray(self.alphas, dtype=np.float64).ravel())
-        if alphas.size == 0 or not np.all((alphas > 0) & np.isfinite(alphas)):
+        given = np.asarray(self.alphas, dtype=np.float64).ravel()
+        if given.size == 0 or not np.all((given > 0) & np.isfinite(given)):
             raise ValueError("alphas must be positive finite numbers")
+        order = np.argsort(given, kind="stable")  # ascending for the folds' warm starts
+        alphas = given[order]
         params = dict(fit_intercept=self.fit_intercept, tol=self.tol, max_iter=self.max_iter,
                       random_state=self.random_state)
         _check_refit_device(Ridge(max_iter=1, device=self.device), X, y)
@@ -644,12 +665,17 @@ class RidgeCV(_BaseRegressor):
             folds = list(check_cv(self.cv).split(X, y))
             score = np.array(Parallel(n_jobs=self.n_jobs, prefer="threads")(
                 delayed(_fold_ridge)(X, y, tr, te, alphas, params, sw) for tr, te in folds)).mean(axis=0)
-        best = int(np.argmax(score))
-        self.alpha_ = float(alphas[best])
-        self.best_score_ = float(score[best])
+        # Ties go to the first alpha in the order given, as scikit-learn's (a constant y scores every alpha alike).
+        in_given = np.empty_like(score)
+        in_given[order] = score
+        best = int(np.argmax(in_given))
+        self.alpha_ = float(given[best])
+        self.best_score_ = float(in_given[best])
         est = Ridge(alpha=self.alpha_, device=self.device, **params).fit(X, y, sample_weight=sw)
         for name in ("coef_", "intercept_", "n_iter_", "duality_gap_", "primal_objective_", "training_history_",
                      "lambda_", "formulation_reason_", "solver_", "engine_models_", "engine_model_"):
             setattr(self, name, getattr(est, name))
+        if column:  # scikit-learn: y (n, 1) gives coef_ (n_features,) and intercept_ (1,)
+            self.intercept_ = np.atleast_1d(np.asarray(self.intercept_, dtype=np.float64))
         self.n_features_in_ = X.shape[1]
         return self

@@ -338,6 +338,65 @@ def test_ridge_cv_takes_several_targets_as_sklearn(cv):
         np.testing.assert_allclose(ours.predict(X), theirs.predict(X), rtol=0, atol=1e-6)
 
 
+@pytest.mark.parametrize("densify", [True, False])
+def test_ridge_cv_leave_one_out_on_sparse_data_with_an_offset_column(monkeypatch, densify):
+    """Sparse X with a column of mean 100: with n <= p the intercept's null direction of X X^T came out at a
+    rounding eigenvalue eps, whose leverage share eps / (eps + alpha) grew as 1 / alpha: alpha_ was 1e-6 with a LOO
+    score of -0.0008 (scikit-learn and the dense SVD: 1000, -0.581). Sparse X is now centred densely below
+    _MAX_DENSE_ENTRIES (densify) and beyond it such eigenvalues are 0 (the eigen routes, forced here)."""
+    if not densify:
+        monkeypatch.setattr(hetglm._path, "_MAX_DENSE_ENTRIES", 0)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20, 50))
+    X[:, 0] += 100
+    y = rng.normal(size=20)
+    alphas = np.logspace(-6, 3, 10)
+    ours = hetglm.RidgeCV(alphas=alphas).fit(sp.csr_matrix(X), y)
+    theirs = sklm.RidgeCV(alphas=alphas).fit(X, y)
+    assert ours.alpha_ == theirs.alpha_ == 1000.0
+    assert ours.best_score_ == pytest.approx(theirs.best_score_, rel=1e-9)
+    dense = hetglm._path._ridge_loo_errors(X, y, np.ones(20), alphas, True)
+    sparse = hetglm._path._ridge_loo_errors(sp.csr_matrix(X), y, np.ones(20), alphas, True)
+    np.testing.assert_allclose(np.mean(sparse ** 2, axis=1), np.mean(dense ** 2, axis=1), rtol=1e-6)
+    if not densify:  # the X^T X route (n > p), weighted, against the dense SVD
+        X3 = rng.normal(size=(60, 8)) + 3.0
+        X3[rng.random(X3.shape) < 0.5] = 0.0
+        y3 = X3 @ rng.normal(size=8) + rng.normal(size=60)
+        sw3 = rng.uniform(0.5, 2.0, 60)
+        for intercept in (True, False):
+            np.testing.assert_allclose(
+                hetglm._path._ridge_loo_errors(sp.csr_matrix(X3), y3, sw3, alphas, intercept),
+                hetglm._path._ridge_loo_errors(X3, y3, sw3, alphas, intercept), rtol=1e-8, atol=1e-10)
+    if densify:  # n > p with a column of mean 1e6 and spread 1e-3: X^T X - n xbar xbar^T cancelled (1e4x off)
+        X2 = rng.normal(size=(40, 6))
+        X2[:, 0] = 1e6 + 1e-3 * rng.normal(size=40)
+        y2 = X2[:, 1:] @ rng.normal(size=5) + rng.normal(size=40)
+        sw = rng.uniform(0.5, 2.0, 40)
+        a = np.array([1e-10, 1e-6, 1.0])
+        np.testing.assert_allclose(hetglm._path._ridge_loo_errors(sp.csr_matrix(X2), y2, sw, a, True),
+                                   hetglm._path._ridge_loo_errors(X2, y2, sw, a, True), rtol=1e-9, atol=1e-12)
+
+
+def test_cv_estimators_tie_break_and_shapes_as_sklearn():
+    """Ties go to the first alpha in the order given (a constant y); y (n, 1) gives RidgeCV's intercept_ (1,); one
+    alpha gives LassoCV's mse_path_ (n_folds,); alphas given with several l1_ratio give ElasticNetCV's alphas_ as
+    given (scikit-learn's shapes)."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(30, 5))
+    y = X @ rng.normal(size=5) + rng.normal(size=30)
+    down = np.logspace(-3, 3, 13)[::-1]
+    assert hetglm.RidgeCV(alphas=down).fit(X, np.ones(30)).alpha_ == \
+        sklm.RidgeCV(alphas=down).fit(X, np.ones(30)).alpha_ == 1000.0
+    ours, theirs = hetglm.RidgeCV().fit(X, y.reshape(-1, 1)), sklm.RidgeCV().fit(X, y.reshape(-1, 1))
+    assert (ours.coef_.shape, np.shape(ours.intercept_)) == (theirs.coef_.shape, np.shape(theirs.intercept_))
+    ours, theirs = hetglm.LassoCV(alphas=[0.1], cv=3).fit(X, y), sklm.LassoCV(alphas=[0.1], cv=3).fit(X, y)
+    assert ours.mse_path_.shape == theirs.mse_path_.shape == (3,)
+    kw = dict(alphas=[0.1, 0.01, 1.0], l1_ratio=[0.5, 0.9], cv=3)
+    ours, theirs = hetglm.ElasticNetCV(**kw).fit(X, y), sklm.ElasticNetCV(**kw).fit(X, y)
+    np.testing.assert_array_equal(ours.alphas_, theirs.alphas_)
+    assert ours.mse_path_.shape == theirs.mse_path_.shape
+
+
 def test_ridge_cv_with_folds_passes_the_sample_weights_to_each_fit():
     """cv given: each fold's Ridge gets its training part's sample weights and is scored by the R^2 weighted by its
     test part's (as scikit-learn 1.9's GridSearchCV, which RidgeCV runs); the refit at alpha_ uses the weights."""
