@@ -511,14 +511,18 @@ class LogisticRegressionCV(LogisticRegression):
                              order="C", accept_large_sparse=True)
         X = X.tocsr() if sp.issparse(X) else X
         sw = _sample_weight_or_none(sample_weight, X)
-        Cs = _c_grid(self.Cs)
+        Cs = _c_grid(self.Cs)  # checked and ascending: each fold's path is warm-started from the smaller C
+        given = Cs if np.ndim(self.Cs) == 0 else np.asarray(self.Cs, dtype=np.float64).ravel()
+        order = np.argsort(given, kind="stable")
         folds = list(check_cv(self.cv, y, classifier=True).split(X, y))
         scores = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-            delayed(_fold_scores)(self._base(), X, y, tr, te, Cs, self.scoring, sw) for tr, te in folds)
-        self.scores_ = np.array(scores)  # (n_folds, n_Cs)
-        self.Cs_ = Cs
+            delayed(_fold_scores)(self._base(), X, y, tr, te, given[order], self.scoring, sw) for tr, te in folds)
+        # Cs_ and the columns of scores_ in the order given, and ties to the first C given, as scikit-learn's.
+        self.scores_ = np.empty((len(folds), len(given)))  # (n_folds, n_Cs)
+        self.scores_[:, order] = np.array(scores)
+        self.Cs_ = given
         best = int(np.argmax(self.scores_.mean(axis=0)))
-        self._C_refit = float(Cs[best])
+        self._C_refit = float(given[best])
         super().fit(X, y, sample_weight=sw)
         self.C_ = np.full(len(self.classes_) if len(self.classes_) > 2 else 1, self._C_refit)
         return self

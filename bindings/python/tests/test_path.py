@@ -377,6 +377,21 @@ def test_ridge_cv_leave_one_out_on_sparse_data_with_an_offset_column(monkeypatch
                                    hetglm._path._ridge_loo_errors(X2, y2, sw, a, True), rtol=1e-9, atol=1e-12)
 
 
+def test_logistic_regression_cv_keeps_the_order_of_cs(data_dir):
+    """Cs given out of order: Cs_ and the columns of scores_ in that order, ties to the first C given, as
+    scikit-learn's (they came sorted, so a column of scores_ did not match scikit-learn's for the same index)."""
+    X, y = hetglm.load_svmlight_file(data_dir / "heart_scale")
+    Cs = [10.0, 0.01, 1.0, 0.1]
+    ours = hetglm.LogisticRegressionCV(Cs=Cs, cv=4, tol=1e-10).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = sklm.LogisticRegressionCV(Cs=Cs, cv=4, tol=1e-10, solver="liblinear", max_iter=10000).fit(X, y)
+    np.testing.assert_array_equal(ours.Cs_, theirs.Cs_)
+    np.testing.assert_allclose(ours.scores_, theirs.scores_[1.0], atol=1e-12)
+    np.testing.assert_array_equal(ours.C_, theirs.C_)
+    assert hetglm.LogisticRegressionCV(Cs=[1.0, 0.5, 1.0], cv=4, tol=1e-10).fit(X, y).scores_.shape == (4, 3)
+
+
 def test_cv_estimators_tie_break_and_shapes_as_sklearn():
     """Ties go to the first alpha in the order given (a constant y); y (n, 1) gives RidgeCV's intercept_ (1,); one
     alpha gives LassoCV's mse_path_ (n_folds,); alphas given with several l1_ratio give ElasticNetCV's alphas_ as
