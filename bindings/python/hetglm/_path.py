@@ -24,8 +24,8 @@ from sklearn.utils.validation import _check_sample_weight, check_array, check_is
 
 from . import _hetglm
 from ._estimators import (_MAX_DENSE_ENTRIES, ElasticNet, Lasso, LogisticRegression, Ridge, _BaseRegressor,
-                          _HetGLMBase, _centre, _check_cd_params, _check_l1_ratio, _check_tol_max_iter, _engine_call,
-                          _float64_for, _positive_finite, _seed, _to_matrix)
+                          _HetGLMBase, _centre, _check_cd_params, _check_float_range, _check_l1_ratio,
+                          _check_tol_max_iter, _engine_call, _float64_for, _positive_finite, _seed, _to_matrix)
 
 __all__ = ["lasso_path", "enet_path", "logistic_regression_path", "LassoCV", "ElasticNetCV",
            "LogisticRegressionCV", "RidgeCV"]
@@ -281,13 +281,13 @@ def _fold_mse(X, y, train, test, l1_ratio, alphas, fit_intercept, tol, max_iter,
 
 
 def _sample_weight_or_none(sample_weight, X):
-    """The CV estimators' sample_weight: None, or float64 (n_samples,) checked as the estimators check it
-    (non-negative, finite, the right length: scikit-learn's messages)."""
+    """The CV estimators' sample_weight: None, or float64 (n_samples,) checked as the estimators' fit checks it
+    (non-negative and finite with scikit-learn's messages, the right length, within float32 range), before the
+    folds."""
     if sample_weight is None:
         return None
     sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
-    if not np.all(np.isfinite(sw)):
-        raise ValueError("sample_weight must be finite")
+    _check_float_range(sw, "sample_weight")
     return sw
 
 
@@ -411,25 +411,28 @@ class ElasticNetCV(_LinearModelCV):
         return [_check_l1_ratio(r) for r in ratios]
 
 
-def _fold_scores(est, X, y, train, test, Cs, scoring, sw=None):
-    """One fold of LogisticRegressionCV: the scores of the test part at every C. With sample weights, as
-    scikit-learn 1.9's LogisticRegressionCV: each fit takes the training part's weights and the score (the default
-    accuracy or a scorer) the test part's."""
+def _logistic_cv_scorer(est, scoring, classes):
+    """LogisticRegressionCV's scorer, once per fit: check_scoring's, except that a metric that takes `labels` (log
+    loss, Brier score) gets every class (and pos_label when binary), as scikit-learn's _log_reg_scoring_path does,
+    since a fold's test part may lack some ("y_true and y_prob contain different number of classes")."""
     import inspect
 
     from sklearn.metrics import check_scoring, get_scorer, make_scorer
-    scorer = check_scoring(est, scoring=scoring)
-    classes = np.unique(y)
-    if scoring is not None:
-        # As scikit-learn's _log_reg_scoring_path: a metric that takes `labels` (log loss, Brier score) gets every
-        # class, since a fold's test part may lack some ("y_true and y_prob contain different number of classes").
-        named = get_scorer(scoring)
-        sig = inspect.signature(named._score_func).parameters if hasattr(named, "_score_func") else {}
-        if "labels" in sig:
-            pos = {"pos_label": classes[-1]} if len(classes) <= 2 and "pos_label" in sig else {}
-            scorer = make_scorer(named._score_func, greater_is_better=named._sign == 1,
-                                 response_method=named._response_method, labels=classes, **pos,
-                                 **getattr(named, "_kwargs", {}))
+    if scoring is None:
+        return check_scoring(est, scoring=scoring)
+    named = get_scorer(scoring)
+    sig = inspect.signature(named._score_func).parameters if hasattr(named, "_score_func") else {}
+    if "labels" not in sig:
+        return check_scoring(est, scoring=scoring)
+    pos = {"pos_label": classes[-1]} if len(classes) <= 2 and "pos_label" in sig else {}
+    return make_scorer(named._score_func, greater_is_better=named._sign == 1, response_method=named._response_method,
+                       labels=classes, **pos, **getattr(named, "_kwargs", {}))
+
+
+def _fold_scores(est, X, y, train, test, Cs, scorer, scoring, sw=None):
+    """One fold of LogisticRegressionCV: the scores of the test part at every C (`scorer`: _logistic_cv_scorer's for
+    `scoring`). With sample weights, as scikit-learn 1.9's LogisticRegressionCV: each fit takes the training part's
+    weights and the score (the default accuracy or a scorer) the test part's."""
     weights = {} if sw is None else {"sample_weight": sw[test]}
     scores = []
     for C in Cs:  # ascending C, each fit warm-started from the previous (est has warm_start=True)
@@ -439,7 +442,7 @@ def _fold_scores(est, X, y, train, test, Cs, scoring, sw=None):
         except ValueError as e:
             # A class with fewer samples than folds is missing from some training part; a scorer of probabilities
             # then fails inside scikit-learn's metrics ("y_true and y_prob contain different number of classes").
-            missing = np.setdiff1d(classes, est.classes_)
+            missing = np.setdiff1d(np.unique(y[test]), est.classes_)
             if missing.size == 0:
                 raise
             raise ValueError(f"LogisticRegressionCV: scoring={scoring!r} cannot score a fold whose training part has "
@@ -513,10 +516,11 @@ class LogisticRegressionCV(LogisticRegression):
         sw = _sample_weight_or_none(sample_weight, X)
         Cs = _c_grid(self.Cs)  # checked and ascending: each fold's path is warm-started from the smaller C
         given = Cs if np.ndim(self.Cs) == 0 else np.asarray(self.Cs, dtype=np.float64).ravel()
-        order = np.argsort(given, kind="stable")
+        order = np.argsort(given, kind="stable")  # given[order] is Cs
         folds = list(check_cv(self.cv, y, classifier=True).split(X, y))
+        scorer = _logistic_cv_scorer(self._base(), self.scoring, np.unique(y))
         scores = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-            delayed(_fold_scores)(self._base(), X, y, tr, te, given[order], self.scoring, sw) for tr, te in folds)
+            delayed(_fold_scores)(self._base(), X, y, tr, te, Cs, scorer, self.scoring, sw) for tr, te in folds)
         # Cs_ and the columns of scores_ in the order given, and ties to the first C given, as scikit-learn's.
         self.scores_ = np.empty((len(folds), len(given)))  # (n_folds, n_Cs)
         self.scores_[:, order] = np.array(scores)
@@ -544,31 +548,26 @@ def _ridge_loo_errors(X, y, sw, alphas, fit_intercept):
     """Leave-one-out errors of ridge regression, min_w,b sum_i sw_i (y_i - x_i.w - b)^2 + alpha ||w||^2, for every
     alpha in one decomposition (the closed form of scikit-learn's _RidgeGCV; Golub, Heath, Wahba, Technometrics 21,
     1979). Returns (n_alphas, n) the LOO residuals scaled by sqrt(sw_i): r_i / (1 - H_ii), with H the hat matrix of
-    the weighted problem (y (n, k), several targets: (n_alphas, n, k)). With an (unpenalized) intercept, sqrt(sw) is orthogonal to the weighted-centred columns
-    Xc = sqrt(sw) (X - 1 xbar_w^T), so H = s s^T / sum(sw) + Xc (Xc^T Xc + alpha I)^-1 Xc^T with s = sqrt(sw).
-    Xc^T Xc + alpha I is diagonalized once: the SVD of Xc (dense), the eigenvectors of Xc^T Xc (p x p, sparse with
-    n > p) or of Xc Xc^T (n x n, sparse with n <= p); sparse X is never densified beyond those products.
-    Shapes: X (n, p) array or CSR, y (n,) or (n, k), sw (n,).
-    Sparse X is centred densely when it has at most _MAX_DENSE_ENTRIES entries (the SVD then): X^T X - sum(sw) xbar
-    xbar^T cancels for a column with a large mean and a small spread (a LOO score 1e4x off), and X X^T keeps the
-    intercept's null direction sqrt(sw) at a rounding eigenvalue eps, whose share eps / (eps + alpha) of the leverage
-    grew as 1 / alpha (a LOO score near 0 at alpha 1e-6, so that alpha was chosen). Beyond that size, eigenvalues at
-    rounding level (below max * max(n, p) * machine eps) are taken as 0."""
+    the weighted problem (y (n, k), several targets: (n_alphas, n, k)). With an (unpenalized) intercept, s = sqrt(sw)
+    is orthogonal to the weighted-centred columns Xc = diag(s) (X - 1 xbar_w^T), so H = s s^T / sum(sw) + Xc (Xc^T
+    Xc + alpha I)^-1 Xc^T. Xc^T Xc + alpha I is diagonalized once: the SVD of Xc. Sparse X is centred densely for
+    that when it has at most _MAX_DENSE_ENTRIES entries; beyond, the eigenvectors of Xc^T Xc (p x p, n > p) or of
+    Xc Xc^T (n x n, n <= p, with s projected out) from the uncentred products, and eigenvalues at their rounding
+    level taken as 0. (From the products below that size, X^T X - sum(sw) xbar xbar^T cancelled for a column with a
+    large mean and a small spread, a LOO score 1e4x off, and X X^T kept the null direction s at a rounding eigenvalue
+    eps whose leverage share eps / (eps + alpha) grew as 1 / alpha: a score near 0 at alpha 1e-6, which was chosen.)
+    Shapes: X (n, p) array or CSR, y (n,) or (n, k), sw (n,)."""
     n, p = X.shape
     if sp.issparse(X) and n * p <= _MAX_DENSE_ENTRIES:
         X = X.toarray()
     s = np.sqrt(sw)
-    sy = s if y.ndim == 1 else s[:, None]
-    ys = sy * y
     if fit_intercept:
         xbar = np.asarray(X.T @ sw).ravel() / sw.sum()
         ybar = (sw @ y) / sw.sum()
-        yc = sy * (y - ybar)
         h0 = sw / sw.sum()  # the intercept's share of the diagonal of H
     else:
-        xbar = np.zeros(p)
-        yc = ys
-        h0 = np.zeros(n)
+        xbar, ybar, h0 = np.zeros(p), 0.0, np.zeros(n)
+    yc = (s if y.ndim == 1 else s[:, None]) * (y - ybar)
     # M (n, r) and lam (r,) such that Xc (Xc^T Xc + alpha I)^-1 Xc^T = M diag(f(lam, alpha)) M^T.
     if not sp.issparse(X):
         U, sv, _ = np.linalg.svd(s[:, None] * (X - xbar), full_matrices=False)
