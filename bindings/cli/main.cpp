@@ -1154,6 +1154,10 @@ int hetglm_cli_main(int argc, char** argv) {
                     "objective for the merged "
                     "step, the default) | fixed (the CoCoA+ step gamma = 1)")
       ->capture_default_str();
+  train->add_option("--replica-sigma", ta.opt.solver.replica_sigma,
+                    "syscd with several threads, dual, adaptive aggregation: the replicas' sigma' in [1, threads] "
+                    "(0 = by loss: sqrt(threads) hinge, threads^(1/4) logistic and squared hinge, threads otherwise)")
+      ->capture_default_str();
   train->add_option("--certificate-every", ta.opt.solver.certificate_every,
                     "coordinate descent: an exact certificate every N epochs (0 = the adaptive schedule)")
       ->capture_default_str();

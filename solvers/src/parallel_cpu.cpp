@@ -488,14 +488,16 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
   const std::size_t d = static_cast<std::size_t>(form.dim());
   const bool syscd = o.solver == SolverKind::syscd;
   const bool wild = o.solver == SolverKind::passcode_wild;
-  // SySCD's T replicas merge by CoCoA+ (sigma' = T, gamma = 1 and up) or, for the squared hinge with adaptive
-  // aggregation, each at sigma' = 1 with gamma in [1/T, 1] (the box duals' merge: MergePlan, aggregation.hpp; the
-  // hinge keeps CoCoA+ here: on the generated sparse 100,000 x 50,000 set the box duals' merge took 43 epochs to
-  // 1e-3 against 31, docs/parallel-cpu.md); PASSCoDe steps on v itself.
-  const MergePlan plan = !syscd ? MergePlan::cocoa(1.0)
-                         : o.adaptive_aggregation && Form::LossP::id != Loss::hinge
-                             ? merge_plan<Form>(T)
-                             : MergePlan::cocoa(static_cast<double>(T));
+  // SySCD's T replicas merge by CoCoA+ (sigma' = T, gamma = 1 and up: --aggregation fixed, primal coordinate
+  // descent, and ridge) or, in the dual with adaptive aggregation, each at a sigma' between 1 and T with gamma
+  // searched from the safe sigma' / T up (MergePlan::between; sigma' by loss, replica_sigma, or
+  // SolverOptions::replica_sigma; docs/parallel-cpu.md, "sigma' between 1 and T"); PASSCoDe steps on v itself.
+  const MergePlan plan =
+      !syscd ? MergePlan::cocoa(1.0)
+      : o.adaptive_aggregation && Form::formulation == Formulation::dual
+          ? replica_merge_plan(Form::kBoxDual, T,
+                               o.replica_sigma > 0 ? o.replica_sigma : replica_sigma(Form::LossP::id, T))
+          : MergePlan::cocoa(static_cast<double>(T));
   const double sigma = plan.step_sigma;
   // Merges per epoch: the replicas are merged (and the merged step searched) after each of `merges` parts of an
   // epoch, so that a replica is at most 1/merges of an epoch behind the others' steps. A merge costs O(m_active + T d)
@@ -698,6 +700,8 @@ SolveResult solve_parallel_cpu(const Form& form, const SolverOptions& o) {
     throw InvalidArgument(fmt::format("--numa-nodes: must be >= 0 (0 = the machine's topology), got {}", o.numa_nodes));
   if (o.bucket_size < 0)
     throw InvalidArgument(fmt::format("bucket size: must be >= 0 (0 = automatic), got {}", o.bucket_size));
+  if (!(o.replica_sigma == 0 || (o.replica_sigma >= 1 && std::isfinite(o.replica_sigma))))
+    throw InvalidArgument(fmt::format("replica sigma': must be 0 (by loss) or a number >= 1, got {}", o.replica_sigma));
   if (o.solver == SolverKind::sequential) return solve_sequential(form, o);
   if (o.solver == SolverKind::newton || o.solver == SolverKind::automatic)
     throw InvalidArgument(fmt::format("solve_parallel_cpu: solver '{}' is not a parallel coordinate-descent solver "

@@ -20,6 +20,7 @@
 #include "hetglm/io.hpp"
 #include "hetglm/libsvm.hpp"
 #include "hetglm/model.hpp"
+#include "hetglm/solvers/aggregation.hpp"
 #include "hetglm/solvers/parallel_cpu.hpp"
 #include "hetglm/solvers/sequential.hpp"
 #include "hetglm/train.hpp"
@@ -400,12 +401,13 @@ TEST(PasscodeWild, CertificateIsRecomputedFromAlpha) {
 
 // The merge of SySCD's replicas (aggregation.hpp MergePlan, parallel_cpu.cpp "merges per epoch"): on a dense
 // 6,000 x 400 set (2.4e6 nonzeros: two merges per epoch for every dual model but the hinge) at 2 threads the dual
-// objective rises in every epoch (each merge is never worse than its safe step: gamma in [1/2, 1] with sigma' = 1
-// for the squared hinge, the box duals' merge; gamma >= 1 with sigma' = 2 for hinge, ridge and logistic) and the run
-// ends at the sequential optimum. (Without the search, gamma = 1 at sigma' = 1, the squared hinge run does not
-// converge.)
+// objective rises in every epoch (each merge is never worse than its safe step: the replicas step at sigma' in [1, 2]
+// and gamma = sigma' / 2 is among the trials; replica_sigma: sqrt(2) for the hinge, 2^(1/4) for the squared hinge and
+// logistic, 2 (CoCoA+, gamma >= 1) for ridge; `replica_sigma` forces one) and the run ends at the sequential optimum.
+// (Without the search, gamma = 1 at sigma' = 1, the squared hinge run does not converge.)
 template <Loss L>
-void expect_merges_rise_to_the_optimum(const CsrMatrix& X, const std::vector<double>& y, double lambda, double tol) {
+void expect_merges_rise_to_the_optimum(const CsrMatrix& X, const std::vector<double>& y, double lambda, double tol,
+                                       double replica_sigma = 0) {
   ProblemData pd;
   pd.X = &X;
   pd.row_sq_norm = row_sq_norms(X);
@@ -419,6 +421,7 @@ void expect_merges_rise_to_the_optimum(const CsrMatrix& X, const std::vector<dou
                              << ref.certificate.gap;
   so.solver = SolverKind::syscd;
   so.n_threads = 2;
+  so.replica_sigma = replica_sigma;
   std::vector<double> duals;
   so.after_epoch = [&](int, std::span<double> alpha, std::span<double> v) {
     duals.push_back(certificate(form, alpha, v).dual);
@@ -458,9 +461,61 @@ TEST(ParallelMerge, DualRisesEveryEpochAndReachesTheSequentialOptimum) {
   expect_merges_rise_to_the_optimum<Loss::hinge>(X, y, 1e-3, 10 * tol);  // hinge SDCA is O(1/eps): looser
   expect_merges_rise_to_the_optimum<Loss::squared_hinge>(X, y, 1e-4, tol);
   expect_merges_rise_to_the_optimum<Loss::logistic>(X, y, 1e-4, tol);
+  for (double s : {1.0, 1.5, 2.0}) {  // forced: the ends of the family and a point between
+    SCOPED_TRACE(s);
+    expect_merges_rise_to_the_optimum<Loss::hinge>(X, y, 1e-3, 10 * tol, s);
+    expect_merges_rise_to_the_optimum<Loss::logistic>(X, y, 1e-4, tol, s);
+  }
   std::vector<double> yr(y.size());  // ridge: a real-valued target
   for (std::size_t i = 0; i < yr.size(); ++i) yr[i] = y[i] * (1.0 + 0.5 * g(gen));
   expect_merges_rise_to_the_optimum<Loss::squared>(X, yr, 1e-4, tol);
+}
+
+// sigma' between 1 and T (aggregation.hpp, docs/parallel-cpu.md): the plans at both ends and between, and the values
+// by loss.
+TEST(ParallelMerge, ReplicaSigmaPlans) {
+  const MergePlan box = replica_merge_plan(true, 2, std::sqrt(2.0));
+  EXPECT_DOUBLE_EQ(box.step_sigma, std::sqrt(2.0));
+  EXPECT_DOUBLE_EQ(box.far, std::sqrt(2.0) / 2);  // the safe step sigma' / T is a trial
+  EXPECT_DOUBLE_EQ(box.lo, std::sqrt(2.0) / 2);
+  EXPECT_DOUBLE_EQ(box.hi, 1.0);  // a box dual's segment ends at gamma = 1
+  const MergePlan other = replica_merge_plan(false, 4, 2.0);
+  EXPECT_DOUBLE_EQ(other.far, 0.5);
+  EXPECT_DOUBLE_EQ(other.hi, 4.0);
+  const MergePlan one = replica_merge_plan(true, 2, 0.5);  // clamped to 1: the box duals' merge
+  EXPECT_DOUBLE_EQ(one.step_sigma, 1.0);
+  EXPECT_DOUBLE_EQ(one.lo, 0.5);
+  const MergePlan cocoa = replica_merge_plan(false, 2, 7.0);  // clamped to T: CoCoA+
+  EXPECT_DOUBLE_EQ(cocoa.step_sigma, 2.0);
+  EXPECT_DOUBLE_EQ(cocoa.far, 2.0);
+  EXPECT_DOUBLE_EQ(cocoa.lo, 0.25);
+  EXPECT_FALSE(replica_merge_plan(false, 1, 1.0).searches());
+  EXPECT_DOUBLE_EQ(replica_sigma(Loss::hinge, 4), 2.0);
+  EXPECT_DOUBLE_EQ(replica_sigma(Loss::logistic, 16), 2.0);
+  EXPECT_DOUBLE_EQ(replica_sigma(Loss::squared_hinge, 16), 2.0);
+  EXPECT_DOUBLE_EQ(replica_sigma(Loss::squared, 4), 4.0);
+  EXPECT_DOUBLE_EQ(replica_sigma(Loss::hinge, 1), 1.0);
+  SolverOptions so;
+  so.replica_sigma = 0.5;
+  ProblemData pd;
+  CsrMatrix X;
+  X.n_rows = 1;
+  X.n_cols = 1;
+  X.offsets = {0, 1};
+  X.indices = {0};
+  X.values = {1.0f};
+  pd.X = &X;
+  pd.row_sq_norm = row_sq_norms(X);
+  std::vector<double> y = {1.0}, c = {1.0};
+  const DualForm<Loss::hinge> form(pd, y.data(), c.data(), 1.0);
+  so.solver = SolverKind::syscd;
+  so.n_threads = 2;
+  try {
+    solve_parallel_cpu(form, so);
+    ADD_FAILURE() << "replica_sigma 0.5 accepted";
+  } catch (const InvalidArgument& e) {
+    EXPECT_STREQ(e.what(), "replica sigma': must be 0 (by loss) or a number >= 1, got 0.5");
+  }
 }
 
 // The random order (docs/parallel-cpu.md, "One random permutation"): the coordinates listed in it (long rows) or the

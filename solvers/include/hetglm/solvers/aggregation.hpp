@@ -104,6 +104,14 @@ struct MergePlan {
 
   /// CoCoA+ with sigma' = `sigma` (no search when sigma <= 1).
   static MergePlan cocoa(double sigma) { return {sigma, sigma, 0.25, std::max(sigma, 1.0)}; }
+  /// Between the two (CoCoA+, Smith et al., JMLR 2018, Theorem 10 and Remark 11: with gamma in [1/P, 1], sigma' >=
+  /// gamma P is safe): each part steps at sigma' = `sigma` in [1, P), so gamma = sigma / P is safe; the search covers
+  /// [sigma / P, 1] for the box duals (both ends of that segment lie in the box) and [sigma / P, P] for the others.
+  /// between(1, P, true) is the box duals' plan below.
+  static MergePlan between(double sigma, int parts, bool box_dual) {
+    const double P = parts;
+    return {sigma, sigma / P, sigma / P, box_dual ? 1.0 : P};
+  }
   /// True when there is something to search (the plan of one part has not).
   bool searches() const { return far != 1; }
 };
@@ -118,6 +126,26 @@ inline MergePlan merge_plan(bool box_dual, int parts) {
 template <class Form>
 MergePlan merge_plan(int parts) {
   return merge_plan(Form::kBoxDual, parts);
+}
+
+/// sigma' of SySCD's T replicas in the dual with adaptive aggregation when SolverOptions::replica_sigma is 0 (by
+/// loss, measured at T = 2: docs/parallel-cpu.md, "sigma' between 1 and T"): sqrt(T) for the hinge loss, T^(1/4) for
+/// the logistic and squared hinge losses (their epochs to 1e-4 fell to 0.73-0.83x (hinge), 0.73-0.90x (logistic) and
+/// 0.84-0.96x (squared hinge) of those of the plans below on the two generated sets), T for the others (ridge needed
+/// more epochs below T).
+inline double replica_sigma(Loss loss, int T) {
+  if (T <= 1) return 1.0;
+  if (loss == Loss::hinge) return std::sqrt(double(T));
+  if (loss == Loss::logistic || loss == Loss::squared_hinge) return std::pow(double(T), 0.25);
+  return double(T);
+}
+
+/// The plan of T replicas stepping at `sigma` (clamped to [1, T]): CoCoA+ at T, MergePlan::between below.
+inline MergePlan replica_merge_plan(bool box_dual, int T, double sigma) {
+  if (T <= 1) return MergePlan::cocoa(1.0);
+  sigma = std::clamp(sigma, 1.0, double(T));
+  if (sigma >= T) return MergePlan::cocoa(double(T));
+  return MergePlan::between(sigma, T, box_dual);
 }
 
 /// The merge across `ranks` MPI ranks (CoCoA+, cocoa.cpp; the CLI's report states it): CoCoA+ over the ranks x

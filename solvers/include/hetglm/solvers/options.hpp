@@ -110,6 +110,10 @@ struct SolverOptions {
   /// SySCD with more than one replica: after the safe CoCoA+ merge, the step gamma along the merged direction by a
   /// line search on the objective (never worse than gamma = 1). docs/parallel-cpu.md, "Adaptive aggregation".
   bool adaptive_aggregation = true;
+  /// SySCD with T > 1 replicas in the dual, adaptive aggregation: the replicas' sigma' (clamped to [1, T]; gamma is
+  /// then searched from the safe sigma' / T up). 0 (the default): by loss, replica_sigma in aggregation.hpp.
+  /// docs/parallel-cpu.md, "sigma' between 1 and T".
+  double replica_sigma = 0;
   /// Exact certificates every this many epochs; 0 = the adaptive schedule (about 10% of the work, earlier when the
   /// gap predicts convergence). The stop and the returned certificate are always exact.
   int certificate_every = 0;
