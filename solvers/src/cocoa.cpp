@@ -100,9 +100,11 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
     local = std::make_unique<SyscdLocalSolver<Form>>(form, lo, sigma);
   }
   // The merge (aggregation.hpp cocoa_merge_plan): CoCoA+ over the blocks (K ranks x T replicas; local->step_sigma()
-  // = K T), or, for the box duals with adaptive aggregation and the sequential local loop, local steps at sigma' = 1
-  // and gamma in [1/K, 1].
-  const MergePlan plan = cocoa_merge_plan(Form::kBoxDual, K, local ? co.local_threads : 1, o.adaptive_aggregation);
+  // = K T), or, for the box duals and the logistic dual with adaptive aggregation and the sequential local loop,
+  // local steps at sigma' = 1 and gamma searched from 1/K up.
+  const MergePlan plan =
+      cocoa_merge_plan(Form::kBoxDual, Form::formulation == Formulation::dual && Form::LossP::id == Loss::logistic, K,
+                       local ? co.local_threads : 1, o.adaptive_aggregation);
   const double step_sigma = plan.step_sigma;  // the sequential local loop's sigma'
   const index_t m = form.n_coords();
   const std::size_t dim = static_cast<std::size_t>(form.dim());

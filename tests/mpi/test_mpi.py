@@ -242,7 +242,7 @@ def auto_solver():
 
 def local_threads():
     """--threads T under --distributed: the CoCoA+ local epochs run SySCD on T threads with sigma' = K T
-    (SyscdLocalSolver; on one thread the hinge loss takes sigma' = 1, MergePlan); the same optimum as one process within 1e-6 at K = 1, 2 and T = 1, 2. The hinge loss on
+    (SyscdLocalSolver; on one thread the hinge and logistic duals take sigma' = 1, cocoa_merge_plan); the same optimum as one process within 1e-6 at K = 1, 2 and T = 1, 2. The hinge loss on
     mushrooms asks for syscd (auto runs the sequential solver on a hinge part below 10^6 nonzeros)."""
     for name, data, opts, local in [("logistic dual", "mushrooms", ["--model", "logistic", "-c", "0.1", "-B", "1",
                                                                     "--formulation", "dual"], []),
@@ -262,9 +262,9 @@ def local_threads():
                 if p is None:
                     continue
                 diff = abs(p[0] - p_ref[0]) / abs(p_ref[0])
-                # The box duals' merge (aggregation.hpp MergePlan): hinge ranks on the sequential loop step at
-                # sigma' = 1 and merge with gamma in [1/K, 1].
-                sigma = 1 if name == "svm dual" and t == 1 else k * t
+                # The merge across ranks (aggregation.hpp cocoa_merge_plan): hinge and logistic dual ranks on the
+                # sequential loop step at sigma' = 1 and merge with gamma searched from 1/K up.
+                sigma = 1 if name in ("svm dual", "logistic dual") and t == 1 else k * t
                 check(rep["converged"] and rep["threads"] == t and rep["sigma"] == sigma and
                       rep["local_solver"] == ("syscd" if t > 1 else "sequential") and diff <= 1e-6,
                       f"threads {name}: -np {k} --threads {t}: local solver {rep['local_solver']}, sigma' "

@@ -578,9 +578,11 @@ int run(const Comm& c, const DistributedArgs& a) {
       o.solver.solver == SolverKind::automatic ? auto_cd_solver(threads, spec.loss, Xb.nnz()) : o.solver.solver;
   const int local_threads = !use_newton && local_kind == SolverKind::syscd ? threads : 1;
   const int sigma_all = K * local_threads;  // CoCoA+'s sigma' over the K x T blocks
-  // The merge across ranks, the one solve_cocoa runs (aggregation.hpp cocoa_merge_plan): the box duals with adaptive
-  // aggregation and the sequential local loop step at sigma' = 1 and merge with gamma in [1/K, 1].
-  const MergePlan plan = cocoa_merge_plan(fk == Formulation::dual && is_box_dual(spec.loss), K, local_threads,
+  // The merge across ranks, the one solve_cocoa runs (aggregation.hpp cocoa_merge_plan): the box duals and the
+  // logistic dual with adaptive aggregation and the sequential local loop step at sigma' = 1 and merge with gamma
+  // searched from 1/K up.
+  const MergePlan plan = cocoa_merge_plan(fk == Formulation::dual && is_box_dual(spec.loss),
+                                          fk == Formulation::dual && spec.loss == Loss::logistic, K, local_threads,
                                           o.solver.adaptive_aggregation);
   if (!a.quiet && c.rank == 0) {
     if (use_newton)
@@ -592,7 +594,7 @@ int run(const Comm& c, const DistributedArgs& a) {
                  formulation_name(fk), fk == Formulation::dual ? "samples partitioned" : "features partitioned",
                  local_threads > 1 ? fmt::format("syscd on {} threads", local_threads) : std::string("sequential"),
                  local_threads > 1 ? fmt::format("{} ranks x {} threads = {}", K, local_threads, sigma_all)
-                 : plan.step_sigma != K ? fmt::format("{} (gamma in [1/{}, 1])", plan.step_sigma, K)
+                 : plan.step_sigma != K ? fmt::format("{} (gamma in [1/{}, {}])", plan.step_sigma, K, plan.hi)
                                         : fmt::format("{}", K),
                  a.local_epochs, lambda);
     fmt::print("formulation {}: {}\n", formulation_name(fk), fk_reason);

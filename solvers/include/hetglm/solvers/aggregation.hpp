@@ -149,11 +149,14 @@ inline MergePlan replica_merge_plan(bool box_dual, int T, double sigma) {
 }
 
 /// The merge across `ranks` MPI ranks (CoCoA+, cocoa.cpp; the CLI's report states it): CoCoA+ over the ranks x
-/// `local_threads` blocks when the ranks run SySCD on several threads or the aggregation is fixed, else
-/// merge_plan(box_dual, ranks) (the box duals on the sequential local loop: sigma' = 1, gamma in [1/K, 1]).
-inline MergePlan cocoa_merge_plan(bool box_dual, int ranks, int local_threads, bool adaptive) {
+/// `local_threads` blocks when the ranks run SySCD on several threads or the aggregation is fixed; else, on the
+/// sequential local loop, the ranks step at sigma' = 1 (MergePlan::between(1, K, .)) for the box duals (`box_dual`:
+/// gamma in [1/K, 1]) and the logistic dual (`logistic_dual`: gamma in [1/K, K]), and at CoCoA+'s sigma' = K for the
+/// others (ridge: measured more rounds at sigma' = 1). docs/mpi.md, "The merge across ranks".
+inline MergePlan cocoa_merge_plan(bool box_dual, bool logistic_dual, int ranks, int local_threads, bool adaptive) {
   if (local_threads > 1 || !adaptive) return MergePlan::cocoa(double(ranks) * double(local_threads));
-  return merge_plan(box_dual, ranks);
+  if (box_dual || logistic_dual) return replica_merge_plan(box_dual, ranks, 1.0);
+  return MergePlan::cocoa(double(ranks));
 }
 
 /// The first three trial steps: 1, (1 + far)/2, far.
