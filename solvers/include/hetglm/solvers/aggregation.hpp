@@ -130,9 +130,9 @@ MergePlan merge_plan(int parts) {
 
 /// sigma' of SySCD's T replicas in the dual with adaptive aggregation when SolverOptions::replica_sigma is 0 (by
 /// loss, measured at T = 2: docs/parallel-cpu.md, "sigma' between 1 and T"): sqrt(T) for the hinge loss, T^(1/4) for
-/// the logistic and squared hinge losses (their epochs to 1e-4 fell to 0.73-0.83x (hinge), 0.73-0.90x (logistic) and
-/// 0.84-0.96x (squared hinge) of those of the plans below on the two generated sets), T for the others (ridge needed
-/// more epochs below T).
+/// the logistic and squared hinge losses (their epochs to 1e-4 at 2 threads fell to 0.75-0.87x (hinge), 0.73-0.89x
+/// (logistic) and 0.91-0.96x (squared hinge) of those of the earlier plans on the two generated sets of
+/// bench/results/thread_scaling.md), T for the others (ridge needed more epochs below T).
 inline double replica_sigma(Loss loss, int T) {
   if (T <= 1) return 1.0;
   if (loss == Loss::hinge) return std::sqrt(double(T));
@@ -152,7 +152,8 @@ inline MergePlan replica_merge_plan(bool box_dual, int T, double sigma) {
 /// `local_threads` blocks when the ranks run SySCD on several threads or the aggregation is fixed; else, on the
 /// sequential local loop, the ranks step at sigma' = 1 (MergePlan::between(1, K, .)) for the box duals (`box_dual`:
 /// gamma in [1/K, 1]) and the logistic dual (`logistic_dual`: gamma in [1/K, K]), and at CoCoA+'s sigma' = K for the
-/// others (ridge: measured more rounds at sigma' = 1). docs/mpi.md, "The merge across ranks".
+/// others (ridge: measured more rounds at sigma' = 1). docs/mpi.md (the CoCoA+ entry at the top), measured in
+/// bench/results/mpi.md, section 7.
 inline MergePlan cocoa_merge_plan(bool box_dual, bool logistic_dual, int ranks, int local_threads, bool adaptive) {
   if (local_threads > 1 || !adaptive) return MergePlan::cocoa(double(ranks) * double(local_threads));
   if (box_dual || logistic_dual) return replica_merge_plan(box_dual, ranks, 1.0);
