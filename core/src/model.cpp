@@ -294,8 +294,12 @@ class Parser {
         break;
       }
       case kBias: {
+        // The trainers append the bias as a float32 feature (train refuses -B beyond float32's range), so a model
+        // file with a larger bias was not written by them and could not be retrained from.
         const auto x = to_double(v.text);
-        if (!x) bad("a finite number");
+        if (!x || !(std::fabs(*x) <= std::numeric_limits<float>::max()))
+          bad(fmt::format("a finite number of magnitude at most {:g} (the bias feature is float32)",
+                          double(std::numeric_limits<float>::max())));
         m_.bias = *x;
         break;
       }

@@ -651,7 +651,11 @@ TEST(ModelParseErrors, LambdaNotPositive) {
 
 TEST(ModelParseErrors, OtherBadScalars) {
   EXPECT_EQ(parse_error(join(replaced(binary_lines(), 6, "bias nan"))),
-            "m:6:6: bias: expected a finite number, found 'nan'");
+            "m:6:6: bias: expected a finite number of magnitude at most 3.40282e+38 (the bias feature is float32), "
+            "found 'nan'");
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 6, "bias 1e39"))),
+            "m:6:6: bias: expected a finite number of magnitude at most 3.40282e+38 (the bias feature is float32), "
+            "found '1e39'");
   EXPECT_EQ(parse_error(join(replaced(binary_lines(), 10, "l1_ratio 1.5"))),
             "m:10:10: l1_ratio: expected a number in [0, 1], found '1.5'");
   EXPECT_EQ(parse_error(join(replaced(binary_lines(), 8, "penalty l3"))),
