@@ -204,6 +204,7 @@ struct TrainArgs {
   /// Options given that apply to some runs only (set from CLI11's counts): DuHL's, and --local-epochs (MPI).
   std::vector<std::string> duhl_options_given;
   bool local_epochs_given = false;
+  bool replica_sigma_given = false;
   bool partition_given = false;
   std::string partition = "random";  ///< --partition random|file-order (--distributed)
   std::string memory_limit;  ///< --memory-limit: the readers' budget ("" = automatic)
@@ -388,6 +389,23 @@ void parse_options(TrainArgs& a) {
         fmt::format("--partition: unknown value '{}' (expected random or file-order)", a.partition));
   if (a.partition_given && !a.distributed)
     warnings.push_back("warning: --partition applies to --distributed (MPI) only; ignored\n");
+  if (a.replica_sigma_given && o.solver.replica_sigma != 0) {  // the cases known before the data are read
+    const int t = a.threads > 0 ? a.threads : cores;
+    const char* why = a.distributed ? "--distributed (a rank's replicas step at CoCoA+'s sigma')"
+                      : !o.solver.adaptive_aggregation ? "--aggregation fixed"
+                      : t < 2                          ? "one thread"
+                      : o.solver.solver != hetglm::SolverKind::syscd && o.solver.solver != hetglm::SolverKind::automatic
+                          ? "a solver other than syscd"
+                      : o.problem.formulation == hetglm::FormulationRequest::primal ? "--formulation primal"
+                                                                                     : nullptr;
+    if (why)
+      warnings.push_back(fmt::format("warning: --replica-sigma applies to syscd's replicas on several threads in the "
+                                     "dual formulation with adaptive aggregation; ignored with {}\n",
+                                     why));
+    else if (o.solver.replica_sigma > t)
+      warnings.push_back(fmt::format("warning: --replica-sigma {}: above the {} solver threads; using {} (CoCoA+)\n",
+                                     o.solver.replica_sigma, t, t));
+  }
   const std::string& xclbin = o.device.backend.xclbin;
   if (!xclbin.empty()) {  // the FPGA binary: a file that exists, whichever device runs
     std::error_code ec;
@@ -1155,8 +1173,9 @@ int hetglm_cli_main(int argc, char** argv) {
                     "step, the default) | fixed (the CoCoA+ step gamma = 1)")
       ->capture_default_str();
   train->add_option("--replica-sigma", ta.opt.solver.replica_sigma,
-                    "syscd with several threads, dual, adaptive aggregation: the replicas' sigma' in [1, threads] "
-                    "(0 = by loss: sqrt(threads) hinge, threads^(1/4) logistic and squared hinge, threads otherwise)")
+                    "syscd with several threads, dual, adaptive aggregation: the replicas' sigma', 1 or more (above "
+                    "the thread count: the thread count, CoCoA+; 0 = by loss: sqrt(threads) hinge, threads^(1/4) "
+                    "logistic and squared hinge, threads otherwise)")
       ->capture_default_str();
   train->add_option("--certificate-every", ta.opt.solver.certificate_every,
                     "coordinate descent: an exact certificate every N epochs (0 = the adaptive schedule)")
@@ -1265,6 +1284,7 @@ int hetglm_cli_main(int argc, char** argv) {
                              "--tpa-concurrency", "--xclbin"})
       if (train->count(name) > 0) ta.duhl_options_given.push_back(name);
     ta.local_epochs_given = train->count("--local-epochs") > 0;
+    ta.replica_sigma_given = train->count("--replica-sigma") > 0;
     ta.partition_given = train->count("--partition") > 0;
     ta.folds_given = train->count("--folds") > 0;
     // An option given an empty value ("-c ''", "--lambda=") would parse as its default or 0: an error instead.

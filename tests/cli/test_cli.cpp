@@ -1150,6 +1150,23 @@ TEST_F(Cli, EmptyValuesAndOptionsThatDoNotApplyAreChecked) {
   r = run("train -q --partition file-order ok.svm m");
   EXPECT_EQ(r.code, 0);
   EXPECT_EQ(r.err, "warning: --partition applies to --distributed (MPI) only; ignored\n");
+  r = run("train -q --replica-sigma 1.5 --aggregation fixed ok.svm m");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.err, "warning: --replica-sigma applies to syscd's replicas on several threads in the dual formulation "
+                   "with adaptive aggregation; ignored with --aggregation fixed\n");
+  r = run("train -q --replica-sigma 1.5 --threads 1 ok.svm m");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.err, "warning: --replica-sigma applies to syscd's replicas on several threads in the dual formulation "
+                   "with adaptive aggregation; ignored with one thread\n");
+  if (tbb::info::default_concurrency() >= 2) {
+    r = run("train -q --replica-sigma 3 --threads 2 --solver syscd ok.svm m");
+    EXPECT_EQ(r.code, 0);
+    EXPECT_EQ(r.err, "warning: --replica-sigma 3: above the 2 solver threads; using 2 (CoCoA+)\n");
+    r = run("train -q --replica-sigma 1.5 --threads 2 --solver sequential ok.svm m");
+    EXPECT_EQ(r.code, 0);
+    EXPECT_EQ(r.err, "warning: --replica-sigma applies to syscd's replicas on several threads in the dual formulation "
+                     "with adaptive aggregation; ignored with a solver other than syscd\n");
+  }
   r = run("train -q --cpu-role solve --duhl-epochs 2 ok.svm m");
   EXPECT_EQ(r.code, 0);
   EXPECT_EQ(r.err,
