@@ -1144,30 +1144,27 @@ TEST_F(Cli, EmptyValuesAndOptionsThatDoNotApplyAreChecked) {
   }
   // Valid values of options that do not apply: a warning, and the run goes on.
   write("ok.svm", "+1 1:0.5\n-1 2:1\n");
-  CliRun r = run("train -q --local-epochs 2 ok.svm m");
-  EXPECT_EQ(r.code, 0);
-  EXPECT_EQ(r.err, "warning: --local-epochs applies to --distributed (MPI) only; ignored\n");
-  r = run("train -q --partition file-order ok.svm m");
-  EXPECT_EQ(r.code, 0);
-  EXPECT_EQ(r.err, "warning: --partition applies to --distributed (MPI) only; ignored\n");
-  r = run("train -q --replica-sigma 1.5 --aggregation fixed ok.svm m");
-  EXPECT_EQ(r.code, 0);
-  EXPECT_EQ(r.err, "warning: --replica-sigma applies to syscd's replicas on several threads in the dual formulation "
-                   "with adaptive aggregation; ignored with --aggregation fixed\n");
-  r = run("train -q --replica-sigma 1.5 --threads 1 ok.svm m");
-  EXPECT_EQ(r.code, 0);
-  EXPECT_EQ(r.err, "warning: --replica-sigma applies to syscd's replicas on several threads in the dual formulation "
-                   "with adaptive aggregation; ignored with one thread\n");
+  const std::string rs = "warning: --replica-sigma applies to syscd's replicas on several threads in the dual "
+                         "formulation with adaptive aggregation; ignored with ";
+  std::vector<std::pair<std::string, std::string>> warned = {
+      {"train -q --local-epochs 2 ok.svm m", "warning: --local-epochs applies to --distributed (MPI) only; ignored\n"},
+      {"train -q --partition file-order ok.svm m", "warning: --partition applies to --distributed (MPI) only; ignored\n"},
+      {"train -q --replica-sigma 1.5 --aggregation fixed ok.svm m", rs + "--aggregation fixed\n"},
+      {"train -q --replica-sigma 1.5 --threads 1 ok.svm m", rs + "one thread\n"},
+  };
   if (tbb::info::default_concurrency() >= 2) {
-    r = run("train -q --replica-sigma 3 --threads 2 --solver syscd ok.svm m");
-    EXPECT_EQ(r.code, 0);
-    EXPECT_EQ(r.err, "warning: --replica-sigma 3: above the 2 solver threads; using 2 (CoCoA+)\n");
-    r = run("train -q --replica-sigma 1.5 --threads 2 --solver sequential ok.svm m");
-    EXPECT_EQ(r.code, 0);
-    EXPECT_EQ(r.err, "warning: --replica-sigma applies to syscd's replicas on several threads in the dual formulation "
-                     "with adaptive aggregation; ignored with a solver other than syscd\n");
+    warned.push_back({"train -q --replica-sigma 3 --threads 2 --solver syscd ok.svm m",
+                      "warning: --replica-sigma 3: above the 2 solver threads; using 2 (CoCoA+)\n"});
+    warned.push_back({"train -q --replica-sigma 1.5 --threads 2 --solver sequential ok.svm m",
+                      rs + "a solver other than syscd\n"});
   }
-  r = run("train -q --cpu-role solve --duhl-epochs 2 ok.svm m");
+  for (const auto& [args, warning] : warned) {
+    SCOPED_TRACE(args);
+    const CliRun w = run(args);
+    EXPECT_EQ(w.code, 0);
+    EXPECT_EQ(w.err, warning);
+  }
+  CliRun r = run("train -q --cpu-role solve --duhl-epochs 2 ok.svm m");
   EXPECT_EQ(r.code, 0);
   EXPECT_EQ(r.err,
             "warning: --cpu-role applies to DuHL (--device other than cpu, or --accel-memory) only; ignored\n"
