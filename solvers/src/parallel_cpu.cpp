@@ -700,7 +700,7 @@ SolveResult solve_parallel_cpu(const Form& form, const SolverOptions& o) {
     throw InvalidArgument(fmt::format("--numa-nodes: must be >= 0 (0 = the machine's topology), got {}", o.numa_nodes));
   if (o.bucket_size < 0)
     throw InvalidArgument(fmt::format("bucket size: must be >= 0 (0 = automatic), got {}", o.bucket_size));
-  if (!(o.replica_sigma == 0 || (o.replica_sigma >= 1 && std::isfinite(o.replica_sigma))))
+  if (!valid_replica_sigma(o.replica_sigma))
     throw InvalidArgument(fmt::format("replica sigma': must be 0 (by loss) or a number >= 1, got {}", o.replica_sigma));
   if (o.solver == SolverKind::sequential) return solve_sequential(form, o);
   if (o.solver == SolverKind::newton || o.solver == SolverKind::automatic)

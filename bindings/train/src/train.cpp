@@ -334,7 +334,7 @@ void check_options(const TrainOptions& o) {
   // Options of one solver or device are checked whichever runs (an option that does not apply is still valid).
   if (so.bucket_size < 0)
     throw InvalidArgument(fmt::format("--bucket-size: must be >= 0 (0 = automatic), got {}", so.bucket_size));
-  if (!(so.replica_sigma == 0 || (so.replica_sigma >= 1 && std::isfinite(so.replica_sigma))))
+  if (!valid_replica_sigma(so.replica_sigma))
     throw InvalidArgument(fmt::format("--replica-sigma: must be 0 (by loss) or a number >= 1, got {}", so.replica_sigma));
   if (!(o.device.backend.link_bandwidth_gbps >= 0 && std::isfinite(o.device.backend.link_bandwidth_gbps)))
     throw InvalidArgument(fmt::format("--link-bandwidth: must be a non-negative number of GB/s, got {}",

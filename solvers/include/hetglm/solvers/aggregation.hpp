@@ -10,8 +10,8 @@
 //       (line_dual_quadratic); primal, -(1/n) sum_k loss(y_k, v_k + gamma dv_k) over the samples dv touches
 //       (line_primal_losses).
 //   Each is a plain sum, so a distributed caller adds its ranks' parts with one allreduce. Infeasible steps (a
-//   conjugate outside its domain) give -inf and are never chosen; the safe merge (gamma = 1 for CoCoA+, 1/P for
-//   the box duals' plan, MergePlan) is always among the candidates, so the step is never worse than it.
+//   conjugate outside its domain) give -inf and are never chosen; the safe merge (gamma = 1 for CoCoA+, sigma' / P
+//   for MergePlan::between) is always among the candidates, so the step is never worse than it.
 #pragma once
 #include <algorithm>
 #include <array>
@@ -99,7 +99,7 @@ inline constexpr std::array<double, 5> kAggregationMomenta = {0.0, 0.5, 0.8, 0.9
 ///    convexity. docs/parallel-cpu.md, "The box duals' merge".
 struct MergePlan {
   double step_sigma = 1;  ///< sigma' of each part's coordinate steps (and the divisor of their merged change)
-  double far = 1;         ///< the trial step besides 1 and the midpoint: sigma' (CoCoA+) or 1/P (box duals)
+  double far = 1;         ///< the trial step besides 1 and the midpoint: sigma' (CoCoA+) or sigma' / P (between)
   double lo = 1, hi = 1;  ///< the range of the searched step
 
   /// CoCoA+ with sigma' = `sigma` (no search when sigma <= 1).
@@ -107,7 +107,7 @@ struct MergePlan {
   /// Between the two (CoCoA+, Smith et al., JMLR 2018, Theorem 10 and Remark 11: with gamma in [1/P, 1], sigma' >=
   /// gamma P is safe): each part steps at sigma' = `sigma` in [1, P), so gamma = sigma / P is safe; the search covers
   /// [sigma / P, 1] for the box duals (both ends of that segment lie in the box) and [sigma / P, P] for the others.
-  /// between(1, P, true) is the box duals' plan below.
+  /// between(1, P, true) is the box duals' plan of the second bullet above.
   static MergePlan between(double sigma, int parts, bool box_dual) {
     const double P = parts;
     return {sigma, sigma / P, sigma / P, box_dual ? 1.0 : P};
@@ -115,18 +115,6 @@ struct MergePlan {
   /// True when there is something to search (the plan of one part has not).
   bool searches() const { return far != 1; }
 };
-
-/// The plan for `parts` parts merging steps on the coordinates of a box dual (`box_dual`, losses.hpp is_box_dual in
-/// the dual formulation) or of any other form.
-inline MergePlan merge_plan(bool box_dual, int parts) {
-  const double P = parts;
-  if (box_dual && parts > 1) return {1.0, 1.0 / P, 1.0 / P, 1.0};
-  return MergePlan::cocoa(P);
-}
-template <class Form>
-MergePlan merge_plan(int parts) {
-  return merge_plan(Form::kBoxDual, parts);
-}
 
 /// sigma' of SySCD's T replicas in the dual with adaptive aggregation when SolverOptions::replica_sigma is 0 (by
 /// loss, measured at T = 2: docs/parallel-cpu.md, "sigma' between 1 and T"): sqrt(T) for the hinge loss, T^(1/4) for
@@ -186,8 +174,8 @@ inline std::vector<double> aggregation_grid(const MergePlan& plan, int n_grid) {
 }
 
 /// The safeguarded choice: the candidate of largest objective; gamma = 1 on ties and when nothing beats it (NaN and
-/// -inf objectives never win). g[0] must be 1. (For the box duals' plan, the safe step 1/P is among the candidates,
-/// so the choice is never worse than it.)
+/// -inf objectives never win). g[0] must be 1. (For MergePlan::between, the safe step sigma' / P is among the
+/// candidates, so the choice is never worse than it.)
 inline double aggregation_best(std::span<const double> g, std::span<const double> f) {
   double best_g = g[0], best_f = f[0];
   for (std::size_t k = 1; k < g.size(); ++k)

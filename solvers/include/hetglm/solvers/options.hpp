@@ -2,6 +2,7 @@
 // Options and results shared by the solvers. The default of every option is the member initializer here: the
 // library, the CLI and the Python package take it from this one place (docs/conventions.md, "Objective and scaling").
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -155,5 +156,8 @@ struct SolveResult {
   /// point rules out); -1: the solver does not screen.
   std::int64_t screened = -1;
 };
+
+/// SolverOptions::replica_sigma's values: 0 (by loss) or a finite number >= 1 (the CLI's check and the solver's).
+inline bool valid_replica_sigma(double s) { return s == 0 || (s >= 1 && std::isfinite(s)); }
 
 }  // namespace hetglm
