@@ -22,7 +22,8 @@ with the parameters mapped so the minimiser is scikit-learn's:
   certified); ``max_iter`` is the epoch budget (reaching it warns with ConvergenceWarning).
 
 Data are stored by the engine as float32 (as Snap ML does); coefficients, predictions and certificates are
-computed in double.
+computed in double; for float32 X, coef_ / intercept_ are float32 where scikit-learn's estimator keeps float32
+(docs/python.md, "Data").
 """
 from __future__ import annotations
 
@@ -388,8 +389,11 @@ class _BaseClassifier(LinearClassifierMixin, _HetGLMBase):
         dual = getattr(self, "dual", "auto")
         return f"dual={bool(dual)}" if isinstance(dual, (bool, np.bool_)) else f"formulation={self.formulation!r}"
 
+    def _resolved_penalty(self):
+        return self.penalty  # (LogisticRegression resolves 'auto' from l1_ratio)
+
     def _penalty_name(self):
-        return "l2" if self._unpenalized() else self.penalty
+        return "l2" if self._unpenalized() else self._resolved_penalty()
 
     def _penalty(self):
         return ""
@@ -398,6 +402,12 @@ class _BaseClassifier(LinearClassifierMixin, _HetGLMBase):
         return False
 
     def _multinomial(self, unpenalized):
+        return False
+
+    def _float32_coef(self):
+        """Whether a float32 X gives float32 coef_ and intercept_ (and so float32 decision values and probabilities),
+        as scikit-learn's estimator of the same name does (checked side by side, scikit-learn 1.9): LinearSVC's
+        liblinear gives float64."""
         return False
 
     def fit(self, X, y, sample_weight=None):
@@ -470,6 +480,8 @@ class _BaseClassifier(LinearClassifierMixin, _HetGLMBase):
             self.intercept_ = float(self.intercept_scaling) * w[nf].copy()
         else:
             self.intercept_ = np.zeros(w.shape[1])
+        if X.dtype == np.float32 and self._float32_coef():
+            self.coef_, self.intercept_ = self.coef_.astype(np.float32), self.intercept_.astype(np.float32)
         epochs = np.array([col["epochs"] for col in res["columns"]], dtype=np.int32)
         if self.multinomial_:  # one Newton-CG solve for the whole matrix: its iterations for every class
             epochs = np.full(w.shape[1], epochs[0], dtype=np.int32)
@@ -514,7 +526,9 @@ class LogisticRegression(_BaseClassifier):
     Minimises (1/n) sum_i c_i log(1 + exp(-y_i x_i.w)) + lambda R(w), lambda = 1/(C n); R = ||w||^2/2 ('l2'),
     ||w||_1 ('l1') or l1_ratio ||w||_1 + (1 - l1_ratio) ||w||^2/2 ('elasticnet').
 
-    Parameters follow scikit-learn: C, penalty ('l2' | 'l1' | 'elasticnet'), l1_ratio, tol (relative duality
+    Parameters follow scikit-learn (1.9): C, l1_ratio (0, the default: 'l2'; 1: 'l1'; between: 'elasticnet'),
+    penalty ('auto', the default: from l1_ratio, as scikit-learn 1.9's default 'deprecated', which is taken as the
+    same; or 'l2' | 'l1' | 'elasticnet' | None given explicitly, as older scikit-learn), tol (relative duality
     gap), max_iter (epochs), fit_intercept / intercept_scaling (appended constant feature, regularized, as
     liblinear), class_weight (None | 'balanced' | dict), random_state (coordinate order), verbose (one line per
     epoch), warm_start (refits start from the previous fit's dual variables or weights), n_jobs (engine threads where supported),
@@ -536,7 +550,7 @@ class LogisticRegression(_BaseClassifier):
 
     _engine_model_name = "logistic"
 
-    def __init__(self, C=1.0, penalty="l2", l1_ratio=None, tol=1e-4, max_iter=1000, fit_intercept=True,
+    def __init__(self, C=1.0, penalty="auto", l1_ratio=0.0, tol=1e-4, max_iter=1000, fit_intercept=True,
                  intercept_scaling=1.0, class_weight=None, random_state=None, verbose=0, warm_start=False,
                  n_jobs=None, device="cpu", accel_memory=None, formulation="auto", multi_class="auto", dual="auto",
                  solver="auto"):
@@ -570,9 +584,34 @@ class LogisticRegression(_BaseClassifier):
         if self.solver == "liblinear" and self.multi_class == "multinomial":
             raise ValueError("solver='liblinear' trains one-vs-rest, as scikit-learn's: it does not take "
                              "multi_class='multinomial'")
+        p, r = self.penalty, self.l1_ratio
+        if isinstance(p, str) and p in ("l2", "l1") and r is not None and _check_l1_ratio(r) not in (0.0, 1.0):
+            warnings.warn(f"l1_ratio={r!r} is used only with penalty='elasticnet' or 'auto' (the default); "
+                          f"penalty={p!r} trains the {p} model", UserWarning, stacklevel=3)
+
+    def _resolved_penalty(self):
+        """The penalty trained, None for none, resolved as scikit-learn 1.9 does: penalty 'auto' (the default;
+        'deprecated', scikit-learn 1.9's default, is the same) takes it from l1_ratio: 0 (or None) 'l2', 1 'l1',
+        between 'elasticnet'; an explicit penalty is used as given, and 'elasticnet' at l1_ratio 0 or 1 is 'l2' or
+        'l1' (the same objective). ValueError for another penalty, a bad l1_ratio, or 'elasticnet' without one."""
+        p, r = self.penalty, self.l1_ratio
+        if isinstance(p, str) and p in ("auto", "deprecated"):
+            p = "l2" if r is None else "elasticnet"
+        elif p is not None and not (isinstance(p, str) and p in ("l2", "l1", "elasticnet")):
+            raise ValueError(f"penalty must be 'auto', 'l2', 'l1', 'elasticnet' or None, got {p!r}")
+        if p == "elasticnet":
+            if r is None:
+                raise ValueError("l1_ratio must be set (between 0 and 1) when penalty='elasticnet'")
+            r = _check_l1_ratio(r)
+            p = "l2" if r == 0 else "l1" if r == 1 else p
+        return p
 
     def _unpenalized(self):
-        return self.penalty is None or self.C == np.inf
+        return self._resolved_penalty() is None or self.C == np.inf
+
+    def _float32_coef(self):
+        # scikit-learn's LogisticRegression keeps float32 but with solver='liblinear' (float64)
+        return self.solver != "liblinear"
 
     def _multinomial(self, unpenalized):
         """More than two classes: 'auto' (default, as current scikit-learn) and 'multinomial' train the softmax model
@@ -581,10 +620,10 @@ class LogisticRegression(_BaseClassifier):
         checked by _check_common, which fit runs first."""
         if self.solver == "liblinear":  # scikit-learn's liblinear trains one-vs-rest (multinomial refused there)
             return False
-        l2 = unpenalized or self.penalty == "l2"
+        l2 = unpenalized or self._resolved_penalty() == "l2"
         if self.multi_class == "multinomial" and not l2:
-            raise ValueError(f"multi_class='multinomial' supports penalty='l2' or None only, got {self.penalty!r} "
-                             "(use multi_class='ovr')")
+            raise ValueError(f"multi_class='multinomial' supports penalty='l2' or None only, got "
+                             f"{self._resolved_penalty()!r} (use multi_class='ovr')")
         multinomial = self.multi_class == "multinomial" or (self.multi_class == "auto" and l2)
         if multinomial and self._formulation_request() == "dual":
             raise ValueError(f"{self._asked()}: the multinomial (softmax) model is trained in the primal "
@@ -592,14 +631,7 @@ class LogisticRegression(_BaseClassifier):
         return multinomial
 
     def _penalty(self):
-        mapping = {"l2": "l2", "l1": "l1", "elasticnet": "elastic-net"}
-        if self.penalty not in mapping:
-            raise ValueError(f"penalty must be 'l2', 'l1', 'elasticnet' or None, got {self.penalty!r}")
-        if self.penalty == "elasticnet" and self.l1_ratio is None:
-            raise ValueError("l1_ratio must be set (between 0 and 1) when penalty='elasticnet'")
-        if self.penalty == "elasticnet":
-            _check_l1_ratio(self.l1_ratio)
-        return mapping[self.penalty]
+        return {"l2": "l2", "l1": "l1", "elasticnet": "elastic-net"}[self._resolved_penalty()]
 
     def predict_proba(self, X):
         """Probabilities (n_samples, n_classes) in classes_ order: the softmax of the decision values for a
@@ -750,10 +782,15 @@ class _BaseRegressor(RegressorMixin, _HetGLMBase):
         if y.ndim == 1:
             self.coef_, self.intercept_, self.n_iter_ = coefs[0], intercepts[0], epochs[0]
         else:  # scikit-learn's multi-target shapes: coef_ (n_targets, n_features), intercept_ (n_targets,)
-            self.coef_, self.intercept_ = np.vstack(coefs), np.asarray(intercepts)
+            self.coef_ = np.vstack(coefs)
+            self.intercept_ = np.asarray(intercepts) if self.fit_intercept else 0.0  # (scikit-learn's 0.0)
             self.n_iter_ = np.asarray(epochs, dtype=np.int32)
             self.duality_gap_, self.primal_objective_ = float(sum(gaps)), float(sum(primals))
             self.training_history_ = history
+        if X.dtype == np.float32:  # scikit-learn's regressors keep X's float32 (an intercept not fitted stays 0.0)
+            self.coef_ = self.coef_.astype(np.float32)
+            if self.fit_intercept:
+                self.intercept_ = np.asarray(self.intercept_, dtype=np.float32)[()]
         self.engine_models_ = models
         _fill_from_model(self, models[0], nf)
         return self
@@ -768,7 +805,8 @@ class _BaseRegressor(RegressorMixin, _HetGLMBase):
         return 0.5
 
     def predict(self, X):
-        """Predicted targets (n_samples,) = X coef_ + intercept_ (in float64)."""
+        """Predicted targets (n_samples,) = X coef_ + intercept_ (float32 when both X and coef_ are, as
+        scikit-learn's; float64 otherwise)."""
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse=["csr", "csc", "coo"], reset=False)
         return safe_sparse_dot(X, self.coef_.T) + self.intercept_
@@ -968,6 +1006,8 @@ def load_model(path):
     if model in ("logistic", "svm", "squared-hinge", "multinomial"):
         if model in ("logistic", "multinomial"):
             est = LogisticRegression(penalty={"elastic-net": "elasticnet"}.get(d["penalty"], d["penalty"]))
+            if d["penalty"] == "elastic-net":  # (a refit trains the same model)
+                est.l1_ratio = float(d["l1_ratio"])
             est.multinomial_ = model == "multinomial"
         else:
             est = LinearSVC(loss="hinge" if model == "svm" else "squared_hinge")

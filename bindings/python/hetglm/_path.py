@@ -346,6 +346,8 @@ class _LinearModelCV(_BaseRegressor):
         given = self.alphas is not None and not isinstance(self.alphas, numbers.Integral)
         self.alphas_ = alphas_all[0] if len(l1_ratios) == 1 or given else np.array(alphas_all)
         self.mse_path_ = np.squeeze(mse[0] if len(l1_ratios) == 1 else np.array(mse))
+        if X.dtype == np.float32:  # scikit-learn's follows X's float32, as coef_ (the refit's) does
+            self.mse_path_ = self.mse_path_.astype(np.float32)
         est = ElasticNet(alpha=self.alpha_, l1_ratio=self.l1_ratio_, fit_intercept=self.fit_intercept,
                          tol=self.tol, max_iter=self.max_iter, random_state=self.random_state, device=self.device)
         est.fit(X, y, sample_weight=sw)
@@ -429,13 +431,16 @@ def _logistic_cv_scorer(est, scoring, classes):
                        labels=classes, **pos, **getattr(named, "_kwargs", {}))
 
 
-def _fold_scores(est, X, y, train, test, Cs, scorer, scoring, sw=None):
-    """One fold of LogisticRegressionCV: the scores of the test part at every C (`scorer`: _logistic_cv_scorer's for
-    `scoring`). With sample weights, as scikit-learn 1.9's LogisticRegressionCV: each fit takes the training part's
-    weights and the score (the default accuracy or a scorer) the test part's."""
+def _fold_path(est, X, y, train, test, Cs, scorer, scoring, classes, sw=None):
+    """One fold of LogisticRegressionCV at one l1_ratio (``est``, the base estimator, carries it): per C (ascending,
+    each fit warm-started from the previous: est has warm_start=True) the test part's score (`scorer`:
+    _logistic_cv_scorer's for `scoring`), the coefficients with the intercept last (n_rows, n_dof), one row for two
+    classes, else one per class of `classes` (rows of classes the training part lacks are NaN: its fit is on the
+    classes present), and the epochs. With sample weights, as scikit-learn 1.9's LogisticRegressionCV: each fit takes
+    the training part's weights and the score (the default accuracy or a scorer) the test part's."""
     weights = {} if sw is None else {"sample_weight": sw[test]}
-    scores = []
-    for C in Cs:  # ascending C, each fit warm-started from the previous (est has warm_start=True)
+    scores, coefs, iters = [], [], []
+    for C in Cs:
         est.set_params(C=float(C)).fit(X[train], y[train], sample_weight=None if sw is None else sw[train])
         try:
             scores.append(scorer(est, X[test], y[test], **weights))
@@ -449,25 +454,47 @@ def _fold_scores(est, X, y, train, test, Cs, scorer, scoring, sw=None):
                              f"no sample of class {missing[0]} (its {int(np.sum(y == missing[0]))} sample(s) are all "
                              f"in the fold's test part): use fewer folds, or a scoring that uses predict (the "
                              f"default accuracy)") from e
-    return np.array(scores)
+        w = np.hstack([est.coef_, np.asarray(est.intercept_)[:, None]]) if est.fit_intercept else est.coef_
+        if len(classes) > 2 and (len(est.classes_) != len(classes) or w.shape[0] != len(classes)):
+            full = np.full((len(classes), w.shape[1]), np.nan)
+            if w.shape[0] == len(est.classes_):  # one row per class present
+                full[np.searchsorted(classes, est.classes_)] = w
+            w = full
+        coefs.append(np.array(w, dtype=np.float64))
+        iters.append(int(np.max(est.n_iter_)))
+    return np.array(scores), np.array(coefs), np.array(iters)
 
 
 class LogisticRegressionCV(LogisticRegression):
-    """Logistic regression with C chosen by cross-validation (scikit-learn's ``LogisticRegressionCV``): on every
-    fold the warm-started C path of :func:`logistic_regression_path` (smallest C first, each point certified), the
-    C of the best mean score (``scoring``: None = accuracy), and a refit at that C on all the data (``refit=True``;
-    otherwise the coefficients are those of the refit too, at the best C). ``Cs``: an int (``np.logspace(-4, 4,
-    Cs)``) or the values; ``cv``: None = 5-fold StratifiedKFold, an int or a splitter; ``n_jobs``: folds side by
-    side in threads. Multiclass as :class:`LogisticRegression` (multinomial by default); ``dual``, ``solver`` and
-    ``formulation`` as there.
+    """Logistic regression with C (and, for the elastic net, l1_ratio) chosen by cross-validation (scikit-learn
+    1.9's ``LogisticRegressionCV``): on every fold and every l1_ratio the warm-started C path of
+    :func:`logistic_regression_path` (smallest C first, each point certified), the (C, l1_ratio) of the best mean
+    score (``scoring``: None = accuracy; ties to the first C, then the first l1_ratio, in the order given), and a
+    certified refit there on all the data (``refit=True``); ``refit=False``: as scikit-learn, each fold's best point,
+    coef_ / intercept_ the mean of those folds' coefficients and C_ (l1_ratio_) the mean of their C (l1_ratio), no
+    engine refit (so no certificate and no model file). ``Cs``: an int (``np.logspace(-4, 4, Cs)``) or the values;
+    ``l1_ratios``: None (the penalty 'l2', or as ``penalty`` says) or a list of values in [0, 1]: all 0 is 'l2', all 1
+    'l1', else the elastic net over them (``penalty='auto'``, the default, as scikit-learn 1.9's 'deprecated');
+    ``cv``: None = 5-fold StratifiedKFold, an int or a splitter; ``n_jobs``: folds side by side in threads.
+    Multiclass as :class:`LogisticRegression` (multinomial by default); ``dual``, ``solver`` and ``formulation`` as
+    there.
 
-    Attributes: C_ (the best C, shape (n_classes,) or (1,) as scikit-learn), Cs_, scores_ (n_folds, n_Cs), plus
-    those of LogisticRegression."""
+    Attributes, as scikit-learn 1.9's (``use_legacy_attributes=True``, its behaviour by default): Cs_ (n_Cs,), in the
+    order given; l1_ratios_ (n_l1_ratios,) (``[None]`` when l1_ratios is None); C_ and l1_ratio_ (n_classes,) or
+    (1,), the value repeated; scores_ a dict {class: (n_folds, n_Cs[, n_l1_ratios])} (one key, classes_[1], for two
+    classes; the same array under every key); coefs_paths_ a dict {class: (n_folds, n_Cs[, n_l1_ratios], n_dof)}
+    (n_dof = n_features + fit_intercept, the intercept last; NaN rows for a fold whose training part lacks that
+    class: its fit is on the classes present); n_iter_ (1, n_folds, n_Cs[, n_l1_ratios]) epochs of the fold fits
+    (the n_l1_ratios axis only when l1_ratios is given). ``use_legacy_attributes=False``: C_ and l1_ratio_ floats,
+    scores_ (n_folds, n_l1_ratios, n_Cs), coefs_paths_ (n_folds, n_l1_ratios, n_Cs, n_classes (1 for two classes),
+    n_dof), n_iter_ (n_folds, n_l1_ratios, n_Cs). Plus those of LogisticRegression (of the refit)."""
 
-    def __init__(self, *, Cs=10, fit_intercept=True, cv=None, penalty="l2", scoring=None, tol=1e-4, max_iter=1000,
-                 class_weight=None, n_jobs=None, verbose=0, refit=True, intercept_scaling=1.0, random_state=None,
-                 l1_ratio=None, multi_class="auto", device="cpu", formulation="auto", dual="auto", solver="auto"):
+    def __init__(self, *, Cs=10, l1_ratios=None, fit_intercept=True, cv=None, dual="auto", penalty="auto",
+                 scoring=None, solver="auto", tol=1e-4, max_iter=1000, class_weight=None, n_jobs=None, verbose=0,
+                 refit=True, intercept_scaling=1.0, random_state=None, use_legacy_attributes=True,
+                 multi_class="auto", device="cpu", formulation="auto"):
         self.Cs = Cs
+        self.l1_ratios = l1_ratios
         self.dual = dual
         self.solver = solver
         self.fit_intercept = fit_intercept
@@ -482,7 +509,7 @@ class LogisticRegressionCV(LogisticRegression):
         self.refit = refit
         self.intercept_scaling = intercept_scaling
         self.random_state = random_state
-        self.l1_ratio = l1_ratio
+        self.use_legacy_attributes = use_legacy_attributes
         self.multi_class = multi_class
         self.device = device
         self.formulation = formulation
@@ -492,6 +519,10 @@ class LogisticRegressionCV(LogisticRegression):
         return getattr(self, "_C_refit", 1.0)
 
     @property
+    def l1_ratio(self):  # ... and self.l1_ratio (through _resolved_penalty): the chosen l1_ratio
+        return getattr(self, "_l1_refit", None)
+
+    @property
     def warm_start(self):
         return False
 
@@ -499,37 +530,125 @@ class LogisticRegressionCV(LogisticRegression):
     def accel_memory(self):
         return None
 
-    def _base(self):
-        return LogisticRegression(penalty=self.penalty, l1_ratio=self.l1_ratio, tol=self.tol, max_iter=self.max_iter,
+    def _float32_coef(self):  # scikit-learn's LogisticRegressionCV gives float64 coef_ for float32 X
+        return False
+
+    def _l1_grid(self):
+        """(the l1_ratios cross-validated, [None] when none is given; the penalty of every fit), resolved as
+        scikit-learn 1.9: penalty 'auto' / 'deprecated' from the l1_ratios (all 0 or None: 'l2', all 1: 'l1', else
+        'elasticnet'), an explicit one as given ('elasticnet' needs l1_ratios). ValueError naming the parameter."""
+        r = self.l1_ratios
+        if r is None or (isinstance(r, str) and r == "warn"):  # ('warn': scikit-learn 1.9's default, None)
+            grid = [None]
+        else:
+            if isinstance(r, (str, bytes)) or np.ndim(r) != 1 or len(r) == 0:
+                raise ValueError(f"l1_ratios must be None or a non-empty list of numbers in [0, 1], got {r!r}")
+            grid = [_check_l1_ratio(v) for v in r]
+        p = self.penalty
+        if isinstance(p, str) and p in ("auto", "deprecated"):
+            vals = [0.0 if v is None else v for v in grid]
+            p = "l2" if all(v == 0 for v in vals) else "l1" if all(v == 1 for v in vals) else "elasticnet"
+        elif p is not None and not (isinstance(p, str) and p in ("l2", "l1", "elasticnet")):
+            raise ValueError(f"penalty must be 'auto', 'l2', 'l1', 'elasticnet' or None, got {p!r}")
+        if p == "elasticnet" and grid == [None]:
+            raise ValueError("l1_ratios must be a list of numbers in [0, 1] with penalty='elasticnet', got None")
+        return grid, p
+
+    def _base(self, penalty, l1_ratio):
+        return LogisticRegression(penalty=penalty, l1_ratio=l1_ratio, tol=self.tol, max_iter=self.max_iter,
                                   fit_intercept=self.fit_intercept, intercept_scaling=self.intercept_scaling,
                                   class_weight=self.class_weight, random_state=self.random_state,
                                   multi_class=self.multi_class, device=self.device, formulation=self.formulation,
                                   dual=self.dual, solver=self.solver, warm_start=True)
 
+    def _resolved_penalty(self):
+        """During the refit: the folds' penalty (_l1_grid's) at the chosen l1_ratio."""
+        refit = getattr(self, "_penalty_refit", "")
+        if refit == "":
+            return super()._resolved_penalty()
+        return self._base(refit, self.l1_ratio)._resolved_penalty()
+
     def fit(self, X, y, sample_weight=None):
-        """Cross-validate the C path, choose C_, refit on all the data. X (n_samples, n_features) array or sparse
-        matrix, y (n_samples,), sample_weight (n_samples,) non-negative or None (each fold's fit and score and the
-        refit use it, as scikit-learn's). Returns self."""
+        """Cross-validate the C path (per l1_ratio), choose C_ (and l1_ratio_), refit on all the data. X (n_samples,
+        n_features) array or sparse matrix, y (n_samples,), sample_weight (n_samples,) non-negative or None (each
+        fold's fit and score and the refit use it, as scikit-learn's). Returns self. ValueError for bad parameters
+        (named) or data."""
         X, y = validate_data(self, X, y, accept_sparse=["csr", "csc"], dtype=[np.float64, np.float32],
                              order="C", accept_large_sparse=True)
         X = X.tocsr() if sp.issparse(X) else X
         sw = _sample_weight_or_none(sample_weight, X)
+        legacy = self.use_legacy_attributes
+        if not (isinstance(legacy, (bool, np.bool_)) or (isinstance(legacy, str) and legacy == "warn")):
+            raise ValueError(f"use_legacy_attributes must be True or False, got {legacy!r}")
+        legacy = isinstance(legacy, str) or bool(legacy)  # ('warn': scikit-learn 1.9's default, True)
+        scoring = None if isinstance(self.scoring, str) and self.scoring == "warn" else self.scoring
         Cs = _c_grid(self.Cs)  # checked and ascending: each fold's path is warm-started from the smaller C
         given = Cs if np.ndim(self.Cs) == 0 else np.asarray(self.Cs, dtype=np.float64).ravel()
         order = np.argsort(given, kind="stable")  # given[order] is Cs
+        grid, penalty = self._l1_grid()
+        classes = np.unique(y)
         folds = list(check_cv(self.cv, y, classifier=True).split(X, y))
-        scorer = _logistic_cv_scorer(self._base(), self.scoring, np.unique(y))
-        scores = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-            delayed(_fold_scores)(self._base(), X, y, tr, te, Cs, scorer, self.scoring, sw) for tr, te in folds)
-        # Cs_ and the columns of scores_ in the order given, and ties to the first C given, as scikit-learn's.
-        self.scores_ = np.empty((len(folds), len(given)))  # (n_folds, n_Cs)
-        self.scores_[:, order] = np.array(scores)
+        scorer = _logistic_cv_scorer(self._base(penalty, grid[0]), scoring, classes)
+        out = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+            delayed(_fold_path)(self._base(penalty, r), X, y, tr, te, Cs, scorer, scoring, classes, sw)
+            for tr, te in folds for r in grid)
+        F, L, nC = len(folds), len(grid), len(given)
+        # (n_folds, n_l1, n_Cs, ...), the C axis in the order given (Cs_; ties to the first C given, as scikit-learn)
+        scores, coefs, iters = (np.empty((F, L, nC) + np.shape(out[0][k])[1:]) for k in range(3))
+        for q, (sc, cf, it) in enumerate(out):
+            f, k = divmod(q, L)
+            scores[f, k, order], coefs[f, k, order], iters[f, k, order] = sc, cf, it
+        binary = len(classes) <= 2
+        if self.refit:
+            by_point = scores.sum(axis=0).T  # (n_Cs, n_l1): C first, as scikit-learn's argmax
+            i, k = np.unravel_index(int(np.argmax(by_point)), by_point.shape)
+            self._C_refit, self._l1_refit, self._penalty_refit = float(given[i]), grid[k], penalty
+            try:
+                super().fit(X, y, sample_weight=sw)
+            finally:
+                self._penalty_refit = ""
+            C_, l1_ = float(given[i]), grid[k]
+        else:  # scikit-learn's: each fold's best point, the mean of those points' coefficients, C and l1_ratio
+            best = [np.unravel_index(int(np.argmax(scores[f].T)), (nC, L)) for f in range(F)]
+            w = np.mean([coefs[f, k, i] for f, (i, k) in enumerate(best)], axis=0)  # (n_rows, n_dof)
+            nf = X.shape[1]
+            for name in ("engine_model_", "engine_models_", "duality_gap_", "primal_objective_"):
+                self.__dict__.pop(name, None)  # (of an earlier fit with refit=True: not this model's)
+            self.classes_ = classes
+            self.coef_ = np.ascontiguousarray(w[:, :nf])
+            self.intercept_ = w[:, nf].copy() if self.fit_intercept else np.zeros(w.shape[0])
+            self.multinomial_ = (not binary) and self._base(penalty, grid[0])._multinomial(False)
+            self.n_features_in_ = nf
+            C_ = float(np.mean([given[i] for i, _ in best]))
+            l1_ = float(np.mean([grid[k] for _, k in best])) if penalty == "elasticnet" else 0.0
         self.Cs_ = given
-        best = int(np.argmax(self.scores_.mean(axis=0)))
-        self._C_refit = float(given[best])
-        super().fit(X, y, sample_weight=sw)
-        self.C_ = np.full(len(self.classes_) if len(self.classes_) > 2 else 1, self._C_refit)
+        self.l1_ratios_ = np.asarray(grid)
+        keys = classes[1:] if binary else classes
+        if legacy:
+            given_l1 = grid != [None]  # scikit-learn drops the l1_ratios axis when l1_ratios is None
+
+            def squeeze(a):
+                return a if given_l1 else a[:, :, 0]
+            per = np.moveaxis(scores, 1, 2)  # (n_folds, n_Cs, n_l1)
+            paths = np.moveaxis(coefs, 1, 2)  # (n_folds, n_Cs, n_l1, n_rows, n_dof)
+            self.scores_ = {c: squeeze(per.copy()) for c in keys}
+            self.coefs_paths_ = {c: squeeze(paths[:, :, :, j, :]) for j, c in enumerate(keys)}
+            self.n_iter_ = squeeze(np.moveaxis(iters, 1, 2))[None, ...].astype(np.int32)
+            self.C_ = np.full(len(keys), C_)
+            self.l1_ratio_ = np.asarray([l1_] * len(keys))
+        else:
+            self.scores_ = scores
+            self.coefs_paths_ = coefs
+            self.n_iter_ = iters.astype(np.int32)
+            self.C_ = C_
+            self.l1_ratio_ = (1.0 if penalty == "l1" else 0.0) if l1_ is None else float(l1_)
         return self
+
+    def _model_dict(self):
+        if not hasattr(self, "engine_model_"):
+            raise ValueError("save_model: LogisticRegressionCV(refit=False) averages the folds' coefficients and has "
+                             "no engine model (nor a certificate); fit with refit=True to save one")
+        return super()._model_dict()
 
 
 def _fold_ridge(X, y, train, test, alphas, params, sw):
@@ -679,6 +798,6 @@ class RidgeCV(_BaseRegressor):
                      "lambda_", "formulation_reason_", "solver_", "engine_models_", "engine_model_"):
             setattr(self, name, getattr(est, name))
         if column:  # scikit-learn: y (n, 1) gives coef_ (n_features,) and intercept_ (1,)
-            self.intercept_ = np.atleast_1d(np.asarray(self.intercept_, dtype=np.float64))
+            self.intercept_ = np.atleast_1d(np.asarray(self.intercept_, dtype=self.coef_.dtype))
         self.n_features_in_ = X.shape[1]
         return self

@@ -186,6 +186,12 @@ def test_save_and_load_model(cancer, housing, tmp_path, data_dir):
             assert back.alpha == 3.0
         else:  # lambda = 1 / (C n)
             assert back.C == est.C
+    # an elastic-net logistic model comes back with its l1_ratio: a refit of what load_model gives trains that model
+    en = hetglm.LogisticRegression(C=0.3, l1_ratio=0.5).fit(X, y)
+    en.save_model(tmp_path / "en.model")
+    en_back = hetglm.load_model(tmp_path / "en.model")
+    assert en_back.l1_ratio == 0.5 and en_back._resolved_penalty() == "elasticnet"
+    np.testing.assert_array_equal(en_back.fit(X, y).coef_, en.coef_)
     # C as a user gives it comes back exactly (1/(lambda n) alone gives 4.000000000000001 or 1.0000000000000002)
     for C in (4.0, 1.0, 0.1, 3.0, 1e-3, 123.456):
         hetglm.LogisticRegression(C=C).fit(X, y).save_model(tmp_path / "c.model")

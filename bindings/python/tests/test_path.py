@@ -250,7 +250,8 @@ def test_logistic_regression_cv_chooses_sklearns_C(a9a_8000):
         theirs = sklm.LogisticRegressionCV(Cs=10, solver="liblinear", tol=1e-10, max_iter=10000,
                                            scoring="accuracy").fit(X, y)
     np.testing.assert_array_equal(ours.C_, theirs.C_)
-    np.testing.assert_allclose(ours.scores_.mean(axis=0), theirs.scores_[1.0].mean(axis=0), atol=1e-12)
+    assert list(ours.scores_) == list(theirs.scores_) == [1.0]  # scikit-learn's dict, keyed by classes_[1]
+    np.testing.assert_allclose(ours.scores_[1.0].mean(axis=0), theirs.scores_[1.0].mean(axis=0), atol=1e-12)
     assert ours.coef_.shape == (1, X.shape[1])
     ref = hetglm.LogisticRegression(C=float(ours.C_[0]), tol=1e-8).fit(X, y)
     np.testing.assert_array_equal(ours.coef_, ref.coef_)  # the refit at C_ on all the data
@@ -387,9 +388,9 @@ def test_logistic_regression_cv_keeps_the_order_of_cs(data_dir):
         warnings.simplefilter("ignore")
         theirs = sklm.LogisticRegressionCV(Cs=Cs, cv=4, tol=1e-10, solver="liblinear", max_iter=10000).fit(X, y)
     np.testing.assert_array_equal(ours.Cs_, theirs.Cs_)
-    np.testing.assert_allclose(ours.scores_, theirs.scores_[1.0], atol=1e-12)
+    np.testing.assert_allclose(ours.scores_[1.0], theirs.scores_[1.0], atol=1e-12)
     np.testing.assert_array_equal(ours.C_, theirs.C_)
-    assert hetglm.LogisticRegressionCV(Cs=[1.0, 0.5, 1.0], cv=4, tol=1e-10).fit(X, y).scores_.shape == (4, 3)
+    assert hetglm.LogisticRegressionCV(Cs=[1.0, 0.5, 1.0], cv=4, tol=1e-10).fit(X, y).scores_[1.0].shape == (4, 3)
 
 
 def test_cv_estimators_tie_break_and_shapes_as_sklearn():
@@ -462,7 +463,7 @@ def test_cv_estimators_take_sample_weight_as_sklearn(sparse):
             theirs = sklm.LogisticRegressionCV(Cs=8, cv=4, tol=1e-10, max_iter=10000, scoring=scoring,
                                                solver="liblinear").fit(Xd, yc, sample_weight=sw)
         np.testing.assert_array_equal(ours.C_, theirs.C_)
-        np.testing.assert_allclose(ours.scores_, theirs.scores_[1], rtol=1e-5, atol=1e-9)
+        np.testing.assert_allclose(ours.scores_[1], theirs.scores_[1], rtol=1e-5, atol=1e-9)
         np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=1e-5, atol=1e-6)
 
 
@@ -478,11 +479,12 @@ def test_logistic_regression_cv_scores_folds_that_lack_a_class(data_dir):
     keep2 = np.r_[np.flatnonzero(y != 3), np.flatnonzero(y == 3)[:2]]
     for scoring in ("neg_log_loss", "neg_brier_score"):
         ours = hetglm.LogisticRegressionCV(Cs=3, cv=3, scoring=scoring, multi_class="ovr").fit(X[keep2], y[keep2])
-        assert ours.scores_.shape == (3, 3) and np.all(np.isfinite(ours.scores_)) and np.all(ours.scores_ < 0)
+        sc = ours.scores_[1.0]
+        assert sc.shape == (3, 3) and np.all(np.isfinite(sc)) and np.all(sc < 0)
     # Two classes, one of them with two samples: the binary scorers get pos_label, and score the fold without it.
     yb = np.where(y[keep2] == 3, 1.0, 2.0)
     assert np.all(np.isfinite(hetglm.LogisticRegressionCV(Cs=3, cv=3, scoring="neg_log_loss").fit(X[keep2],
-                                                                                                  yb).scores_))
+                                                                                                  yb).scores_[2.0]))
     keep = np.r_[np.flatnonzero(y != 3), np.flatnonzero(y == 3)[:1]]
     with pytest.raises(ValueError, match=r"^LogisticRegressionCV: scoring='neg_log_loss' cannot score a fold whose "
                                          r"training part has no sample of class 3.0 \(its 1 sample\(s\) are all in "
@@ -575,3 +577,69 @@ def test_cli_report_carries_the_screened_count(tmp_path, data_dir, housing_dense
     subprocess.run([_cli(), "train", "-q", "--report-json", str(rep), str(data_dir / "heart_scale"),
                     str(tmp_path / "m")], check=True)
     assert "screened" not in json.loads(rep.read_text())["columns"][0]  # Newton does not screen
+
+
+def test_logistic_regression_cv_attributes_are_sklearns():
+    """LogisticRegressionCV's fitted attributes as scikit-learn 1.9's, values and shapes, side by side on data where
+    both solve to 1e-6 (no intercept, C <= 1, log loss, whose scores are continuous): the legacy ones (its default:
+    scores_ and coefs_paths_ dicts keyed by class, classes_[1] alone for two classes; C_, l1_ratio_ repeated per class;
+    n_iter_ (1, n_folds, n_Cs); the l1_ratios axis only when l1_ratios is given), use_legacy_attributes=False's
+    arrays, and refit=False (each fold's best C, the mean of their coefficients and of their C)."""
+    from sklearn.datasets import load_iris
+    X, y3 = load_iris(return_X_y=True)
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    Cs = [0.01, 0.1, 1.0]
+    for y in ((y3 == 2).astype(int), y3):
+        for extra in (dict(), dict(l1_ratios=[0.0]), dict(use_legacy_attributes=False), dict(refit=False)):
+            params = dict(Cs=Cs, cv=3, fit_intercept=False, scoring="neg_log_loss", **extra)
+            ours = hetglm.LogisticRegressionCV(tol=1e-14, **params).fit(X, y)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                theirs = sklm.LogisticRegressionCV(tol=1e-12, max_iter=100000, **params).fit(X, y)
+            where = (len(np.unique(y)), extra)
+            for name in ("Cs_", "C_", "l1_ratio_", "l1_ratios_"):
+                a, b = getattr(ours, name), getattr(theirs, name)
+                assert type(a) is type(b) and np.shape(a) == np.shape(b), (where, name, a, b)
+                if name != "l1_ratios_" or b[0] is not None:
+                    np.testing.assert_allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float), rtol=1e-12)
+                else:
+                    assert list(a) == list(b) == [None]
+            assert np.shape(ours.n_iter_) == np.shape(theirs.n_iter_), where
+            for name, tol in (("scores_", 1e-6), ("coefs_paths_", 1e-5)):
+                a, b = getattr(ours, name), getattr(theirs, name)
+                if isinstance(b, dict):
+                    assert list(a) == list(b), (where, name)
+                    a, b = np.array(list(a.values())), np.array(list(b.values()))
+                assert a.shape == b.shape, (where, name, a.shape, b.shape)
+                np.testing.assert_allclose(a, b, rtol=tol, atol=tol, err_msg=f"{where} {name}")
+            np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=1e-6, atol=1e-6, err_msg=str(where))
+    with pytest.raises(ValueError, match=r"^save_model: LogisticRegressionCV\(refit=False\) averages the folds' "
+                                         r"coefficients and has no engine model"):
+        ours.save_model(os.devnull)
+
+
+def test_logistic_regression_cv_elastic_net_grid_is_sklearns():
+    """l1_ratios with values between 0 and 1: the elastic net cross-validated over (C, l1_ratio), scores_ (n_folds,
+    n_Cs, n_l1_ratios) and the choice as scikit-learn 1.9's (saga, run to 1e-6 of the optimum here); errors named
+    for a bad l1_ratios."""
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((300, 6))
+    y = (X @ np.array([1.5, -2.0, 0.0, 0.0, 1.0, 0.0]) + rng.standard_normal(300) > 0).astype(int)
+    params = dict(Cs=[0.05, 0.5], l1_ratios=[0.2, 0.8], cv=3, fit_intercept=False, scoring="neg_log_loss")
+    ours = hetglm.LogisticRegressionCV(tol=1e-12, **params).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = sklm.LogisticRegressionCV(solver="saga", tol=1e-10, max_iter=100000, **params).fit(X, y)
+    assert ours.scores_[1].shape == theirs.scores_[1].shape == (3, 2, 2)
+    np.testing.assert_allclose(ours.scores_[1], theirs.scores_[1], rtol=1e-6)
+    np.testing.assert_array_equal(ours.C_, theirs.C_)
+    np.testing.assert_array_equal(ours.l1_ratio_, theirs.l1_ratio_)
+    np.testing.assert_allclose(ours.coef_, theirs.coef_, atol=1e-5)
+    assert ours.engine_model_["penalty"] == "elastic-net" and ours.engine_model_["l1_ratio"] == ours.l1_ratio_[0]
+    for bad, msg in (([], r"^l1_ratios must be None or a non-empty list of numbers in \[0, 1\], got \[\]$"),
+                     ([0.5, 2.0], r"^l1_ratio must be a number in \[0, 1\], got 2\.0$")):
+        with pytest.raises(ValueError, match=msg):
+            hetglm.LogisticRegressionCV(l1_ratios=bad).fit(X, y)
+    with pytest.raises(ValueError, match=r"^l1_ratios must be a list of numbers in \[0, 1\] with "
+                                         r"penalty='elasticnet', got None$"):
+        hetglm.LogisticRegressionCV(penalty="elasticnet").fit(X, y)

@@ -30,6 +30,74 @@ def test_verbose_regressors_print_no_column_label(housing, capsys):
     assert lines and lines[0].startswith("[hetglm] column 0 label 1.0 epoch 1 "), lines[0]
 
 
+# ------------------------------------------------------------------------------------------------ dtypes, l1_ratio
+def test_float32_input_gives_sklearns_dtypes():
+    """float32 X: coef_, intercept_ and the predictions follow scikit-learn 1.9's estimator of the same name (checked
+    side by side, dense and CSR): float32 for Lasso, ElasticNet, Ridge, their CV estimators and LogisticRegression
+    (but with solver='liblinear'), float64 for LinearSVC and LogisticRegressionCV; an intercept not fitted is the
+    float 0.0 (also for several targets); float64 X at predict time gives float64 predictions."""
+    import scipy.sparse as sp
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((120, 4)).astype(np.float32)
+    yr = (X @ np.arange(1.0, 5.0) + rng.standard_normal(120)).astype(np.float32)
+    yc, y3, Y2 = (yr > 0).astype(int), np.digitize(yr, [-2, 2]), np.c_[yr, -yr]
+
+    def kinds(est, Xp):
+        out = {"coef_": est.coef_.dtype, "intercept_": (type(est.intercept_), np.asarray(est.intercept_).dtype),
+               "predict": est.predict(Xp).dtype, "predict64": est.predict(Xp.astype(np.float64)).dtype}
+        for m in ("decision_function", "predict_proba"):
+            if hasattr(est, m):
+                out[m] = getattr(est, m)(Xp).dtype
+        if hasattr(est, "mse_path_"):
+            out["mse_path_"] = est.mse_path_.dtype
+        return out
+
+    cases = [("Lasso", dict(alpha=0.01), yr), ("Lasso", dict(alpha=0.01, fit_intercept=False), yr),
+             ("ElasticNet", dict(alpha=0.01), yr), ("Ridge", {}, yr), ("Ridge", dict(fit_intercept=False), yr),
+             ("Ridge", {}, Y2), ("Ridge", dict(fit_intercept=False), Y2), ("LassoCV", dict(cv=3), yr),
+             ("ElasticNetCV", dict(cv=3), yr), ("RidgeCV", {}, yr), ("RidgeCV", {}, Y2),
+             ("LogisticRegression", {}, yc), ("LogisticRegression", dict(fit_intercept=False), y3),
+             ("LogisticRegression", dict(solver="liblinear"), yc), ("LogisticRegressionCV", dict(Cs=3), yc),
+             ("LinearSVC", {}, yc)]
+    from sklearn import svm
+    for name, params, y in cases:
+        for data in (X, sp.csr_matrix(X)):
+            theirs = (getattr(sklm, name, None) or getattr(svm, name))(**params)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                theirs.fit(data, y)
+            ours = getattr(hetglm, name)(**params).fit(data, y)
+            assert kinds(ours, data[:5]) == kinds(theirs, data[:5]), (name, params, type(data))
+
+
+def test_l1_ratio_chooses_the_penalty_as_sklearn_1_9():
+    """scikit-learn 1.9's LogisticRegression takes the penalty from l1_ratio (its penalty is deprecated: 0, the
+    default, is L2, 1 is L1, between is the elastic net): penalty='auto', the default here, does the same, and its
+    'deprecated' is taken as 'auto'; an explicit penalty is used as given (older scikit-learn), 'elasticnet' at
+    l1_ratio 0 or 1 is the L2 or L1 model, and an l1_ratio strictly between 0 and 1 beside penalty='l2' or 'l1'
+    warns that it is not used."""
+    X, y = make_classification(n_samples=300, n_features=10, n_informative=4, random_state=2)
+    fits = {}
+    for key, params in (("l1", dict(l1_ratio=1.0)), ("l1", dict(penalty="l1")), ("l1", dict(penalty="deprecated",
+                        l1_ratio=1)), ("l1", dict(penalty="elasticnet", l1_ratio=1.0)),
+                        ("en", dict(l1_ratio=0.4)), ("en", dict(penalty="elasticnet", l1_ratio=0.4)),
+                        ("l2", {}), ("l2", dict(penalty="l2")), ("l2", dict(penalty="elasticnet", l1_ratio=0))):
+        est = hetglm.LogisticRegression(C=0.5, tol=1e-10, fit_intercept=False, **params).fit(X, y)
+        assert est.engine_model_["penalty"] == {"l1": "l1", "en": "elastic-net", "l2": "l2"}[key], params
+        if key in fits:
+            np.testing.assert_array_equal(est.coef_, fits[key])
+        fits[key] = est.coef_
+    assert np.sum(fits["l1"] == 0) == 2 and np.all(fits["l2"] != 0)
+    theirs = sklm.LogisticRegression(C=0.5, l1_ratio=1.0, solver="liblinear", tol=1e-12, max_iter=10000,
+                                     fit_intercept=False).fit(X, y)
+    assert rel(fits["l1"], theirs.coef_) <= 1e-6
+    with pytest.warns(UserWarning, match=r"^l1_ratio=0\.5 is used only with penalty='elasticnet' or 'auto' \(the "
+                                         r"default\); penalty='l2' trains the l2 model$"):
+        hetglm.LogisticRegression(penalty="l2", l1_ratio=0.5).fit(X, y)
+    with pytest.raises(ValueError, match=r"^l1_ratio must be a number in \[0, 1\], got 1\.5$"):
+        hetglm.LogisticRegression(l1_ratio=1.5).fit(X, y)
+
+
 # ------------------------------------------------------------------------------------------------ penalty=None
 def test_penalty_none_and_infinite_C_match_unpenalized_sklearn():
     X, y = make_classification(n_samples=400, n_features=8, n_informative=5, n_redundant=0, flip_y=0.2,
@@ -43,7 +111,7 @@ def test_penalty_none_and_infinite_C_match_unpenalized_sklearn():
         assert rel(c1, c2) <= 1e-6, rel(c1, c2)
         assert ours.lambda_ == pytest.approx(1e-12 / X.shape[0])
         assert ours.duality_gap_ <= 1e-10 * ours.primal_objective_
-    with pytest.raises(ValueError, match=r"^penalty must be 'l2', 'l1', 'elasticnet' or None, got 'l3'$"):
+    with pytest.raises(ValueError, match=r"^penalty must be 'auto', 'l2', 'l1', 'elasticnet' or None, got 'l3'$"):
         hetglm.LogisticRegression(penalty="l3").fit(X, y)
 
 
@@ -252,8 +320,8 @@ def test_float64_input_is_trained_and_certified_on_its_float64_values():
             assert abs(e32.primal_objective_ - P32) >= 1e-10 * P32, (model, e32.primal_objective_, P32)
             # at a tol of float64_tol or looser the float64 values would serve nothing: float32 values, the same fit
             loose = make().set_params(tol=hetglm._hetglm.float64_tol)
-            np.testing.assert_array_equal(loose.fit(data, target).coef_,
-                                          clone(loose).fit(data.astype(np.float32), target).coef_)
+            np.testing.assert_array_equal(loose.fit(data, target).engine_model_["w"],
+                                          clone(loose).fit(data.astype(np.float32), target).engine_model_["w"])
 
 
 def test_float64_input_in_the_dual_and_multinomial_solvers():
