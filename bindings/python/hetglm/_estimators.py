@@ -483,8 +483,8 @@ class _BaseClassifier(LinearClassifierMixin, _HetGLMBase):
         if X.dtype == np.float32 and self._float32_coef():
             self.coef_, self.intercept_ = self.coef_.astype(np.float32), self.intercept_.astype(np.float32)
         epochs = np.array([col["epochs"] for col in res["columns"]], dtype=np.int32)
-        if self.multinomial_:  # one Newton-CG solve for the whole matrix: its iterations for every class
-            epochs = np.full(w.shape[1], epochs[0], dtype=np.int32)
+        if self.multinomial_:  # one Newton-CG solve for the whole matrix: its iterations, shape (1,) as scikit-learn's
+            epochs = epochs[:1]
         self.n_iter_ = epochs if isinstance(self, LogisticRegression) else int(epochs.max())
         d = {k: res[k] for k in ("solver_type", "nr_class", "nr_feature", "bias", "model", "penalty", "lambda",
                                  "l1_ratio", "n_samples", "formulation", "primal", "dual", "gap", "w")}
@@ -544,7 +544,7 @@ class LogisticRegression(_BaseClassifier):
 
     Attributes: coef_ (1, n_features) binary or (n_classes, n_features); intercept_ (1,) or (n_classes,);
     multinomial_ (whether the softmax model was trained);
-    classes_; n_iter_ (epochs per weight column); duality_gap_ (P - D, summed over columns);
+    classes_; n_iter_ (epochs per weight column; (1,) for the multinomial model, one solve); duality_gap_ (P - D, summed over columns);
     primal_objective_; training_history_ (list of dicts epoch, seconds, primal, gap); lambda_; n_features_in_.
     """
 
@@ -787,6 +787,8 @@ class _BaseRegressor(RegressorMixin, _HetGLMBase):
             self.n_iter_ = np.asarray(epochs, dtype=np.int32)
             self.duality_gap_, self.primal_objective_ = float(sum(gaps)), float(sum(primals))
             self.training_history_ = history
+        if self._by_feature:  # Lasso / ElasticNet: scikit-learn's dual_gap_, P - D in the same (1/2n) scaling, X's dtype
+            self.dual_gap_ = X.dtype.type(self.duality_gap_)
         if X.dtype == np.float32:  # scikit-learn's regressors keep X's float32 (an intercept not fitted stays 0.0)
             self.coef_ = self.coef_.astype(np.float32)
             if self.fit_intercept:
@@ -894,7 +896,8 @@ class ElasticNet(_BaseRegressor):
     (alpha/2)(1 - l1_ratio) ||w||^2, i.e. the engine's objective with lambda = alpha, eta = l1_ratio. Trained
     by primal coordinate descent; the L1 part's conjugate is Lipschitzed (|w_j| <= B) so the duality gap is
     finite (Duenner et al., ICML 2016). Sample weights are rescaled to sum to n (as scikit-learn).
-    ``fit_intercept=True``: unregularized intercept by centring. Attributes as :class:`Ridge`."""
+    ``fit_intercept=True``: unregularized intercept by centring. Attributes as :class:`Ridge`, and dual_gap_
+    (scikit-learn's name for duality_gap_, in X's float dtype)."""
 
     _engine_model_name = "elastic-net"
     _rescale_weights = True

@@ -70,6 +70,40 @@ def test_float32_input_gives_sklearns_dtypes():
             assert kinds(ours, data[:5]) == kinds(theirs, data[:5]), (name, params, type(data))
 
 
+def test_every_fitted_attribute_of_sklearns_is_there_with_its_shape():
+    """Every public fitted attribute scikit-learn 1.9's estimator of the same name sets (name ending in '_') is set
+    by ours too, with the same shape (and the same type: a dict where scikit-learn's is a dict), for two classes,
+    three classes, one target and two. (Ridge's n_iter_ is None with scikit-learn's default direct solver; ours is
+    the epochs, per target as scikit-learn's iterative solvers give it.)"""
+    from sklearn import svm
+    X, y3 = load_iris(return_X_y=True)
+    y2, yr, Y2 = (y3 == 2).astype(int), X[:, 0], np.c_[X[:, 0], X[:, 1]]
+    Xr = X[:, 1:]
+    cases = [("LogisticRegression", {}, X, y2), ("LogisticRegression", {}, X, y3), ("LinearSVC", {}, X, y2),
+             ("LinearSVC", {}, X, y3), ("LogisticRegressionCV", dict(Cs=3), X, y2),
+             ("LogisticRegressionCV", dict(Cs=3, l1_ratios=[0.0]), X, y3), ("Lasso", dict(alpha=0.01), Xr, yr),
+             ("ElasticNet", dict(alpha=0.01), Xr, yr), ("Ridge", {}, Xr, yr), ("Ridge", {}, Xr, Y2),
+             ("LassoCV", {}, Xr, yr), ("ElasticNetCV", dict(l1_ratio=[0.5, 1.0]), Xr, yr), ("RidgeCV", {}, Xr, yr),
+             ("RidgeCV", {}, Xr, Y2)]
+    for name, params, data, y in cases:
+        theirs = (getattr(sklm, name, None) or getattr(svm, name))(**params)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            theirs.fit(data, y)
+        ours = getattr(hetglm, name)(**params).fit(data, y)
+        for a in (a for a in vars(theirs) if a.endswith("_") and not a.startswith("_")):
+            assert hasattr(ours, a), (name, params, a)
+            x, z = getattr(ours, a), getattr(theirs, a)
+            if z is None:  # Ridge's n_iter_ with scikit-learn's direct solvers; ours iterates: epochs per target
+                assert name.startswith("Ridge") and a == "n_iter_" and np.shape(x) == (Y2.shape[1],) * (y is Y2)
+                continue
+            assert isinstance(x, dict) == isinstance(z, dict), (name, a)
+            if isinstance(z, dict):
+                assert list(x) == list(z) and [np.shape(v) for v in x.values()] == [np.shape(v) for v in z.values()]
+            else:
+                assert np.shape(x) == np.shape(z), (name, params, a, np.shape(x), np.shape(z))
+
+
 def test_l1_ratio_chooses_the_penalty_as_sklearn_1_9():
     """scikit-learn 1.9's LogisticRegression takes the penalty from l1_ratio (its penalty is deprecated: 0, the
     default, is L2, 1 is L1, between is the elastic net): penalty='auto', the default here, does the same, and its
