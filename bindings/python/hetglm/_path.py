@@ -484,7 +484,8 @@ class LogisticRegressionCV(LogisticRegression):
     (1,), the value repeated; scores_ a dict {class: (n_folds, n_Cs[, n_l1_ratios])} (one key, classes_[1], for two
     classes; the same array under every key); coefs_paths_ a dict {class: (n_folds, n_Cs[, n_l1_ratios], n_dof)}
     (n_dof = n_features + fit_intercept, the intercept last; NaN rows for a fold whose training part lacks that
-    class: its fit is on the classes present); n_iter_ (1, n_folds, n_Cs[, n_l1_ratios]) epochs of the fold fits
+    class, whose fit is on the classes present, and every row NaN when two classes remain there: a binary fit has
+    no per-class rows; refit=False averages the folds that have the row); n_iter_ (1, n_folds, n_Cs[, n_l1_ratios]) epochs of the fold fits
     (the n_l1_ratios axis only when l1_ratios is given). ``use_legacy_attributes=False``: C_ and l1_ratio_ floats,
     scores_ (n_folds, n_l1_ratios, n_Cs), coefs_paths_ (n_folds, n_l1_ratios, n_Cs, n_classes (1 for two classes),
     n_dof), n_iter_ (n_folds, n_l1_ratios, n_Cs). Plus those of LogisticRegression (of the refit)."""
@@ -610,7 +611,9 @@ class LogisticRegressionCV(LogisticRegression):
             C_, l1_ = float(given[i]), grid[k]
         else:  # scikit-learn's: each fold's best point, the mean of those points' coefficients, C and l1_ratio
             best = [np.unravel_index(int(np.argmax(scores[f].T)), (nC, L)) for f in range(F)]
-            w = np.mean([coefs[f, k, i] for f, (i, k) in enumerate(best)], axis=0)  # (n_rows, n_dof)
+            with warnings.catch_warnings():  # (a class absent from every fold's training part stays NaN)
+                warnings.simplefilter("ignore", RuntimeWarning)
+                w = np.nanmean([coefs[f, k, i] for f, (i, k) in enumerate(best)], axis=0)  # (n_rows, n_dof)
             nf = X.shape[1]
             for name in ("engine_model_", "engine_models_", "duality_gap_", "primal_objective_"):
                 self.__dict__.pop(name, None)  # (of an earlier fit with refit=True: not this model's)

@@ -490,6 +490,15 @@ def test_logistic_regression_cv_scores_folds_that_lack_a_class(data_dir):
                                          r"training part has no sample of class 3.0 \(its 1 sample\(s\) are all in "
                                          r"the fold's test part\): use fewer folds"):
         hetglm.LogisticRegressionCV(Cs=3, cv=3, scoring="neg_log_loss").fit(X[keep], y[keep])
+    # With accuracy that fold is scored; it is fitted on the two classes present, a binary fit with no per-class rows:
+    # its coefs_paths_ rows are NaN, and refit=False averages the folds that have them
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # (StratifiedKFold: a class with fewer members than folds)
+        est = hetglm.LogisticRegressionCV(Cs=3, cv=3, refit=False).fit(X[keep], y[keep])
+    for c in (1.0, 2.0, 3.0):
+        assert np.isnan(est.coefs_paths_[c]).all(axis=(1, 2)).sum() == 1
+        assert np.isnan(est.coefs_paths_[c]).any(axis=(1, 2)).sum() == 1
+    assert np.all(np.isfinite(est.coef_)) and est.coef_.shape == (3, 4)
 
 
 @pytest.mark.parametrize("device", ["cpu", "cuda", "opencl", "fpga"])
