@@ -13,7 +13,8 @@ Usage: PYTHONPATH=<dir holding hetglm/ with its _hetglm .so> python3 bench/paths
 
 Timing: every system's whole path (one call, data already in memory, conversions included) at the same `--tol`,
 REPS repetitions interleaved (rep 1 of every system, then rep 2, ...), medians. Every solver runs on one thread
-(hetglm's paths use one engine thread; BLAS pinned to 1 thread). The tolerances mean different things: hetglm stops
+(hetglm's paths use one engine thread, and with --hetglm-jobs N a row of their own on N; BLAS pinned to 1 thread).
+The tolerances mean different things: hetglm stops
 at P - D <= tol P (relative duality gap), scikit-learn and celer at P - D <= tol ||y||^2 / n (= 2 tol P(0) >= 2 tol P:
 hetglm's is at least twice as strict), skglm at a KKT (subdifferential) violation <= tol.
 Accuracy: hetglm and scikit-learn once more at `--tight`, the largest |coef difference| at every point of the grid.
@@ -86,21 +87,24 @@ def machine():
 
 
 # ------------------------------------------------------------------------------------------------ systems
-def path_systems(l1_ratio, tol):
-    """name -> path(X, y, alphas) -> coefs (n_features, n_alphas) [, extra]."""
+def path_systems(l1_ratio, tol, hetglm_jobs=None):
+    """name -> path(X, y, alphas) -> coefs (n_features, n_alphas) [, extra]. hetglm_jobs: also hetglm with n_jobs
+    threads (its full passes threaded: the same coefficients), as "hetglm N threads"."""
     import celer
     import hetglm
     import skglm
     from sklearn import linear_model as sklm
     out = {}
 
-    def het(X, y, alphas):
+    def het(X, y, alphas, n_jobs=None):
         a, coefs, gaps, n_iter, n_screened = hetglm.enet_path(X, y, l1_ratio=l1_ratio, alphas=alphas, tol=tol,
                                                                 max_iter=100000, return_n_iter=True,
-                                                                return_n_screened=True)
+                                                                return_n_screened=True, n_jobs=n_jobs)
         assert np.array_equal(a, alphas)
         return coefs, {"gaps": gaps, "n_iter": n_iter, "n_screened": n_screened}
     out["hetglm"] = het
+    if hetglm_jobs:
+        out[f"hetglm {hetglm_jobs} threads"] = lambda X, y, alphas: het(X, y, alphas, hetglm_jobs)[0]
     out["scikit-learn"] = lambda X, y, alphas: sklm.enet_path(X, y, l1_ratio=l1_ratio, alphas=alphas, tol=tol,
                                                               max_iter=100000)[1]
     if l1_ratio == 1.0:
@@ -124,7 +128,7 @@ def bench_path(name, X, y, l1_ratio, args, budget):
     if l1_ratio != 1.0 and args.tight_enet:
         args = argparse.Namespace(**{**vars(args), "tight": args.tight_enet})
     alphas = hetglm._path._alpha_grid(X, y, l1_ratio, 1e-3, 100)
-    systems = path_systems(l1_ratio, args.tol)
+    systems = path_systems(l1_ratio, args.tol, args.hetglm_jobs)
     times = {s: [] for s in systems}
     coefs, extra = {}, None
     for rep in range(args.reps):
@@ -342,6 +346,8 @@ def main():
     ap.add_argument("--skip", default="")
     ap.add_argument("--paths-sets", default=None, help="the sets whose paths run (default --sets; the others: CV)")
     ap.add_argument("--n-cs", type=int, default=20)
+    ap.add_argument("--hetglm-jobs", type=int, default=None,
+                    help="also time hetglm's paths with n_jobs threads (a row of its own; the others stay on one)")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results"))
     ap.add_argument("--name", default="paths")
     args = ap.parse_args()

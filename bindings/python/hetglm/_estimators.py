@@ -148,6 +148,19 @@ def _check_alpha(alpha):
     return float(alpha)
 
 
+def _threads_for(n_jobs):
+    """The engine's thread count for scikit-learn's n_jobs: None or 1 one thread, k > 1 k threads, -1 (or 0) all
+    cores (the engine's 0), -2 all but one, ... ValueError for anything but None or an integer."""
+    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral)):
+        raise ValueError(f"n_jobs must be None or an integer, got {n_jobs!r}")
+    if n_jobs is not None and not -_INT_MAX <= n_jobs <= _INT_MAX:
+        raise ValueError(f"n_jobs must be None or an integer in [-{_INT_MAX}, {_INT_MAX}], got {n_jobs!r}")
+    if n_jobs is None or n_jobs == 1:
+        return 1
+    cores = os.cpu_count() or 1
+    return int(n_jobs) if n_jobs > 0 else (0 if n_jobs in (0, -1) else max(1, cores + 1 + int(n_jobs)))
+
+
 def _check_l1_ratio(l1_ratio):
     """l1_ratio as a float in [0, 1]; ValueError naming the parameter otherwise."""
     if not (isinstance(l1_ratio, numbers.Real) and not isinstance(l1_ratio, bool) and 0 <= l1_ratio <= 1):
@@ -243,15 +256,8 @@ class _HetGLMBase(BaseEstimator):
         # deterministic for a given n_jobs) with n_jobs threads (-1 or 0: all cores).
         o.solver = "auto"
         n_jobs = getattr(self, "n_jobs", None)
-        if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral)):
-            raise ValueError(f"n_jobs must be None or an integer, got {n_jobs!r}")
-        if n_jobs is not None and not -_INT_MAX <= n_jobs <= _INT_MAX:
-            raise ValueError(f"n_jobs must be None or an integer in [-{_INT_MAX}, {_INT_MAX}], got {n_jobs!r}")
-        o.n_threads = 1
+        o.n_threads = _threads_for(n_jobs)
         if n_jobs is not None and n_jobs != 1:
-            # scikit-learn's convention: -1 all cores, -2 all but one, ...; 0 is taken as all cores.
-            cores = os.cpu_count() or 1
-            o.n_threads = int(n_jobs) if n_jobs > 0 else (0 if n_jobs in (0, -1) else max(1, cores + 1 + int(n_jobs)))
             # (DuHL cannot be deterministic: the engine refuses it there, docs/duhl.md)
             if getattr(self, "device", "cpu") == "cpu" and getattr(self, "accel_memory", None) is None:
                 o.deterministic = True
@@ -718,7 +724,8 @@ class _BaseRegressor(RegressorMixin, _HetGLMBase):
     # Primal-only models hand the engine X^T (Matrix.by_feature): their solvers work on features.
     _by_feature = False
 
-    def _lambda(self, n):
+    def _lambdas(self, n, n_targets):
+        """The engine's lambda for each of n_targets targets on n samples."""
         raise NotImplementedError
 
     _multi_target = False  # Ridge: y may be (n_samples, n_targets)
@@ -761,8 +768,9 @@ class _BaseRegressor(RegressorMixin, _HetGLMBase):
         M = _to_matrix(Xt, self._by_feature, float64=_float64_for(self.tol))
         c = None if np.all(sw == 1) else sw
         coefs, intercepts, epochs, gaps, primals, history, models = [], [], [], [], [], [], []
+        lams = self._lambdas(n, Y.shape[1])
         for t in range(Y.shape[1]):
-            opts = self._options(self._engine_model_name, lam=self._lambda(n), l1_ratio=self._l1_ratio())
+            opts = self._options(self._engine_model_name, lam=lams[t], l1_ratio=self._l1_ratio())
             res = self._train(Xt, Yt[:, t], c, opts, M=M, key=(n, nf), slot=t)
             w = np.asarray(res["w"])[:, 0]
             coefs.append(w[:nf].copy())
@@ -845,8 +853,9 @@ class Ridge(_BaseRegressor):
     weights), i.e. the engine's (1/n) sum_i c_i (x_i.w - y_i)^2/2 + lambda ||w||^2/2 with lambda = alpha/n.
     Trained by primal CD over features or SDCA over samples (formulation="auto": whichever trial runs on a row
     sample predict to be less work, docs/formulation.md), certified by its duality gap.
-    ``fit_intercept=True``: unregularized intercept by centring. Attributes: coef_ (n_features,), intercept_
-    (float), n_iter_ (epochs), duality_gap_, primal_objective_, training_history_, lambda_, n_features_in_."""
+    ``fit_intercept=True``: unregularized intercept by centring. ``alpha``: a positive number, or one per target
+    (shape (n_targets,)) as scikit-learn's. Attributes: coef_ (n_features,), intercept_ (float), n_iter_
+    (epochs), duality_gap_, primal_objective_, training_history_, lambda_, n_features_in_."""
 
     _engine_model_name = "ridge"
     _multi_target = True
@@ -882,8 +891,20 @@ class Ridge(_BaseRegressor):
             raise ValueError(f"solver must be one of scikit-learn's Ridge solvers ({', '.join(self._SKLEARN_SOLVERS)}; "
                              f"the engine trains with its own, see formulation), got {self.solver!r}")
 
-    def _lambda(self, n):
-        return _check_alpha(self.alpha) / n
+    def _lambdas(self, n, n_targets):
+        """lambda = alpha / n per target: alpha a number, or (as scikit-learn's Ridge) one value per target, shape
+        (n_targets,) (a single value for any number of targets)."""
+        if np.ndim(self.alpha) == 0:
+            return [_check_alpha(self.alpha) / n] * n_targets
+        a = np.asarray(self.alpha, dtype=object).ravel()
+        if a.size not in (1, n_targets):
+            raise ValueError(f"Number of targets and number of penalties do not correspond: {a.size} != {n_targets}")
+        out = []
+        for k, v in enumerate(a):
+            if not _positive_finite(v):
+                raise ValueError(f"alpha[{k}] must be a positive finite number, got {v!r}")
+            out.append(float(v) / n)
+        return out * n_targets if a.size == 1 else out
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -922,8 +943,8 @@ class ElasticNet(_BaseRegressor):
         self.device = device
         self.accel_memory = accel_memory
 
-    def _lambda(self, n):
-        return _check_alpha(self.alpha)
+    def _lambdas(self, n, n_targets):
+        return [_check_alpha(self.alpha)] * n_targets  # (one target: the engine's lambda is alpha)
 
     def _l1_ratio(self):
         return _check_l1_ratio(self.l1_ratio)

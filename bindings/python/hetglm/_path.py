@@ -25,7 +25,8 @@ from sklearn.utils.validation import _check_sample_weight, check_array, check_is
 from . import _hetglm
 from ._estimators import (_MAX_DENSE_ENTRIES, ElasticNet, Lasso, LogisticRegression, Ridge, _BaseRegressor,
                           _HetGLMBase, _centre, _check_cd_params, _check_float_range, _check_l1_ratio,
-                          _check_tol_max_iter, _engine_call, _float64_for, _positive_finite, _seed, _to_matrix)
+                          _check_tol_max_iter, _engine_call, _float64_for, _positive_finite, _seed, _threads_for,
+                          _to_matrix)
 
 __all__ = ["lasso_path", "enet_path", "logistic_regression_path", "LassoCV", "ElasticNetCV",
            "LogisticRegressionCV", "RidgeCV"]
@@ -120,8 +121,9 @@ def _by_feature(X, tol):
                       float64=_float64_for(tol))
 
 
-def _options_factory(tol, max_iter, random_state, l1_ratio=0.5):
+def _options_factory(tol, max_iter, random_state, l1_ratio=0.5, n_jobs=None):
     _check_tol_max_iter(tol, max_iter)
+    threads = _threads_for(n_jobs)
 
     def make():
         o = _hetglm.TrainOptions()
@@ -129,7 +131,7 @@ def _options_factory(tol, max_iter, random_state, l1_ratio=0.5):
         o.max_epochs = int(max_iter)
         o.seed = _seed(random_state)
         o.l1_ratio = float(l1_ratio)
-        o.n_threads = 1
+        o.n_threads = threads
         return o
     return make
 
@@ -151,10 +153,13 @@ def enet_path(X, y, *, l1_ratio=0.5, eps=1e-3, n_alphas=100, alphas=None, tol=1e
     output): the working-set solver removes them during the fit (Fercoq, Gramfort, Salmon 2015; Ndiaye et al.
     2017), the first time at the warm start, i.e. with the previous point's solution rescaled to a dual point of
     this alpha (the sequential gap-safe rule), and counts those its final certificate's dual point rules out; a
-    point certified at its warm start counts only the latter. Divide by n_features for the fraction. Unknown keyword arguments of scikit-learn's (``precompute``, ``copy_X``,
-    ``verbose``, ...) are accepted and ignored; ``coef_init`` starts the first point from those weights.
-    Raises ValueError for bad inputs (named: y, alphas, eps, l1_ratio, tol, max_iter, coef_init); a point that does
-    not reach ``tol`` within ``max_iter`` epochs gives a ConvergenceWarning (its result and gap are still returned)."""
+    point certified at its warm start counts only the latter. Divide by n_features for the fraction.
+    ``n_jobs``: the engine's threads for the full passes of every point (None or 1: one; -1: all cores; the same
+    result for every count, working_set.hpp); the other keyword arguments of scikit-learn's (``precompute``,
+    ``copy_X``, ``verbose``, ...) are accepted and ignored; ``coef_init`` starts the first point from those weights.
+    Raises ValueError for bad inputs (named: y, alphas, eps, l1_ratio, tol, max_iter, coef_init, n_jobs); a point
+    that does not reach ``tol`` within ``max_iter`` epochs gives a ConvergenceWarning (its result and gap are still
+    returned)."""
     known = {"precompute", "Xy", "copy_X", "verbose", "positive", "coef_init", "selection", "n_jobs"}
     unknown = set(params) - known
     if unknown:
@@ -178,7 +183,7 @@ def enet_path(X, y, *, l1_ratio=0.5, eps=1e-3, n_alphas=100, alphas=None, tol=1e
     alphas = _path_alphas(X, Y[:, 0] if Y.shape[1] == 1 else Y, l1_ratio, eps, n_alphas, alphas)
     M = _by_feature(X, tol)
     model = "lasso" if l1_ratio == 1 else "elastic-net"
-    options = _options_factory(tol, max_iter, random_state, l1_ratio)
+    options = _options_factory(tol, max_iter, random_state, l1_ratio, params.get("n_jobs"))
     coefs = np.empty((Y.shape[1], X.shape[1], len(alphas)))
     gaps = np.zeros(len(alphas))
     n_iters = np.zeros((Y.shape[1], len(alphas)), dtype=np.int64)
@@ -485,10 +490,11 @@ class LogisticRegressionCV(LogisticRegression):
     classes; the same array under every key); coefs_paths_ a dict {class: (n_folds, n_Cs[, n_l1_ratios], n_dof)}
     (n_dof = n_features + fit_intercept, the intercept last; NaN rows for a fold whose training part lacks that
     class, whose fit is on the classes present, and every row NaN when two classes remain there: a binary fit has
-    no per-class rows; refit=False averages the folds that have the row); n_iter_ (1, n_folds, n_Cs[, n_l1_ratios]) epochs of the fold fits
-    (the n_l1_ratios axis only when l1_ratios is given). ``use_legacy_attributes=False``: C_ and l1_ratio_ floats,
-    scores_ (n_folds, n_l1_ratios, n_Cs), coefs_paths_ (n_folds, n_l1_ratios, n_Cs, n_classes (1 for two classes),
-    n_dof), n_iter_ (n_folds, n_l1_ratios, n_Cs). Plus those of LogisticRegression (of the refit)."""
+    no per-class rows; refit=False averages the folds that have the row); n_iter_ (1, n_folds, n_Cs[,
+    n_l1_ratios]) epochs of the fold fits (the n_l1_ratios axis only when l1_ratios is given).
+    ``use_legacy_attributes=False``: C_ and l1_ratio_ floats, scores_ (n_folds, n_l1_ratios, n_Cs), coefs_paths_
+    (n_folds, n_l1_ratios, n_Cs, n_classes (1 for two classes), n_dof), n_iter_ (n_folds, n_l1_ratios, n_Cs). Plus
+    those of LogisticRegression (of the refit)."""
 
     def __init__(self, *, Cs=10, l1_ratios=None, fit_intercept=True, cv=None, dual="auto", penalty="auto",
                  scoring=None, solver="auto", tol=1e-4, max_iter=1000, class_weight=None, n_jobs=None, verbose=0,

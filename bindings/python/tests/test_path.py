@@ -652,3 +652,19 @@ def test_logistic_regression_cv_elastic_net_grid_is_sklearns():
     with pytest.raises(ValueError, match=r"^l1_ratios must be a list of numbers in \[0, 1\] with "
                                          r"penalty='elasticnet', got None$"):
         hetglm.LogisticRegressionCV(penalty="elasticnet").fit(X, y)
+
+
+def test_path_n_jobs_runs_the_full_passes_on_threads_with_the_same_result():
+    """lasso_path / enet_path take n_jobs (scikit-learn accepts it in **params): the working-set solver's full passes
+    run on that many threads, and every coefficient, gap and epoch count is the one thread's (fixed chunks summed in
+    order); a bad value is refused by name."""
+    rng = np.random.default_rng(3)
+    X = sp.random(3000, 400, density=0.05, random_state=3, format="csc")
+    y = X @ (rng.standard_normal(400) * (rng.random(400) < 0.1)) + 0.1 * rng.standard_normal(3000)
+    for l1_ratio in (1.0, 0.5):
+        one = hetglm.enet_path(X, y, l1_ratio=l1_ratio, n_alphas=30, tol=1e-8, return_n_iter=True)
+        two = hetglm.enet_path(X, y, l1_ratio=l1_ratio, n_alphas=30, tol=1e-8, return_n_iter=True, n_jobs=2)
+        for a, b in zip(one, two):
+            np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match=r"^n_jobs must be None or an integer, got 'two'$"):
+        hetglm.lasso_path(X, y, n_jobs="two")

@@ -170,6 +170,17 @@ def test_multi_target_ridge_matches_sklearn(tmp_path):
         ours.save_model(tmp_path / "m")
     with pytest.raises(ValueError):  # Lasso stays single-target, as the engine's model
         hetglm.Lasso().fit(X, Y)
+    # alpha per target, as scikit-learn's (shape (n_targets,); one value for all): each target's own fit
+    per = hetglm.Ridge(alpha=[0.5, 2.0, 40.0], tol=1e-12).fit(X, Y)
+    theirs = sklm.Ridge(alpha=[0.5, 2.0, 40.0], solver="cholesky").fit(X, Y)
+    assert rel(per.coef_, theirs.coef_) <= 1e-7
+    for t, a in enumerate((0.5, 2.0, 40.0)):  # (the means of a column of Y and of y: another order of summation)
+        np.testing.assert_allclose(per.coef_[t], hetglm.Ridge(alpha=a, tol=1e-12).fit(X, Y[:, t]).coef_, rtol=1e-12)
+    np.testing.assert_array_equal(hetglm.Ridge(alpha=[2.0], tol=1e-12).fit(X, Y).coef_, ours.coef_)
+    for alpha, msg in (([1.0, 2.0], r"^Number of targets and number of penalties do not correspond: 2 != 3$"),
+                       ([1.0, -2.0, 3.0], r"^alpha\[1\] must be a positive finite number, got -2\.0$")):
+        with pytest.raises(ValueError, match=msg):
+            hetglm.Ridge(alpha=alpha).fit(X, Y)
 
 
 # ------------------------------------------------------------------------------------------------ warm starts
