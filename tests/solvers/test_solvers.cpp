@@ -677,6 +677,58 @@ TEST(Multinomial, NewtonCgCertifiesTheSoftmaxObjective) {
             "regression at twice the C: use --model logistic)");
 }
 
+// ProblemOptions::classes (train.hpp): a class without a sample still gets its weight column, one-vs-rest (a column
+// with no positive sample, certified) and multinomial (a softmax column), as scikit-learn fits a cross-validation
+// fold whose training part lacks a class; what is given is checked, with the errors' text.
+TEST(ClassLabels, AClassWithoutASampleStillTrainsItsColumn) {
+  const Dataset& d = dataset("iris.scale");  // labels 1, 2, 3
+  Dataset two = d;                    // classes 1 and 2 only
+  two.y.clear();
+  std::vector<index_t> rows;
+  for (index_t i = 0; i < d.X.n_rows; ++i)
+    if (d.y[i] != 3) rows.push_back(i), two.y.push_back(d.y[i]);
+  two.X = select_rows(d.X, rows);
+  for (const char* model : {"logistic", "multinomial"}) {
+    TrainOptions o;
+    o.problem.model = model_spec(model);
+    o.solver.tol = 1e-10;
+    o.solver.max_epochs = 10000;
+    o.problem.classes = {1, 2, 3};
+    const TrainResult r = train(two, o);
+    ASSERT_TRUE(r.converged) << model;
+    EXPECT_EQ(r.model.nr_class, 3) << model;
+    EXPECT_EQ(r.model.labels, (std::vector<double>{1, 2, 3})) << model;
+    for (const ColumnReport& c : r.columns) EXPECT_LE(c.certificate.gap, 1e-10 * c.certificate.primal) << model;
+    // The certified objective is the one recomputed here with class 3's column (softmax: every column; one-vs-rest:
+    // class 3's column, whose labels are all -1: (1/n) sum_i log(1 + exp(z_i)) + lambda ||w_3||^2 / 2).
+    if (std::string(model) == "multinomial") {
+      EXPECT_NEAR(r.columns[0].certificate.primal, test::primal_objective(r.model, two),
+                  1e-12 * r.columns[0].certificate.primal);
+    } else {
+      const std::vector<double> z = decision_function(r.model, two.X);
+      double loss = 0, l2 = 0;
+      for (index_t i = 0; i < two.X.n_rows; ++i) loss += std::log1p(std::exp(z[3 * i + 2]));
+      for (std::size_t j = 2; j < r.model.w.size(); j += 3) l2 += r.model.w[j] * r.model.w[j];
+      const double P = loss / two.X.n_rows + 0.5 * r.model.lambda * l2;
+      EXPECT_NEAR(r.columns[2].certificate.primal, P, 1e-12 * P);
+    }
+  }
+  auto message = [&](std::vector<double> classes) {
+    TrainOptions o;
+    o.problem.classes = std::move(classes);
+    try {
+      train(d, o);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message({1}), "classes: at least two are needed, got 1");
+  EXPECT_EQ(message({1, 3, 2}), "classes must be strictly ascending: classes[2] = 2 after 3");
+  EXPECT_EQ(message({1, NAN}), "classes[1] = nan is not a finite number");
+  EXPECT_EQ(message({1, 2}), "label 3 of sample 100 is not among the 2 classes given");
+}
+
 // The stall rule of the epoch driver (issue 18; docs/conventions.md, "Stalls"): certificates whose objective and gap
 // no longer move by more than 1e-13 |P| stop the fit after 10 certificates and 20 epochs, with the message; a gap that
 // still moves (even upwards, even slowly) is progress.

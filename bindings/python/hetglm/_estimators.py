@@ -440,7 +440,11 @@ class _BaseClassifier(LinearClassifierMixin, _HetGLMBase):
         check_classification_targets(y)
         if sp.issparse(X):
             _check_values(X, self)
-        self.classes_, y_enc = _encode_labels(y)
+        fit_classes = getattr(self, "_fit_classes", None)  # (LogisticRegressionCV's folds: every class of the data)
+        if fit_classes is None:
+            self.classes_, y_enc = _encode_labels(y)
+        else:
+            self.classes_, y_enc = fit_classes, np.searchsorted(fit_classes, y)
         if len(self.classes_) < 2:
             raise ValueError("This solver needs samples of at least 2 classes in the data, but the data "
                              f"contains only one class: {self.classes_[0]!r}")
@@ -450,7 +454,10 @@ class _BaseClassifier(LinearClassifierMixin, _HetGLMBase):
             cw = np.ones(len(self.classes_))
         else:  # as scikit-learn's liblinear path: 'balanced' counts weighted samples
             with np.errstate(divide="ignore", invalid="ignore"):  # a class whose weights are all 0
-                cw = compute_class_weight(self.class_weight, classes=self.classes_, y=y, sample_weight=sw)
+                present = np.isin(self.classes_, y)  # ('balanced' needs each class in y: a fold's lacking one gets 1)
+                cw = np.ones(len(self.classes_))
+                cw[present] = compute_class_weight(self.class_weight, classes=self.classes_[present], y=y,
+                                                   sample_weight=sw)
             cw = np.nan_to_num(cw, nan=0.0, posinf=0.0)
         c = sw * cw[y_enc]
         keep = c > 0
@@ -458,10 +465,7 @@ class _BaseClassifier(LinearClassifierMixin, _HetGLMBase):
         if dropped:
             if not sp.issparse(X):
                 _check_values(X, self)  # before the rows are selected: the error names the entry of the caller's X
-            X, y_enc, c = X[keep], y_enc[keep], c[keep]
-            if len(np.unique(y_enc)) < 2:
-                raise ValueError("This solver needs samples of at least 2 classes in the data (with non-zero "
-                                 "sample weight), but the data contains only one class")
+            X, y_enc, c = X[keep], y_enc[keep], c[keep]  # (all zero: _check_sample_weight's ValueError above)
         bias = float(self.intercept_scaling) if self.fit_intercept else -1.0
         n = X.shape[0]
         model = self._engine_model_name
@@ -473,14 +477,13 @@ class _BaseClassifier(LinearClassifierMixin, _HetGLMBase):
         else:
             opts = self._options(model, "" if self.multinomial_ else self._penalty(), C=self.C,
                                  l1_ratio=0.5 if getattr(self, "l1_ratio", None) is None else self.l1_ratio, bias=bias)
-        # The encoded classes present: all of 0 .. k-1 unless rows of weight 0 were dropped (np.unique is a sort).
-        present = np.unique(y_enc).tolist() if dropped else range(len(self.classes_))
-        key = (n, X.shape[1] + (1 if bias >= 0 else 0), tuple(present), model)
+        # Every class trains its column, also one without a sample of non-zero weight (scikit-learn's behaviour; the
+        # engine's ProblemOptions::classes): the encoded classes 0 .. k-1.
+        opts.classes = [float(k) for k in range(len(self.classes_))]
+        key = (n, X.shape[1] + (1 if bias >= 0 else 0), len(self.classes_), model)
         res = self._train(X, y_enc.astype(np.float64), None if np.all(c == 1) else c, opts, key=key)
         nf = X.shape[1]
         w = np.asarray(res["w"])  # (nf [+1], n_columns); binary column: classes_[1] positive
-        if len(self.classes_) > 2 and len(np.unique(y_enc)) < len(self.classes_):
-            raise ValueError("every class needs at least one sample of non-zero weight")
         self.coef_ = np.ascontiguousarray(w[:nf].T)
         if self.fit_intercept:
             self.intercept_ = float(self.intercept_scaling) * w[nf].copy()

@@ -20,6 +20,7 @@ import scipy.sparse as sp
 from joblib import Parallel, delayed
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import check_cv
+from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import _check_sample_weight, check_array, check_is_fitted, column_or_1d, validate_data
 
 from . import _hetglm
@@ -436,35 +437,19 @@ def _logistic_cv_scorer(est, scoring, classes):
                        labels=classes, **pos, **getattr(named, "_kwargs", {}))
 
 
-def _fold_path(est, X, y, train, test, Cs, scorer, scoring, classes, sw=None):
-    """One fold of LogisticRegressionCV at one l1_ratio (``est``, the base estimator, carries it): per C (ascending,
-    each fit warm-started from the previous: est has warm_start=True) the test part's score (`scorer`:
-    _logistic_cv_scorer's for `scoring`), the coefficients with the intercept last (n_rows, n_dof), one row for two
-    classes, else one per class of `classes` (rows of classes the training part lacks are NaN: its fit is on the
-    classes present), and the epochs. With sample weights, as scikit-learn 1.9's LogisticRegressionCV: each fit takes
-    the training part's weights and the score (the default accuracy or a scorer) the test part's."""
+def _fold_path(est, X, y, train, test, Cs, scorer, sw=None):
+    """One fold of LogisticRegressionCV at one l1_ratio (``est``, the base estimator, carries it and every class of
+    the data, so that a training part without some class still fits a column for it, as scikit-learn's folds): per
+    C (ascending, each fit warm-started from the previous: est has warm_start=True) the test part's score
+    (`scorer`: _logistic_cv_scorer's), the coefficients with the intercept last (n_rows, n_dof), one row for two
+    classes, else one per class, and the epochs. With sample weights, as scikit-learn 1.9's LogisticRegressionCV:
+    each fit takes the training part's weights and the score (the default accuracy or a scorer) the test part's."""
     weights = {} if sw is None else {"sample_weight": sw[test]}
     scores, coefs, iters = [], [], []
     for C in Cs:
         est.set_params(C=float(C)).fit(X[train], y[train], sample_weight=None if sw is None else sw[train])
-        try:
-            scores.append(scorer(est, X[test], y[test], **weights))
-        except ValueError as e:
-            # A class with fewer samples than folds is missing from some training part; a scorer of probabilities
-            # then fails inside scikit-learn's metrics ("y_true and y_prob contain different number of classes").
-            missing = np.setdiff1d(np.unique(y[test]), est.classes_)
-            if missing.size == 0:
-                raise
-            raise ValueError(f"LogisticRegressionCV: scoring={scoring!r} cannot score a fold whose training part has "
-                             f"no sample of class {missing[0]} (its {int(np.sum(y == missing[0]))} sample(s) are all "
-                             f"in the fold's test part): use fewer folds, or a scoring that uses predict (the "
-                             f"default accuracy)") from e
+        scores.append(scorer(est, X[test], y[test], **weights))
         w = np.hstack([est.coef_, np.asarray(est.intercept_)[:, None]]) if est.fit_intercept else est.coef_
-        if len(classes) > 2 and (len(est.classes_) != len(classes) or w.shape[0] != len(classes)):
-            full = np.full((len(classes), w.shape[1]), np.nan)
-            if w.shape[0] == len(est.classes_):  # one row per class present
-                full[np.searchsorted(classes, est.classes_)] = w
-            w = full
         coefs.append(np.array(w, dtype=np.float64))
         iters.append(int(np.max(est.n_iter_)))
     return np.array(scores), np.array(coefs), np.array(iters)
@@ -488,9 +473,8 @@ class LogisticRegressionCV(LogisticRegression):
     order given; l1_ratios_ (n_l1_ratios,) (``[None]`` when l1_ratios is None); C_ and l1_ratio_ (n_classes,) or
     (1,), the value repeated; scores_ a dict {class: (n_folds, n_Cs[, n_l1_ratios])} (one key, classes_[1], for two
     classes; the same array under every key); coefs_paths_ a dict {class: (n_folds, n_Cs[, n_l1_ratios], n_dof)}
-    (n_dof = n_features + fit_intercept, the intercept last; NaN rows for a fold whose training part lacks that
-    class, whose fit is on the classes present, and every row NaN when two classes remain there: a binary fit has
-    no per-class rows; refit=False averages the folds that have the row); n_iter_ (1, n_folds, n_Cs[,
+    (n_dof = n_features + fit_intercept, the intercept last; every fold fits every class of the data, also one its
+    training part lacks, as scikit-learn's); n_iter_ (1, n_folds, n_Cs[,
     n_l1_ratios]) epochs of the fold fits (the n_l1_ratios axis only when l1_ratios is given).
     ``use_legacy_attributes=False``: C_ and l1_ratio_ floats, scores_ (n_folds, n_l1_ratios, n_Cs), coefs_paths_
     (n_folds, n_l1_ratios, n_Cs, n_classes (1 for two classes), n_dof), n_iter_ (n_folds, n_l1_ratios, n_Cs). Plus
@@ -561,12 +545,16 @@ class LogisticRegressionCV(LogisticRegression):
             raise ValueError("l1_ratios must be a list of numbers in [0, 1] with penalty='elasticnet', got None")
         return grid, p
 
-    def _base(self, penalty, l1_ratio):
-        return LogisticRegression(penalty=penalty, l1_ratio=l1_ratio, tol=self.tol, max_iter=self.max_iter,
-                                  fit_intercept=self.fit_intercept, intercept_scaling=self.intercept_scaling,
-                                  class_weight=self.class_weight, random_state=self.random_state,
-                                  multi_class=self.multi_class, device=self.device, formulation=self.formulation,
-                                  dual=self.dual, solver=self.solver, warm_start=True)
+    def _base(self, penalty, l1_ratio, classes=None, class_weight=None):
+        """A fold's estimator: warm-started along the Cs, fitting every class of `classes` (those of the whole
+        data), with `class_weight` (scikit-learn computes 'balanced' once, on the whole data) or the estimator's."""
+        est = LogisticRegression(penalty=penalty, l1_ratio=l1_ratio, tol=self.tol, max_iter=self.max_iter,
+                                 fit_intercept=self.fit_intercept, intercept_scaling=self.intercept_scaling,
+                                 class_weight=self.class_weight if class_weight is None else class_weight,
+                                 random_state=self.random_state, multi_class=self.multi_class, device=self.device,
+                                 formulation=self.formulation, dual=self.dual, solver=self.solver, warm_start=True)
+        est._fit_classes = classes
+        return est
 
     def _resolved_penalty(self):
         """During the refit: the folds' penalty (_l1_grid's) at the chosen l1_ratio."""
@@ -596,8 +584,11 @@ class LogisticRegressionCV(LogisticRegression):
         classes = np.unique(y)
         folds = list(check_cv(self.cv, y, classifier=True).split(X, y))
         scorer = _logistic_cv_scorer(self._base(penalty, grid[0]), scoring, classes)
+        cw = None
+        if isinstance(self.class_weight, str) and self.class_weight == "balanced":  # on the whole data, as scikit-learn
+            cw = dict(zip(classes, compute_class_weight("balanced", classes=classes, y=y, sample_weight=sw)))
         out = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-            delayed(_fold_path)(self._base(penalty, r), X, y, tr, te, Cs, scorer, scoring, classes, sw)
+            delayed(_fold_path)(self._base(penalty, r, classes, cw), X, y, tr, te, Cs, scorer, sw)
             for tr, te in folds for r in grid)
         F, L, nC = len(folds), len(grid), len(given)
         # (n_folds, n_l1, n_Cs, ...), the C axis in the order given (Cs_; ties to the first C given, as scikit-learn)
@@ -617,9 +608,7 @@ class LogisticRegressionCV(LogisticRegression):
             C_, l1_ = float(given[i]), grid[k]
         else:  # scikit-learn's: each fold's best point, the mean of those points' coefficients, C and l1_ratio
             best = [np.unravel_index(int(np.argmax(scores[f].T)), (nC, L)) for f in range(F)]
-            with warnings.catch_warnings():  # (a class absent from every fold's training part stays NaN)
-                warnings.simplefilter("ignore", RuntimeWarning)
-                w = np.nanmean([coefs[f, k, i] for f, (i, k) in enumerate(best)], axis=0)  # (n_rows, n_dof)
+            w = np.mean([coefs[f, k, i] for f, (i, k) in enumerate(best)], axis=0)  # (n_rows, n_dof)
             nf = X.shape[1]
             for name in ("engine_model_", "engine_models_", "duality_gap_", "primal_objective_"):
                 self.__dict__.pop(name, None)  # (of an earlier fit with refit=True: not this model's)

@@ -575,6 +575,9 @@ NB_MODULE(_hetglm, m) {
                    [](PyTrainOptions& o, double v) { o.base.problem.l1_ratio = v; })
       .def_prop_rw("bias", [](const PyTrainOptions& o) { return o.base.problem.bias; },
                    [](PyTrainOptions& o, double v) { o.base.problem.bias = v; })
+      .def_prop_rw("classes", [](const PyTrainOptions& o) { return o.base.problem.classes; },
+                   [](PyTrainOptions& o, std::vector<double> v) { o.base.problem.classes = std::move(v); },
+                   "classifiers: the classes to train, ascending (ProblemOptions::classes; empty: those of y)")
       .def_prop_rw("tol", [](const PyTrainOptions& o) { return o.base.solver.tol; },
                    [](PyTrainOptions& o, double v) { o.base.solver.tol = v; })
       .def_prop_rw("max_epochs", [](const PyTrainOptions& o) { return o.base.solver.max_epochs; },

@@ -468,10 +468,10 @@ def test_cv_estimators_take_sample_weight_as_sklearn(sparse):
 
 
 def test_logistic_regression_cv_scores_folds_that_lack_a_class(data_dir):
-    """A class with one sample: the folds whose test part lacks it are scored with every class as labels, as
+    """A class with two samples: the fold whose test part lacks it is scored with every class as labels, as
     scikit-learn's LogisticRegressionCV does (log loss failed with "y_true and y_prob contain different number of
-    classes: 2 vs 3" from inside scikit-learn's metrics); the fold whose training part lacks it cannot give that
-    class a probability, and the error says so."""
+    classes: 2 vs 3" from inside scikit-learn's metrics). A class with one sample: a fold's training part lacks
+    it, and still fits it."""
     X, y = hetglm.load_svmlight_file(data_dir / "iris.scale")
     X = X.toarray()
     # Class 3 with two samples: StratifiedKFold(3) puts them in two folds, so the third fold's test part has no
@@ -485,20 +485,41 @@ def test_logistic_regression_cv_scores_folds_that_lack_a_class(data_dir):
     yb = np.where(y[keep2] == 3, 1.0, 2.0)
     assert np.all(np.isfinite(hetglm.LogisticRegressionCV(Cs=3, cv=3, scoring="neg_log_loss").fit(X[keep2],
                                                                                                   yb).scores_[2.0]))
+    # Class 3 with one sample: the fold whose training part lacks it still fits a column for class 3 (every fold
+    # fits every class of the data, as scikit-learn's; the engine's ProblemOptions::classes), so its probabilities
+    # and log loss exist, and scores_, coefs_paths_, C_ and coef_ are scikit-learn's (multinomial, no intercept,
+    # log loss; it was an error before, and accuracy scored a fit on the classes present)
     keep = np.r_[np.flatnonzero(y != 3), np.flatnonzero(y == 3)[:1]]
-    with pytest.raises(ValueError, match=r"^LogisticRegressionCV: scoring='neg_log_loss' cannot score a fold whose "
-                                         r"training part has no sample of class 3.0 \(its 1 sample\(s\) are all in "
-                                         r"the fold's test part\): use fewer folds"):
-        hetglm.LogisticRegressionCV(Cs=3, cv=3, scoring="neg_log_loss").fit(X[keep], y[keep])
-    # With accuracy that fold is scored; it is fitted on the two classes present, a binary fit with no per-class rows:
-    # its coefs_paths_ rows are NaN, and refit=False averages the folds that have them
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)  # (StratifiedKFold: a class with fewer members than folds)
-        est = hetglm.LogisticRegressionCV(Cs=3, cv=3, refit=False).fit(X[keep], y[keep])
-    for c in (1.0, 2.0, 3.0):
-        assert np.isnan(est.coefs_paths_[c]).all(axis=(1, 2)).sum() == 1
-        assert np.isnan(est.coefs_paths_[c]).any(axis=(1, 2)).sum() == 1
-    assert np.all(np.isfinite(est.coef_)) and est.coef_.shape == (3, 4)
+    for refit in (True, False):
+        params = dict(Cs=[0.1, 1.0], cv=3, fit_intercept=False, scoring="neg_log_loss", refit=refit)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (StratifiedKFold: a class with fewer members than folds)
+            ours = hetglm.LogisticRegressionCV(tol=1e-14, **params).fit(X[keep], y[keep])
+            theirs = sklm.LogisticRegressionCV(tol=1e-12, max_iter=100000, **params).fit(X[keep], y[keep])
+        np.testing.assert_allclose(ours.scores_[3.0], theirs.scores_[3.0], rtol=1e-6)
+        np.testing.assert_allclose(np.array(list(ours.coefs_paths_.values())),
+                                   np.array(list(theirs.coefs_paths_.values())), atol=1e-5)
+        np.testing.assert_array_equal(ours.C_, theirs.C_)
+        np.testing.assert_allclose(ours.coef_, theirs.coef_, atol=1e-5)
+
+
+def test_class_without_a_sample_of_non_zero_weight_still_trains_its_column():
+    """scikit-learn trains every class of y, also one whose samples all have weight 0 (its column then has no
+    positive sample): the same here (the engine's ProblemOptions::classes), binary and multinomial, where it was an
+    error; the coefficients are the fit without those samples' rows but with the class kept."""
+    from sklearn.datasets import load_iris
+    X, y = load_iris(return_X_y=True)
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    sw = np.where(y == 2, 0.0, 1.0)
+    for target in (y, (y == 2).astype(int)):
+        ours = hetglm.LogisticRegression(C=0.5, tol=1e-14, fit_intercept=False).fit(X, target, sample_weight=sw)
+        theirs = sklm.LogisticRegression(C=0.5, tol=1e-12, max_iter=10000, fit_intercept=False).fit(
+            X, target, sample_weight=sw)
+        np.testing.assert_array_equal(ours.classes_, theirs.classes_)
+        np.testing.assert_allclose(ours.coef_, theirs.coef_, atol=1e-5)
+        assert ours.predict_proba(X).shape == (150, len(theirs.classes_))
+    with pytest.raises(ValueError, match=r"^Sample weights must contain at least one non-zero number\.$"):
+        hetglm.LogisticRegression().fit(X, y, sample_weight=np.zeros(150))
 
 
 @pytest.mark.parametrize("device", ["cpu", "cuda", "opencl", "fpga"])

@@ -252,6 +252,22 @@ std::vector<double> distinct_labels(const std::vector<double>& y) {
   return u;
 }
 
+std::vector<double> class_labels(const ProblemOptions& o, const std::vector<double>& y) {
+  if (o.classes.empty()) return distinct_labels(y);
+  const std::vector<double>& k = o.classes;
+  if (k.size() < 2) throw InvalidArgument(fmt::format("classes: at least two are needed, got {}", k.size()));
+  for (std::size_t i = 0; i < k.size(); ++i) {
+    if (!std::isfinite(k[i])) throw InvalidArgument(fmt::format("classes[{}] = {} is not a finite number", i, k[i]));
+    if (i > 0 && !(k[i - 1] < k[i]))
+      throw InvalidArgument(fmt::format("classes must be strictly ascending: classes[{}] = {} after {}", i, k[i],
+                                        k[i - 1]));
+  }
+  for (std::size_t i = 0; i < y.size(); ++i)
+    if (!std::binary_search(k.begin(), k.end(), y[i]))
+      throw InvalidArgument(fmt::format("label {} of sample {} is not among the {} classes given", y[i], i, k.size()));
+  return k;
+}
+
 namespace {
 /// Bytes of memory this process can still allocate (the cgroup limit less usage, or MemAvailable), or 0 if unknown.
 double available_memory_bytes() { return static_cast<double>(memory_limit_bytes()); }
@@ -263,7 +279,7 @@ void check_memory(const Dataset& data, const TrainOptions& o, const ModelSpec& s
   const double bias = o.problem.bias;
   std::size_t classes = 1;
   if (spec.classifier) {
-    const std::size_t k = distinct_labels(y).size();
+    const std::size_t k = class_labels(o.problem, y).size();
     classes = k > 2 ? k : 1;
   }
   check_training_memory(data.n_samples(), double(data.n_features()) + (bias >= 0 ? 1 : 0),
@@ -381,7 +397,7 @@ ColumnReport column_report(double label, SolveResult& sr) {
 
 TrainResult train_multinomial(const Dataset& data, const CsrMatrix& X, const std::vector<double>& c, double lambda,
                               const TrainOptions& o, TrainResult res, std::chrono::steady_clock::time_point t0) {
-  const std::vector<double> uniq = distinct_labels(data.y);
+  const std::vector<double> uniq = class_labels(o.problem, data.y);
   if (uniq.size() < 3)
     throw InvalidArgument(fmt::format(
         "--model multinomial: needs more than two classes, found {} (with two, the softmax model is logistic "
@@ -505,7 +521,7 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
   LinearModel& model = res.model;
   std::vector<double> positives;  // positive class of each weight column
   if (spec.classifier) {
-    const std::vector<double> uniq = distinct_labels(data.y);
+    const std::vector<double> uniq = class_labels(o.problem, data.y);
     if (uniq.size() < 2)
       throw InvalidArgument(fmt::format("{}: all samples have the same label {}; a classifier needs two classes", src,
                                         *uniq.begin()));

@@ -35,6 +35,10 @@ struct ProblemOptions {
   /// "-s N" when LIBLINEAR's -s chose it).
   std::string formulation_requested_by;
   std::vector<double> sample_weight;         ///< c_i, empty = all ones
+  /// Classifiers: the classes to train, ascending (empty = the distinct labels of y). Every label of y must be one
+  /// of them; a class without a sample still gets its weight column (one-vs-rest: a column with no positive sample;
+  /// multinomial: a softmax column), as scikit-learn fits a cross-validation fold whose training part lacks a class.
+  std::vector<double> classes;
 };
 
 /// Where to train: the CPU solver alone, or DuHL with an accelerator (duhl.hpp; docs/duhl.md).
@@ -158,6 +162,10 @@ void check_training_memory(double n, double d, double nnz, std::size_t classes, 
 /// unspecified. Linear in n for up to 256 distinct values (a short sorted list checked against the last value seen
 /// first; a std::set of 400,000 labels took 6 ms a scan), a sort past that. Throws nothing but std::bad_alloc.
 std::vector<double> distinct_labels(const std::vector<double>& y);
+
+/// The classes a classifier trains: ProblemOptions::classes when given (checked: finite, strictly ascending, at
+/// least two, every label of y among them; InvalidArgument naming what is wrong), else distinct_labels(y).
+std::vector<double> class_labels(const ProblemOptions& o, const std::vector<double>& y);
 
 /// with_bias_column(X, bias) (matrix.hpp; bias < 0: X as it is), given values_lo when `lo` asks for it and X has none
 /// (values that float32 holds exactly): zeros for X's entries and values_lo_of(bias) for the bias entries, the last
