@@ -604,6 +604,8 @@ class LogisticRegression(_BaseClassifier):
         between 'elasticnet'; an explicit penalty is used as given, and 'elasticnet' at l1_ratio 0 or 1 is 'l2' or
         'l1' (the same objective). ValueError for another penalty, a bad l1_ratio, or 'elasticnet' without one."""
         p, r = self.penalty, self.l1_ratio
+        if r is not None:  # checked whatever the penalty (scikit-learn's parameter validation)
+            r = _check_l1_ratio(r)
         if isinstance(p, str) and p in ("auto", "deprecated"):
             p = "l2" if r is None else "elasticnet"
         elif p is not None and not (isinstance(p, str) and p in ("l2", "l1", "elasticnet")):
@@ -611,7 +613,6 @@ class LogisticRegression(_BaseClassifier):
         if p == "elasticnet":
             if r is None:
                 raise ValueError("l1_ratio must be set (between 0 and 1) when penalty='elasticnet'")
-            r = _check_l1_ratio(r)
             p = "l2" if r == 0 else "l1" if r == 1 else p
         return p
 
@@ -792,18 +793,20 @@ class _BaseRegressor(RegressorMixin, _HetGLMBase):
             models.append(d)
         if y.ndim == 1:
             self.coef_, self.intercept_, self.n_iter_ = coefs[0], intercepts[0], epochs[0]
-        else:  # scikit-learn's multi-target shapes: coef_ (n_targets, n_features), intercept_ (n_targets,)
-            self.coef_ = np.vstack(coefs)
+        else:  # scikit-learn's multi-target shapes: coef_ (n_targets, n_features), intercept_ (n_targets,); one
+            # target of shape (n, 1): coef_ (n_features,) and intercept_ (1,), as scikit-learn 1.9's Ridge
+            self.coef_ = np.vstack(coefs) if len(coefs) > 1 else coefs[0]
             self.intercept_ = np.asarray(intercepts) if self.fit_intercept else 0.0  # (scikit-learn's 0.0)
             self.n_iter_ = np.asarray(epochs, dtype=np.int32)
             self.duality_gap_, self.primal_objective_ = float(sum(gaps)), float(sum(primals))
             self.training_history_ = history
         if self._by_feature:  # Lasso / ElasticNet: scikit-learn's dual_gap_, P - D in the same (1/2n) scaling, X's dtype
             self.dual_gap_ = X.dtype.type(self.duality_gap_)
-        if X.dtype == np.float32:  # scikit-learn's regressors keep X's float32 (an intercept not fitted stays 0.0)
-            self.coef_ = self.coef_.astype(np.float32)
-            if self.fit_intercept:
-                self.intercept_ = np.asarray(self.intercept_, dtype=np.float32)[()]
+        # scikit-learn's dtypes: X's float dtype (float32 kept) for coef_ and a fitted intercept_ (a numpy scalar for
+        # one target); an intercept not fitted stays the float 0.0
+        self.coef_ = self.coef_.astype(X.dtype, copy=False)
+        if self.fit_intercept:
+            self.intercept_ = np.asarray(self.intercept_, dtype=X.dtype)[()]
         self.engine_models_ = models
         _fill_from_model(self, models[0], nf)
         return self
@@ -897,8 +900,9 @@ class Ridge(_BaseRegressor):
     def _lambdas(self, n, n_targets):
         """lambda = alpha / n per target: alpha a number, or (as scikit-learn's Ridge) one value per target, shape
         (n_targets,) (a single value for any number of targets)."""
-        if np.ndim(self.alpha) == 0:
-            return [_check_alpha(self.alpha) / n] * n_targets
+        if np.ndim(self.alpha) == 0:  # (a 0-d array too, as scikit-learn takes it)
+            alpha = self.alpha.item() if isinstance(self.alpha, np.ndarray) else self.alpha
+            return [_check_alpha(alpha) / n] * n_targets
         a = np.asarray(self.alpha, dtype=object).ravel()
         if a.size not in (1, n_targets):
             raise ValueError(f"Number of targets and number of penalties do not correspond: {a.size} != {n_targets}")

@@ -286,6 +286,13 @@ def _fold_mse(X, y, train, test, l1_ratio, alphas, fit_intercept, tol, max_iter,
     return np.average((pred - yte[:, None]) ** 2, axis=0, weights=None if sw is None else sw[test])
 
 
+def _joblib_jobs(n_jobs):
+    """The CV estimators' n_jobs for joblib's Parallel (folds side by side in threads), checked as the engine's
+    (_threads_for: None or an integer); 0, all cores for the engine, is joblib's -1."""
+    _threads_for(n_jobs)
+    return -1 if n_jobs == 0 else n_jobs
+
+
 def _sample_weight_or_none(sample_weight, X):
     """The CV estimators' sample_weight: None, or float64 (n_samples,) checked as the estimators' fit checks it
     (non-negative and finite with scikit-learn's messages, the right length, within float32 range), before the
@@ -324,13 +331,14 @@ class _LinearModelCV(_BaseRegressor):
         _check_cd_params(self)
         X, y = validate_data(self, X, y, accept_sparse=["csr", "csc"], dtype=[np.float64, np.float32],
                              order="C", y_numeric=True, accept_large_sparse=True)
+        y32 = np.asarray(y).dtype == np.float32  # (mse_path_ is float32 when X and y both are, as scikit-learn's)
         y = column_or_1d(y).astype(np.float64)
         X = X.tocsr() if sp.issparse(X) else X
         sw = _sample_weight_or_none(sample_weight, X)
         l1_ratios = [float(r) for r in self._l1_ratios()]
+        n_jobs = _joblib_jobs(self.n_jobs)
         _check_refit_device(ElasticNet(l1_ratio=l1_ratios[0], max_iter=1, device=self.device), X, y)
         folds = list(check_cv(self.cv).split(X, y))
-        n_jobs = self.n_jobs
         alphas_all, mse = [], []
         for r in l1_ratios:
             alphas = _path_alphas(X, y, r, self.eps, 100, self.alphas, self.fit_intercept, sw)
@@ -352,7 +360,7 @@ class _LinearModelCV(_BaseRegressor):
         given = self.alphas is not None and not isinstance(self.alphas, numbers.Integral)
         self.alphas_ = alphas_all[0] if len(l1_ratios) == 1 or given else np.array(alphas_all)
         self.mse_path_ = np.squeeze(mse[0] if len(l1_ratios) == 1 else np.array(mse))
-        if X.dtype == np.float32:  # scikit-learn's follows X's float32, as coef_ (the refit's) does
+        if X.dtype == np.float32 and y32:  # scikit-learn's: float32 when X and y both are
             self.mse_path_ = self.mse_path_.astype(np.float32)
         est = ElasticNet(alpha=self.alpha_, l1_ratio=self.l1_ratio_, fit_intercept=self.fit_intercept,
                          tol=self.tol, max_iter=self.max_iter, random_state=self.random_state, device=self.device)
@@ -360,7 +368,7 @@ class _LinearModelCV(_BaseRegressor):
         for name in ("coef_", "intercept_", "n_iter_", "duality_gap_", "primal_objective_", "training_history_",
                      "lambda_", "formulation_reason_", "solver_", "engine_models_", "engine_model_"):
             setattr(self, name, getattr(est, name))
-        self.dual_gap_ = est.duality_gap_
+        self.dual_gap_ = est.dual_gap_
         self.n_features_in_ = X.shape[1]
         return self
 
@@ -576,18 +584,24 @@ class LogisticRegressionCV(LogisticRegression):
         if not (isinstance(legacy, (bool, np.bool_)) or (isinstance(legacy, str) and legacy == "warn")):
             raise ValueError(f"use_legacy_attributes must be True or False, got {legacy!r}")
         legacy = isinstance(legacy, str) or bool(legacy)  # ('warn': scikit-learn 1.9's default, True)
+        if not isinstance(self.refit, (bool, np.bool_)):
+            raise ValueError(f"refit must be True or False, got {self.refit!r}")
+        n_jobs = _joblib_jobs(self.n_jobs)
         scoring = None if isinstance(self.scoring, str) and self.scoring == "warn" else self.scoring
         Cs = _c_grid(self.Cs)  # checked and ascending: each fold's path is warm-started from the smaller C
         given = Cs if np.ndim(self.Cs) == 0 else np.asarray(self.Cs, dtype=np.float64).ravel()
         order = np.argsort(given, kind="stable")  # given[order] is Cs
         grid, penalty = self._l1_grid()
+        if penalty is None:
+            raise ValueError("penalty=None: LogisticRegressionCV cross-validates C, which the unpenalized model does "
+                             "not have (use LogisticRegression(penalty=None)), as scikit-learn refuses it")
         classes = np.unique(y)
         folds = list(check_cv(self.cv, y, classifier=True).split(X, y))
         scorer = _logistic_cv_scorer(self._base(penalty, grid[0]), scoring, classes)
         cw = None
         if isinstance(self.class_weight, str) and self.class_weight == "balanced":  # on the whole data, as scikit-learn
             cw = dict(zip(classes, compute_class_weight("balanced", classes=classes, y=y, sample_weight=sw)))
-        out = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+        out = Parallel(n_jobs=n_jobs, prefer="threads")(
             delayed(_fold_path)(self._base(penalty, r, classes, cw), X, y, tr, te, Cs, scorer, sw)
             for tr, te in folds for r in grid)
         F, L, nC = len(folds), len(grid), len(given)
@@ -610,7 +624,8 @@ class LogisticRegressionCV(LogisticRegression):
             best = [np.unravel_index(int(np.argmax(scores[f].T)), (nC, L)) for f in range(F)]
             w = np.mean([coefs[f, k, i] for f, (i, k) in enumerate(best)], axis=0)  # (n_rows, n_dof)
             nf = X.shape[1]
-            for name in ("engine_model_", "engine_models_", "duality_gap_", "primal_objective_"):
+            for name in ("engine_model_", "engine_models_", "duality_gap_", "primal_objective_", "solver_",
+                         "lambda_", "formulation_reason_", "training_history_", "_C_refit", "_l1_refit"):
                 self.__dict__.pop(name, None)  # (of an earlier fit with refit=True: not this model's)
             self.classes_ = classes
             self.coef_ = np.ascontiguousarray(w[:, :nf])
@@ -639,7 +654,8 @@ class LogisticRegressionCV(LogisticRegression):
             self.coefs_paths_ = coefs
             self.n_iter_ = iters.astype(np.int32)
             self.C_ = C_
-            self.l1_ratio_ = (1.0 if penalty == "l1" else 0.0) if l1_ is None else float(l1_)
+            # scikit-learn's: without l1_ratios, 1.0 for penalty='l1' given explicitly, else 0.0
+            self.l1_ratio_ = (1.0 if self.penalty == "l1" else 0.0) if grid == [None] else float(l1_)
         return self
 
     def _model_dict(self):
@@ -783,7 +799,7 @@ class RidgeCV(_BaseRegressor):
             score = -np.mean(looe.reshape(len(alphas), -1) ** 2, axis=1)
         else:
             folds = list(check_cv(self.cv).split(X, y))
-            score = np.array(Parallel(n_jobs=self.n_jobs, prefer="threads")(
+            score = np.array(Parallel(n_jobs=_joblib_jobs(self.n_jobs), prefer="threads")(
                 delayed(_fold_ridge)(X, y, tr, te, alphas, params, sw) for tr, te in folds)).mean(axis=0)
         # Ties go to the first alpha in the order given, as scikit-learn's (a constant y scores every alpha alike).
         in_given = np.empty_like(score)

@@ -689,3 +689,33 @@ def test_path_n_jobs_runs_the_full_passes_on_threads_with_the_same_result():
             np.testing.assert_array_equal(a, b)
     with pytest.raises(ValueError, match=r"^n_jobs must be None or an integer, got 'two'$"):
         hetglm.lasso_path(X, y, n_jobs="two")
+
+
+def test_cv_estimators_check_refit_n_jobs_and_penalty_by_name():
+    """Found by a bad-input trial: refit='no' refitted (its truth value), LassoCV(n_jobs=1.5) passed unchecked and
+    n_jobs=0 (all cores for the engine) was joblib's error, penalty=None cross-validated a C it does not have; a
+    refit=False fit after a refit=True one kept the refit's solver_ / lambda_ / training_history_; without l1_ratios,
+    refit=False's l1_ratio_ (new attributes) is 1.0 for penalty='l1', as scikit-learn's."""
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((120, 4))
+    y = (X[:, 0] + 0.5 * rng.standard_normal(120) > 0).astype(int)
+    for bad, msg in ((dict(refit="no"), r"^refit must be True or False, got 'no'$"),
+                     (dict(n_jobs=1.5), r"^n_jobs must be None or an integer, got 1\.5$"),
+                     (dict(penalty=None), r"^penalty=None: LogisticRegressionCV cross-validates C, which the "
+                                          r"unpenalized model does not have")):
+        with pytest.raises(ValueError, match=msg):
+            hetglm.LogisticRegressionCV(Cs=3, **bad).fit(X, y)
+    for est in (hetglm.LassoCV(cv=3, n_jobs="x"), hetglm.ElasticNetCV(cv=3, n_jobs=True),
+                hetglm.RidgeCV(cv=3, n_jobs=2.0)):
+        with pytest.raises(ValueError, match=r"^n_jobs must be None or an integer, got "):
+            est.fit(X, X[:, 1])
+    np.testing.assert_array_equal(hetglm.LassoCV(cv=3, n_jobs=0).fit(X, X[:, 1]).mse_path_,
+                                  hetglm.LassoCV(cv=3).fit(X, X[:, 1]).mse_path_)
+    est = hetglm.LogisticRegressionCV(Cs=3).fit(X, y)
+    assert hasattr(est, "solver_") and hasattr(est, "training_history_")
+    est.set_params(refit=False).fit(X, y)
+    for name in ("solver_", "lambda_", "formulation_reason_", "training_history_", "engine_model_", "duality_gap_"):
+        assert not hasattr(est, name), name
+    assert est.C == 1.0  # (the property's default: no refit's C left)
+    l1 = hetglm.LogisticRegressionCV(Cs=3, penalty="l1", refit=False, use_legacy_attributes=False).fit(X, y)
+    assert l1.l1_ratio_ == 1.0 and isinstance(l1.C_, float)

@@ -33,9 +33,10 @@ def test_verbose_regressors_print_no_column_label(housing, capsys):
 # ------------------------------------------------------------------------------------------------ dtypes, l1_ratio
 def test_float32_input_gives_sklearns_dtypes():
     """float32 X: coef_, intercept_ and the predictions follow scikit-learn 1.9's estimator of the same name (checked
-    side by side, dense and CSR): float32 for Lasso, ElasticNet, Ridge, their CV estimators and LogisticRegression
-    (but with solver='liblinear'), float64 for LinearSVC and LogisticRegressionCV; an intercept not fitted is the
-    float 0.0 (also for several targets); float64 X at predict time gives float64 predictions."""
+    side by side, dense and CSR, and float64 X beside them): float32 for Lasso, ElasticNet, Ridge, their CV
+    estimators and LogisticRegression (but with solver='liblinear'), float64 for LinearSVC and LogisticRegressionCV;
+    a fitted intercept of one target a numpy scalar of X's dtype, one not fitted the float 0.0 (also for several
+    targets); LassoCV's mse_path_ float32 only when y is too; float64 X at predict time gives float64 predictions."""
     import scipy.sparse as sp
     rng = np.random.default_rng(0)
     X = rng.standard_normal((120, 4)).astype(np.float32)
@@ -53,6 +54,7 @@ def test_float32_input_gives_sklearns_dtypes():
         return out
 
     cases = [("Lasso", dict(alpha=0.01), yr), ("Lasso", dict(alpha=0.01, fit_intercept=False), yr),
+             ("LassoCV", dict(cv=3), yr.astype(np.float64)), ("Ridge", {}, Y2[:, :1]),
              ("ElasticNet", dict(alpha=0.01), yr), ("Ridge", {}, yr), ("Ridge", dict(fit_intercept=False), yr),
              ("Ridge", {}, Y2), ("Ridge", dict(fit_intercept=False), Y2), ("LassoCV", dict(cv=3), yr),
              ("ElasticNetCV", dict(cv=3), yr), ("RidgeCV", {}, yr), ("RidgeCV", {}, Y2),
@@ -61,7 +63,7 @@ def test_float32_input_gives_sklearns_dtypes():
              ("LinearSVC", {}, yc)]
     from sklearn import svm
     for name, params, y in cases:
-        for data in (X, sp.csr_matrix(X)):
+        for data in (X, sp.csr_matrix(X), X.astype(np.float64)):
             theirs = (getattr(sklm, name, None) or getattr(svm, name))(**params)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -84,7 +86,7 @@ def test_every_fitted_attribute_of_sklearns_is_there_with_its_shape():
              ("LogisticRegressionCV", dict(Cs=3, l1_ratios=[0.0]), X, y3), ("Lasso", dict(alpha=0.01), Xr, yr),
              ("ElasticNet", dict(alpha=0.01), Xr, yr), ("Ridge", {}, Xr, yr), ("Ridge", {}, Xr, Y2),
              ("LassoCV", {}, Xr, yr), ("ElasticNetCV", dict(l1_ratio=[0.5, 1.0]), Xr, yr), ("RidgeCV", {}, Xr, yr),
-             ("RidgeCV", {}, Xr, Y2)]
+             ("RidgeCV", {}, Xr, Y2), ("Ridge", {}, Xr, Y2[:, :1])]
     for name, params, data, y in cases:
         theirs = (getattr(sklm, name, None) or getattr(svm, name))(**params)
         with warnings.catch_warnings():
@@ -95,7 +97,7 @@ def test_every_fitted_attribute_of_sklearns_is_there_with_its_shape():
             assert hasattr(ours, a), (name, params, a)
             x, z = getattr(ours, a), getattr(theirs, a)
             if z is None:  # Ridge's n_iter_ with scikit-learn's direct solvers; ours iterates: epochs per target
-                assert name.startswith("Ridge") and a == "n_iter_" and np.shape(x) == (Y2.shape[1],) * (y is Y2)
+                assert name.startswith("Ridge") and a == "n_iter_" and np.shape(x) == np.shape(y)[1:]
                 continue
             assert isinstance(x, dict) == isinstance(z, dict), (name, a)
             if isinstance(z, dict):
@@ -128,8 +130,9 @@ def test_l1_ratio_chooses_the_penalty_as_sklearn_1_9():
     with pytest.warns(UserWarning, match=r"^l1_ratio=0\.5 is used only with penalty='elasticnet' or 'auto' \(the "
                                          r"default\); penalty='l2' trains the l2 model$"):
         hetglm.LogisticRegression(penalty="l2", l1_ratio=0.5).fit(X, y)
-    with pytest.raises(ValueError, match=r"^l1_ratio must be a number in \[0, 1\], got 1\.5$"):
-        hetglm.LogisticRegression(l1_ratio=1.5).fit(X, y)
+    for params in (dict(l1_ratio=1.5), dict(penalty=None, l1_ratio=1.5), dict(penalty="l2", l1_ratio=1.5)):
+        with pytest.raises(ValueError, match=r"^l1_ratio must be a number in \[0, 1\], got 1\.5$"):
+            hetglm.LogisticRegression(**params).fit(X, y)
 
 
 # ------------------------------------------------------------------------------------------------ penalty=None
@@ -163,8 +166,8 @@ def test_multi_target_ridge_matches_sklearn(tmp_path):
     np.testing.assert_allclose(ours.predict(X), theirs.predict(X), rtol=1e-6, atol=1e-5)
     assert ours.n_iter_.shape == (3,)
     assert {h["target"] for h in ours.training_history_} == {0, 1, 2}
-    one = hetglm.Ridge(alpha=2.0, tol=1e-12).fit(X, Y[:, :1])  # (n, 1): scikit-learn's shapes (1, d) and (1,)
-    assert one.coef_.shape == (1, 10) and one.intercept_.shape == (1,)
+    one = hetglm.Ridge(alpha=2.0, tol=1e-12).fit(X, Y[:, :1])  # (n, 1): scikit-learn 1.9's shapes (d,) and (1,)
+    assert one.coef_.shape == (10,) and one.intercept_.shape == (1,) and one.predict(X).shape == (200,)
     with pytest.raises(ValueError, match=r"^save_model: the model file stores one target; this Ridge was fitted "
                                          r"on 3 targets$"):
         ours.save_model(tmp_path / "m")
@@ -177,6 +180,7 @@ def test_multi_target_ridge_matches_sklearn(tmp_path):
     for t, a in enumerate((0.5, 2.0, 40.0)):  # (the means of a column of Y and of y: another order of summation)
         np.testing.assert_allclose(per.coef_[t], hetglm.Ridge(alpha=a, tol=1e-12).fit(X, Y[:, t]).coef_, rtol=1e-12)
     np.testing.assert_array_equal(hetglm.Ridge(alpha=[2.0], tol=1e-12).fit(X, Y).coef_, ours.coef_)
+    np.testing.assert_array_equal(hetglm.Ridge(alpha=np.array(2.0), tol=1e-12).fit(X, Y).coef_, ours.coef_)
     for alpha, msg in (([1.0, 2.0], r"^Number of targets and number of penalties do not correspond: 2 != 3$"),
                        ([1.0, -2.0, 3.0], r"^alpha\[1\] must be a positive finite number, got -2\.0$")):
         with pytest.raises(ValueError, match=msg):
