@@ -73,7 +73,8 @@ def _path_alphas(X, y, l1_ratio, eps, n_alphas, alphas, fit_intercept=False, sam
 
 def _c_grid(Cs):
     """The values of C of a C path, ascending: ``np.logspace(-4, 4, Cs)`` for an int (scikit-learn's grid), else the
-    values given. ValueError for an int below 1 or values that are not positive finite numbers."""
+    values given. ValueError for an int below 1 or values that are not positive numbers (np.inf is the unpenalized
+    model, as scikit-learn's LogisticRegressionCV takes it)."""
     if isinstance(Cs, numbers.Integral) and not isinstance(Cs, (bool, np.bool_)):
         if Cs < 1:
             raise ValueError(f"Cs: the number of values of C must be at least 1, got {Cs}")
@@ -82,8 +83,8 @@ def _c_grid(Cs):
         raise ValueError(f"Cs must be an int >= 1 (a grid of that many values of C) or a list of values of C, got "
                          f"{Cs!r}")
     Cs = np.sort(np.asarray(Cs, dtype=np.float64).ravel())
-    if Cs.size == 0 or not np.all((Cs > 0) & np.isfinite(Cs)):
-        raise ValueError("Cs: the values of C must be positive finite numbers (at least one)")
+    if Cs.size == 0 or not np.all(Cs > 0):  # (np.inf: the unpenalized model, as LogisticRegression(C=np.inf))
+        raise ValueError("Cs: the values of C must be positive numbers (np.inf: no penalty; at least one)")
     return Cs
 
 

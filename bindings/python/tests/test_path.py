@@ -146,14 +146,14 @@ def test_path_inputs_are_checked_in_their_own_terms(housing_dense):
         (lambda: hetglm.LogisticRegressionCV(Cs=0).fit(X, np.sign(y - np.median(y))),
          r"^Cs: the number of values of C must be at least 1, got 0$"),
         (lambda: hetglm.logistic_regression_path(X, np.sign(y - np.median(y)), Cs=[1.0, 0.0]),
-         r"^Cs: the values of C must be positive finite numbers \(at least one\)$"),
+         r"^Cs: the values of C must be positive numbers \(np\.inf: no penalty; at least one\)$"),
         # X named in the message, as the estimators do (it said "Input contains NaN.").
         (lambda: hetglm.lasso_path(np.where(np.arange(X.size).reshape(X.shape) == 0, np.nan, X), y),
          r"^Input X contains NaN\.$"),
         # Each l1_ratio of ElasticNetCV's list in the parameter's own terms (it said "--l1-ratio: must be in [0, 1]").
         (lambda: hetglm.ElasticNetCV(l1_ratio=[0.5, 2]).fit(X, y), r"^l1_ratio must be a number in \[0, 1\], got 2$"),
         (lambda: hetglm.LogisticRegressionCV(Cs=[]).fit(X, np.sign(y - np.median(y))),
-         r"^Cs: the values of C must be positive finite numbers \(at least one\)$"),
+         r"^Cs: the values of C must be positive numbers \(np\.inf: no penalty; at least one\)$"),
         # A scalar Cs that is not an int is not C itself (Cs=1.5 trained at C = 1.5, Cs=True at C = 1e-4), and the
         # engine's limits in the parameters' names (they said "--tol: ...", "alpha must be ..." after the folds).
         (lambda: hetglm.LogisticRegressionCV(Cs=1.5).fit(X, np.sign(y - np.median(y))),
@@ -719,3 +719,17 @@ def test_cv_estimators_check_refit_n_jobs_and_penalty_by_name():
     assert est.C == 1.0  # (the property's default: no refit's C left)
     l1 = hetglm.LogisticRegressionCV(Cs=3, penalty="l1", refit=False, use_legacy_attributes=False).fit(X, y)
     assert l1.l1_ratio_ == 1.0 and isinstance(l1.C_, float)
+
+
+def test_logistic_regression_cv_takes_an_infinite_C_as_no_penalty():
+    """Cs may hold np.inf, the unpenalized model (LogisticRegression(C=np.inf)), as scikit-learn's
+    LogisticRegressionCV takes it (it was refused); its fold scores are those of the unpenalized fits."""
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((200, 3))
+    y = (X @ np.array([1.0, -1.0, 0.5]) + rng.standard_normal(200) > 0).astype(int)
+    params = dict(Cs=[0.01, np.inf], cv=3, fit_intercept=False, scoring="neg_log_loss")
+    ours = hetglm.LogisticRegressionCV(tol=1e-12, **params).fit(X, y)
+    theirs = sklm.LogisticRegressionCV(tol=1e-12, max_iter=10000, **params).fit(X, y)
+    np.testing.assert_array_equal(ours.Cs_, [0.01, np.inf])
+    np.testing.assert_allclose(ours.scores_[1], theirs.scores_[1], rtol=1e-6)
+    np.testing.assert_array_equal(ours.C_, theirs.C_)
