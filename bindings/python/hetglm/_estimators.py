@@ -553,8 +553,8 @@ class LogisticRegression(_BaseClassifier):
 
     Attributes: coef_ (1, n_features) binary or (n_classes, n_features); intercept_ (1,) or (n_classes,);
     multinomial_ (whether the softmax model was trained);
-    classes_; n_iter_ (epochs per weight column; (1,) for the multinomial model, one solve); duality_gap_ (P - D, summed over columns);
-    primal_objective_; training_history_ (list of dicts epoch, seconds, primal, gap); lambda_; n_features_in_.
+    classes_; n_iter_ (epochs per weight column; (1,) for the multinomial model, one solve); duality_gap_ (P - D,
+    summed over columns); primal_objective_; training_history_ (list of dicts epoch, seconds, primal, gap); lambda_; n_features_in_.
     """
 
     _engine_model_name = "logistic"
