@@ -591,6 +591,8 @@ class LogisticRegressionCV(LogisticRegression):
         scoring = None if isinstance(self.scoring, str) and self.scoring == "warn" else self.scoring
         Cs = _c_grid(self.Cs)  # checked and ascending: each fold's path is warm-started from the smaller C
         given = Cs if np.ndim(self.Cs) == 0 else np.asarray(self.Cs, dtype=np.float64).ravel()
+        # Cs_ / l1_ratios_ keep the values as given (integers stay integers, as scikit-learn's)
+        shown = Cs if np.ndim(self.Cs) == 0 else np.asarray(self.Cs).ravel()
         order = np.argsort(given, kind="stable")  # given[order] is Cs
         grid, penalty = self._l1_grid()
         if penalty is None:
@@ -635,8 +637,8 @@ class LogisticRegressionCV(LogisticRegression):
             self.n_features_in_ = nf
             C_ = float(np.mean([given[i] for i, _ in best]))
             l1_ = float(np.mean([grid[k] for _, k in best])) if penalty == "elasticnet" else 0.0
-        self.Cs_ = given
-        self.l1_ratios_ = np.asarray(grid)
+        self.Cs_ = shown
+        self.l1_ratios_ = np.asarray(grid if grid == [None] else self.l1_ratios).ravel()
         keys = classes[1:] if binary else classes
         if legacy:
             given_l1 = grid != [None]  # scikit-learn drops the l1_ratios axis when l1_ratios is None
@@ -784,6 +786,9 @@ class RidgeCV(_BaseRegressor):
             y = y.ravel()
         X = X.tocsr() if sp.issparse(X) else X
         sw = _sample_weight_or_none(sample_weight, X)
+        if np.ndim(self.alphas) > 1:  # (scikit-learn: a TypeError; raveling took [[1, 2]] for two alphas)
+            raise ValueError(f"alphas must be a number or a 1-d list of numbers, got {np.ndim(self.alphas)}-d "
+                             f"{self.alphas!r}")
         given = np.asarray(self.alphas, dtype=np.float64).ravel()
         if given.size == 0 or not np.all((given > 0) & np.isfinite(given)):
             raise ValueError("alphas must be positive finite numbers")

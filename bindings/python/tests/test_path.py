@@ -737,7 +737,23 @@ def test_logistic_regression_cv_takes_an_infinite_C_as_no_penalty():
     y = (X @ np.array([1.0, -1.0, 0.5]) + rng.standard_normal(200) > 0).astype(int)
     params = dict(Cs=[0.01, np.inf], cv=3, fit_intercept=False, scoring="neg_log_loss")
     ours = hetglm.LogisticRegressionCV(tol=1e-12, **params).fit(X, y)
-    theirs = sklm.LogisticRegressionCV(tol=1e-12, max_iter=10000, **params).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # (scikit-learn 1.9's about its 1.10 defaults)
+        theirs = sklm.LogisticRegressionCV(tol=1e-12, max_iter=10000, **params).fit(X, y)
     np.testing.assert_array_equal(ours.Cs_, [0.01, np.inf])
     np.testing.assert_allclose(ours.scores_[1], theirs.scores_[1], rtol=1e-6)
     np.testing.assert_array_equal(ours.C_, theirs.C_)
+
+
+def test_cv_grids_keep_their_values_and_refuse_nested_alphas():
+    """LogisticRegressionCV's Cs_ and l1_ratios_ keep the values as given (integers stay integers, as
+    scikit-learn's); RidgeCV refuses a 2-d alphas by name (it was flattened into a grid)."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((90, 3))
+    y = (X[:, 0] > 0).astype(int)
+    est = hetglm.LogisticRegressionCV(Cs=[1, 10], l1_ratios=[0, 1], cv=3).fit(X, y)
+    assert est.Cs_.dtype.kind == "i" and est.l1_ratios_.dtype.kind == "i"
+    np.testing.assert_array_equal(est.Cs_, [1, 10])
+    np.testing.assert_array_equal(est.l1_ratios_, [0, 1])
+    with pytest.raises(ValueError, match=r"^alphas must be a number or a 1-d list of numbers, got 2-d "):
+        hetglm.RidgeCV(alphas=[[1.0, 2.0]]).fit(X, X[:, 1])
