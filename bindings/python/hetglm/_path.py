@@ -661,6 +661,17 @@ class LogisticRegressionCV(LogisticRegression):
             self.l1_ratio_ = (1.0 if self.penalty == "l1" else 0.0) if grid == [None] else float(l1_)
         return self
 
+    def score(self, X, y, sample_weight=None):
+        """The ``scoring`` option's score on (X, y) (accuracy when it is None), as scikit-learn's
+        LogisticRegressionCV.score: cross_val_score and nested model selection then measure what the folds
+        chose by. A scorer of probabilities gets every class of the fit as labels (_logistic_cv_scorer)."""
+        check_is_fitted(self)
+        scoring = None if isinstance(self.scoring, str) and self.scoring == "warn" else self.scoring
+        if scoring is None:
+            return super().score(X, y, sample_weight=sample_weight)
+        scorer = _logistic_cv_scorer(self, scoring, self.classes_)
+        return scorer(self, X, y, **({} if sample_weight is None else {"sample_weight": sample_weight}))
+
     def _model_dict(self):
         if not hasattr(self, "engine_model_"):
             raise ValueError("save_model: LogisticRegressionCV(refit=False) averages the folds' coefficients and has "

@@ -757,3 +757,23 @@ def test_cv_grids_keep_their_values_and_refuse_nested_alphas():
     np.testing.assert_array_equal(est.l1_ratios_, [0, 1])
     with pytest.raises(ValueError, match=r"^alphas must be a number or a 1-d list of numbers, got 2-d "):
         hetglm.RidgeCV(alphas=[[1.0, 2.0]]).fit(X, X[:, 1])
+
+
+@sklearn_1_9
+def test_logistic_regression_cv_score_uses_its_scoring():
+    """LogisticRegressionCV.score is the scoring option's score, as scikit-learn's (it was accuracy whatever the
+    scoring, so cross_val_score measured something else than the folds chose by); None is accuracy. Found by a
+    new-user trial."""
+    from sklearn.datasets import load_iris
+    X, y = load_iris(return_X_y=True)
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    for scoring in ("neg_log_loss", None):
+        params = dict(Cs=[0.1, 1.0], cv=3, fit_intercept=False, scoring=scoring)
+        ours = hetglm.LogisticRegressionCV(tol=1e-14, **params).fit(X, y)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            theirs = sklm.LogisticRegressionCV(tol=1e-12, max_iter=10000, **params).fit(X, y)
+        sw = np.linspace(0.5, 2.0, len(y))
+        assert ours.score(X, y) == pytest.approx(theirs.score(X, y), rel=1e-6)
+        assert ours.score(X, y, sample_weight=sw) == pytest.approx(theirs.score(X, y, sample_weight=sw), rel=1e-6)
+    assert ours.score(X, y) == ours.predict(X).__eq__(y).mean()  # (None: accuracy)
