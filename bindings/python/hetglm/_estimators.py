@@ -1036,9 +1036,8 @@ def load_model(path):
     n_samples = int(d.get("n_samples", 0))
     if model in ("logistic", "svm", "squared-hinge", "multinomial"):
         if model in ("logistic", "multinomial"):
-            est = LogisticRegression(penalty={"elastic-net": "elasticnet"}.get(d["penalty"], d["penalty"]))
-            if d["penalty"] == "elastic-net":  # (a refit trains the same model)
-                est.l1_ratio = float(d["l1_ratio"])
+            # scikit-learn 1.9's spelling, consistent for a refit: penalty 'auto' and the l1_ratio of the file's penalty
+            est = LogisticRegression(l1_ratio={"l2": 0.0, "l1": 1.0}.get(d["penalty"], float(d["l1_ratio"])))
             est.multinomial_ = model == "multinomial"
         else:
             est = LinearSVC(loss="hinge" if model == "svm" else "squared_hinge")

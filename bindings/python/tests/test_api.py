@@ -192,6 +192,10 @@ def test_save_and_load_model(cancer, housing, tmp_path, data_dir):
     en_back = hetglm.load_model(tmp_path / "en.model")
     assert en_back.l1_ratio == 0.5 and en_back._resolved_penalty() == "elasticnet"
     np.testing.assert_array_equal(en_back.fit(X, y).coef_, en.coef_)
+    for l1_ratio, name in ((1.0, "l1"), (0.0, "l2")):  # (as scikit-learn 1.9 spells them: penalty 'auto' from l1_ratio)
+        hetglm.LogisticRegression(C=0.3, l1_ratio=l1_ratio).fit(X, y).save_model(tmp_path / "p.model")
+        back_p = hetglm.load_model(tmp_path / "p.model")
+        assert (back_p.penalty, back_p.l1_ratio, back_p._resolved_penalty()) == ("auto", l1_ratio, name)
     # C as a user gives it comes back exactly (1/(lambda n) alone gives 4.000000000000001 or 1.0000000000000002)
     for C in (4.0, 1.0, 0.1, 3.0, 1e-3, 123.456):
         hetglm.LogisticRegression(C=C).fit(X, y).save_model(tmp_path / "c.model")
