@@ -168,6 +168,32 @@ def _check_l1_ratio(l1_ratio):
     return float(l1_ratio)
 
 
+def _penalty_from(penalty, l1_ratios):
+    """scikit-learn 1.9's penalty for the l1_ratio values a fit may use (LogisticRegression: its one l1_ratio;
+    LogisticRegressionCV: its l1_ratios): 'auto' (hetglm's default) and 'deprecated' (scikit-learn 1.9's) take it
+    from them, None counting as 0: all 0 'l2', all 1 'l1', else 'elasticnet'; an explicit penalty ('l2', 'l1',
+    'elasticnet' or None) as given. ValueError for another penalty."""
+    if isinstance(penalty, str) and penalty in ("auto", "deprecated"):
+        vals = [0.0 if v is None else v for v in l1_ratios]
+        return "l2" if all(v == 0 for v in vals) else "l1" if all(v == 1 for v in vals) else "elasticnet"
+    if penalty is not None and not (isinstance(penalty, str) and penalty in ("l2", "l1", "elasticnet")):
+        raise ValueError(f"penalty must be 'auto', 'l2', 'l1', 'elasticnet' or None, got {penalty!r}")
+    return penalty
+
+
+def _resolve_penalty(penalty, l1_ratio):
+    """The penalty LogisticRegression trains, None for none, as scikit-learn 1.9 resolves it (_penalty_from on the
+    one l1_ratio); 'elasticnet' at l1_ratio 0 or 1 is 'l2' or 'l1' (the same objective). ValueError for another
+    penalty, a bad l1_ratio (whatever the penalty), or 'elasticnet' without one."""
+    r = None if l1_ratio is None else _check_l1_ratio(l1_ratio)
+    p = _penalty_from(penalty, [r])
+    if p == "elasticnet":
+        if r is None:
+            raise ValueError("l1_ratio must be set (between 0 and 1) when penalty='elasticnet'")
+        p = "l2" if r == 0 else "l1" if r == 1 else p
+    return p
+
+
 def _check_cd_params(est):
     """scikit-learn's coordinate-descent parameters of Lasso, ElasticNet and their CV estimators: the ones the engine
     has no counterpart for are refused by name, the others accepted (copy_X: X is never modified; precompute: the
@@ -599,22 +625,8 @@ class LogisticRegression(_BaseClassifier):
                           f"penalty={p!r} trains the {p} model", UserWarning, stacklevel=3)
 
     def _resolved_penalty(self):
-        """The penalty trained, None for none, resolved as scikit-learn 1.9 does: penalty 'auto' (the default;
-        'deprecated', scikit-learn 1.9's default, is the same) takes it from l1_ratio: 0 (or None) 'l2', 1 'l1',
-        between 'elasticnet'; an explicit penalty is used as given, and 'elasticnet' at l1_ratio 0 or 1 is 'l2' or
-        'l1' (the same objective). ValueError for another penalty, a bad l1_ratio, or 'elasticnet' without one."""
-        p, r = self.penalty, self.l1_ratio
-        if r is not None:  # checked whatever the penalty (scikit-learn's parameter validation)
-            r = _check_l1_ratio(r)
-        if isinstance(p, str) and p in ("auto", "deprecated"):
-            p = "l2" if r is None else "elasticnet"
-        elif p is not None and not (isinstance(p, str) and p in ("l2", "l1", "elasticnet")):
-            raise ValueError(f"penalty must be 'auto', 'l2', 'l1', 'elasticnet' or None, got {p!r}")
-        if p == "elasticnet":
-            if r is None:
-                raise ValueError("l1_ratio must be set (between 0 and 1) when penalty='elasticnet'")
-            p = "l2" if r == 0 else "l1" if r == 1 else p
-        return p
+        """The penalty trained (None for none): _resolve_penalty(penalty, l1_ratio)."""
+        return _resolve_penalty(self.penalty, self.l1_ratio)
 
     def _unpenalized(self):
         return self._resolved_penalty() is None or self.C == np.inf
@@ -800,7 +812,7 @@ class _BaseRegressor(RegressorMixin, _HetGLMBase):
             self.n_iter_ = np.asarray(epochs, dtype=np.int32)
             self.duality_gap_, self.primal_objective_ = float(sum(gaps)), float(sum(primals))
             self.training_history_ = history
-        if self._by_feature:  # Lasso / ElasticNet: scikit-learn's dual_gap_, P - D in the same (1/2n) scaling, X's dtype
+        if self._by_feature:  # Lasso / ElasticNet: scikit-learn's dual_gap_, P - D in its (1/2n) scaling, X's dtype
             self.dual_gap_ = X.dtype.type(self.duality_gap_)
         # scikit-learn's dtypes: X's float dtype (float32 kept) for coef_ and a fitted intercept_ (a numpy scalar for
         # one target); an intercept not fitted stays the float 0.0

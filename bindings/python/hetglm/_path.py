@@ -26,8 +26,8 @@ from sklearn.utils.validation import _check_sample_weight, check_array, check_is
 from . import _hetglm
 from ._estimators import (_MAX_DENSE_ENTRIES, ElasticNet, Lasso, LogisticRegression, Ridge, _BaseRegressor,
                           _HetGLMBase, _centre, _check_cd_params, _check_float_range, _check_l1_ratio,
-                          _check_tol_max_iter, _engine_call, _float64_for, _positive_finite, _seed, _threads_for,
-                          _to_matrix)
+                          _check_tol_max_iter, _engine_call, _float64_for, _penalty_from, _positive_finite,
+                          _resolve_penalty, _seed, _threads_for, _to_matrix)
 
 __all__ = ["lasso_path", "enet_path", "logistic_regression_path", "LassoCV", "ElasticNetCV",
            "LogisticRegressionCV", "RidgeCV"]
@@ -544,12 +544,7 @@ class LogisticRegressionCV(LogisticRegression):
             if isinstance(r, (str, bytes)) or np.ndim(r) != 1 or len(r) == 0:
                 raise ValueError(f"l1_ratios must be None or a non-empty list of numbers in [0, 1], got {r!r}")
             grid = [_check_l1_ratio(v) for v in r]
-        p = self.penalty
-        if isinstance(p, str) and p in ("auto", "deprecated"):
-            vals = [0.0 if v is None else v for v in grid]
-            p = "l2" if all(v == 0 for v in vals) else "l1" if all(v == 1 for v in vals) else "elasticnet"
-        elif p is not None and not (isinstance(p, str) and p in ("l2", "l1", "elasticnet")):
-            raise ValueError(f"penalty must be 'auto', 'l2', 'l1', 'elasticnet' or None, got {p!r}")
+        p = _penalty_from(self.penalty, grid)
         if p == "elasticnet" and grid == [None]:
             raise ValueError("l1_ratios must be a list of numbers in [0, 1] with penalty='elasticnet', got None")
         return grid, p
@@ -566,11 +561,8 @@ class LogisticRegressionCV(LogisticRegression):
         return est
 
     def _resolved_penalty(self):
-        """During the refit: the folds' penalty (_l1_grid's) at the chosen l1_ratio."""
-        refit = getattr(self, "_penalty_refit", "")
-        if refit == "":
-            return super()._resolved_penalty()
-        return self._base(refit, self.l1_ratio)._resolved_penalty()
+        """The refit's penalty: the folds' (_l1_grid's) at the chosen l1_ratio."""
+        return _resolve_penalty(self._l1_grid()[1], self.l1_ratio)
 
     def fit(self, X, y, sample_weight=None):
         """Cross-validate the C path (per l1_ratio), choose C_ (and l1_ratio_), refit on all the data. X (n_samples,
@@ -617,11 +609,8 @@ class LogisticRegressionCV(LogisticRegression):
         if self.refit:
             by_point = scores.sum(axis=0).T  # (n_Cs, n_l1): C first, as scikit-learn's argmax
             i, k = np.unravel_index(int(np.argmax(by_point)), by_point.shape)
-            self._C_refit, self._l1_refit, self._penalty_refit = float(given[i]), grid[k], penalty
-            try:
-                super().fit(X, y, sample_weight=sw)
-            finally:
-                self._penalty_refit = ""
+            self._C_refit, self._l1_refit = float(given[i]), grid[k]
+            super().fit(X, y, sample_weight=sw)
             C_, l1_ = float(given[i]), grid[k]
         else:  # scikit-learn's: each fold's best point, the mean of those points' coefficients, C and l1_ratio
             best = [np.unravel_index(int(np.argmax(scores[f].T)), (nC, L)) for f in range(F)]
