@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <random>
 #include <span>
 #include <string>
 
@@ -26,6 +28,7 @@ constexpr double kFlat = 1e-13;
 constexpr int kStall = 10;
 constexpr double kCgTol = 0.1;
 constexpr int kMaxCg = 250;
+constexpr int kMaxInner = 100;  // coordinate-descent passes per proximal Newton direction
 
 struct Multinomial {
   const CsrMatrix& X;
@@ -33,6 +36,10 @@ struct Multinomial {
   const int K;
   const std::vector<double>& c;
   const double lam;
+  const Penalty pen;
+  const double eta;
+  /// The penalty is smooth (L2, or the elastic net at eta = 0): Newton-CG; else proximal Newton (multinomial.hpp).
+  const bool smooth;
   const SolverOptions& o;
   const std::size_t n, d, DK;
   const double inv_n;
@@ -44,8 +51,9 @@ struct Multinomial {
   double x_at(offset_t p) const { return entry(X.values.data(), lo, p); }
 
   Multinomial(const CsrMatrix& X_, const std::vector<int>& y_, int K_, const std::vector<double>& c_, double lam_,
-              const SolverOptions& o_)
-      : X(X_), y(y_), K(K_), c(c_), lam(lam_), o(o_), n(std::size_t(X_.n_rows)), d(std::size_t(X_.n_cols)),
+              Penalty pen_, double eta_, const SolverOptions& o_)
+      : X(X_), y(y_), K(K_), c(c_), lam(lam_), pen(pen_), eta(pen_ == Penalty::l2 ? 0.0 : eta_),
+        smooth(pen_ == Penalty::l2 || eta_ <= 0), o(o_), n(std::size_t(X_.n_rows)), d(std::size_t(X_.n_cols)),
         DK(d * std::size_t(K_)), inv_n(1.0 / double(X_.n_rows)),
         lo(values_lo_for(X_, o_.tol)) {
     // Chunks of at least kChunk rows, fewer when their buffers of d x K doubles would exceed kBufferDoubles.
@@ -129,6 +137,10 @@ struct Multinomial {
       loss += part[2 * std::size_t(ch)];
       conj += part[2 * std::size_t(ch) + 1];
     }
+    if (!smooth) {  // G: the loss's gradient alone (g is not differentiated)
+      for (std::size_t t = 0; t < DK; ++t) G[t] *= inv_n;
+      return proximal_certificate(loss, conj);
+    }
     for (std::size_t t = 0; t < DK; ++t) {
       G[t] = G[t] * inv_n + lam * W[t];
       const double wa = W[t] - G[t] / lam;  // W(A) = X^T A / (lambda n)
@@ -138,6 +150,66 @@ struct Multinomial {
     Certificate cert;
     cert.primal = loss * inv_n + 0.5 * lam * w2;
     cert.dual = -conj * inv_n - 0.5 * lam * wa2;
+    cert.gap = cert.primal - cert.dual;
+    cert.gap_sum = cert.gap;
+    return cert;
+  }
+
+  /// g(W + t S) = sum_jk g(W_jk + t S_jk), the L1 / elastic-net penalty (glm_math_impl.h).
+  double penalty_at(double t) const {
+    double r = 0;
+    for (std::size_t jk = 0; jk < DK; ++jk) r += math::penalty_value(int(pen), W[jk] + t * S[jk], lam, eta);
+    return r;
+  }
+
+  /// (1/n) sum_i phi_i^*(-s alpha_i) with alpha_i = c_i (e_{y_i} - p_i): the scaled dual point s alpha_i is the
+  /// convex combination q_i = (1 - s) e_{y_i} + s p_i of two points of the simplex, so its conjugate is finite.
+  double conjugate_sum(double s) {
+    for_chunks([&](std::int64_t ch, std::int64_t lo, std::int64_t hi) {
+      std::vector<double> a(static_cast<std::size_t>(K));
+      double conj = 0;
+      for (std::int64_t i = lo; i < hi; ++i) {
+        const double* p = Pr.data() + std::size_t(i) * K;
+        const int yi = y[std::size_t(i)];
+        const double ci = c[std::size_t(i)];
+        for (int k = 0; k < K; ++k) a[std::size_t(k)] = s * ci * ((k == yi ? 1.0 : 0.0) - p[k]);
+        conj += math::softmax_conjugate(a.data(), K, yi, ci);
+      }
+      part[2 * std::size_t(ch) + 1] = conj;
+    });
+    double conj = 0;
+    for (std::int64_t ch = 0; ch < n_chunks; ++ch) conj += part[2 * std::size_t(ch) + 1];
+    return conj * inv_n;
+  }
+
+  /// The certificate of the L1 / elastic-net model at W, with G = the loss's gradient (1/n) X^T (-A) and the sums of
+  /// the loss and of phi^*(-alpha_i) over the samples. The dual point V(s) = s X^T A / n = -s G for the scale s:
+  ///   D(s) = -(1/n) sum_i phi_i^*(-s alpha_i) - sum_jk g^*(s V_jk),
+  /// g^*(v) = max(0, |v| - lambda eta)^2 / (2 lambda (1 - eta)) (0 inside the box |v| <= lambda eta; the L1
+  /// penalty's conjugate is its indicator). s_box = min(1, lambda eta / max |G|) puts V into the box (the residual
+  /// rescaling of scikit-learn's Lasso gap and of celer, Massias, Gramfort, Salmon, ICML 2018, Section 3): D(s_box)
+  /// for L1; the better of D(1) and D(s_box) for the elastic net. Both are dual feasible, so P - D is an upper bound
+  /// on P - P*.
+  Certificate proximal_certificate(double loss, double conj1) {
+    double gmax = 0, pen_sum = 0;
+    for (std::size_t jk = 0; jk < DK; ++jk) {
+      gmax = std::max(gmax, std::fabs(G[jk]));
+      pen_sum += math::penalty_value(int(pen), W[jk], lam, eta);
+    }
+    const double box = lam * eta;
+    const double s_box = gmax > box ? box / gmax : 1.0;
+    auto conj_penalty = [&](double s) {
+      if (eta >= 1) return 0.0;  // (s = s_box: inside the box)
+      double r = 0;
+      for (std::size_t jk = 0; jk < DK; ++jk) r += math::penalty_conjugate(int(pen), s * G[jk], lam, eta, 0.0);
+      return r;
+    };
+    double dual = -std::numeric_limits<double>::infinity();
+    if (eta < 1 || s_box >= 1) dual = -conj1 * inv_n - conj_penalty(1.0);
+    if (s_box < 1) dual = std::max(dual, -conjugate_sum(s_box) - conj_penalty(s_box));
+    Certificate cert;
+    cert.primal = loss * inv_n + pen_sum;
+    cert.dual = dual;
     cert.gap = cert.primal - cert.dual;
     cert.gap_sum = cert.gap;
     return cert;
@@ -160,7 +232,8 @@ struct Multinomial {
     });
     std::vector<double> ones(DK, 1.0);
     reduce(Hd, lam, ones);
-    for (std::size_t t = 0; t < DK; ++t) Hd[t] = (Hd[t] - lam) * inv_n + lam;
+    const double l2 = smooth ? lam : 0.0;  // (the proximal step adds the elastic net's L2 part itself)
+    for (std::size_t t = 0; t < DK; ++t) Hd[t] = (Hd[t] - lam) * inv_n + l2;
   }
 
   /// out = H V (one fused pass over the rows); U_out = X V.
@@ -239,6 +312,7 @@ struct Multinomial {
     });
     double loss = 0, w2 = 0;
     for (std::int64_t ch = 0; ch < n_chunks; ++ch) loss += part[2 * std::size_t(ch)];
+    if (!smooth) return loss * inv_n + penalty_at(t);
     for (std::size_t j = 0; j < DK; ++j) {
       const double w = W[j] + t * S[j];
       w2 += w * w;
@@ -246,7 +320,152 @@ struct Multinomial {
     return loss * inv_n + 0.5 * lam * w2;
   }
 
+  /// The min-norm subgradient of s.w + g at w, |.|, for the quadratic model's gradient s at coordinate value w
+  /// (its optimality violation; 0 at the coordinate's minimizer).
+  double violation(double s, double w) const {
+    const double sl = s + lam * (1 - eta) * w;  // with the elastic net's L2 part
+    const double box = lam * eta;
+    if (w > 0) return std::fabs(sl + box);
+    if (w < 0) return std::fabs(sl - box);
+    return std::max(0.0, std::fabs(sl) - box);
+  }
+
+  /// The proximal Newton direction S (U = X S): coordinate descent on the quadratic model of the loss at W plus g,
+  ///   min_S G.S + 1/2 S.H S + g(W + S),
+  /// over the coordinates not screened: W_jk != 0 or |G_jk| >= lambda eta (at W_jk = 0 inside the box the coordinate
+  /// is optimal for the model's first order; newGLMNET's shrinking, Yuan, Ho, Lin, JMLR 13 (2012), Section 3). The
+  /// model's coordinate gradient needs (H S)_jk = (1/n) sum_i c_i x_ij p_ik (u_ik - p_i.u_i): U = X S and
+  /// T_i = p_i.u_i are kept as S changes, one pass over column j (Xt) per coordinate for the gradient and one for the
+  /// update. Passes in a seeded random order until the violation sum falls below inner_eps of the first pass's, at
+  /// most kMaxInner passes. Returns the number of passes.
+  int proximal_direction(const CsrMatrix& Xt, const float* lot, std::vector<std::size_t>& active, std::vector<double>& T,
+                         std::mt19937_64& rng, double inner_eps) {
+    active.clear();
+    const double box = lam * eta;
+    for (std::size_t jk = 0; jk < DK; ++jk)
+      if (W[jk] != 0 || std::fabs(G[jk]) >= box) active.push_back(jk);
+    std::fill(S.begin(), S.end(), 0.0);
+    std::fill(U.begin(), U.end(), 0.0);
+    std::fill(T.begin(), T.end(), 0.0);
+    double first = 0;
+    int pass = 0;
+    while (pass < kMaxInner) {
+      ++pass;
+      std::shuffle(active.begin(), active.end(), rng);
+      double viol = 0;
+      for (const std::size_t jk : active) {
+        const std::size_t j = jk / std::size_t(K);
+        const int k = int(jk % std::size_t(K));
+        const double h = Hd[jk];
+        double hs = 0;
+        for (offset_t q = Xt.offsets[j]; q < Xt.offsets[j + 1]; ++q) {
+          const std::size_t i = std::size_t(Xt.indices[q]);
+          hs += c[i] * entry(Xt.values.data(), lot, q) * Pr[i * K + k] * (U[i * K + k] - T[i]);
+        }
+        const double s = G[jk] + hs * inv_n;
+        const double w = W[jk] + S[jk];
+        viol += violation(s, w);
+        const double next = math::penalty_step(int(pen), w, s, h, lam, eta, std::numeric_limits<double>::infinity());
+        const double delta = next - w;
+        if (delta == 0 || !std::isfinite(delta)) continue;
+        S[jk] += delta;
+        for (offset_t q = Xt.offsets[j]; q < Xt.offsets[j + 1]; ++q) {
+          const std::size_t i = std::size_t(Xt.indices[q]);
+          const double dx = delta * entry(Xt.values.data(), lot, q);
+          U[i * K + k] += dx;
+          T[i] += Pr[i * K + k] * dx;
+        }
+      }
+      if (pass == 1) first = viol;
+      if (viol <= inner_eps * first) break;
+    }
+    return pass;
+  }
+
+  /// Proximal Newton for the L1 / elastic-net penalties (multinomial.hpp).
+  SolveResult run_proximal() {
+    SolveResult res;
+    EpochDriver driver(o, res, Formulation::primal);
+    if (lo) driver.float64_values();
+    if (o.initial_alpha) {
+      if (o.initial_alpha->size() != DK)
+        throw InvalidArgument(fmt::format("warm start: {} values for {} coordinates", o.initial_alpha->size(), DK));
+      for (std::size_t t = 0; t < DK; ++t) W[t] = std::isfinite((*o.initial_alpha)[t]) ? (*o.initial_alpha)[t] : 0.0;
+    }
+    const CsrMatrix Xt = transpose(X);
+    const float* lot = lo ? Xt.values_lo.data() : nullptr;
+    std::vector<std::size_t> active;
+    std::vector<double> T(n);
+    std::mt19937_64 rng(o.seed);
+    double inner_eps = 0.1;
+    Certificate cert = state();
+    int epoch = 0, stalled = 0;
+    bool interrupted = false;
+    double best_rel = relative_gap(cert);
+    driver.check_finite(cert, 0, W, Z);
+    while (relative_gap(cert) > o.tol && driver.budget_left(epoch)) {
+      ++epoch;
+      hessian_diagonal();
+      // A model solved in one pass is solved too loosely to give Newton's rate: tighten (LIBLINEAR's newGLMNET).
+      const int passes = proximal_direction(Xt, lot, active, T, rng, inner_eps);
+      if (passes == 1) inner_eps *= 0.25;
+      // G.S + g(W + S) - g(W), the model's predicted decrease (< 0 unless W is optimal), summed over the moved
+      // coordinates only: near the optimum it is far below the rounding of g(W) itself.
+      double delta = 0;
+      bool moved = false;
+      for (std::size_t jk = 0; jk < DK; ++jk) {
+        if (S[jk] == 0) continue;
+        moved = true;
+        delta += G[jk] * S[jk] + math::penalty_value(int(pen), W[jk] + S[jk], lam, eta) -
+                 math::penalty_value(int(pen), W[jk], lam, eta);
+      }
+      const double P0 = cert.primal;
+      double t = 1;
+      bool accepted = false, unresolved = false;
+      for (int b = 0; moved && b < kMaxBacktrack; ++b, t *= 0.5) {
+        const double P1 = objective_at(t);
+        if (std::fabs(P1 - P0) <= kFlat * std::fabs(P0) && t == 1) {  // P cannot resolve the step: take it
+          accepted = unresolved = true;
+          break;
+        }
+        if (P1 - P0 <= kArmijo * t * std::min(delta, 0.0)) {
+          accepted = true;
+          break;
+        }
+      }
+      if (!accepted) t = 0;
+      for (std::size_t j = 0; j < DK; ++j) W[j] += t * S[j];
+      cert = state();
+      const double rel = relative_gap(cert);
+      if (rel < best_rel) {
+        best_rel = rel;
+        stalled = 0;
+      } else if (unresolved || !accepted) {
+        ++stalled;
+      }
+      const EpochDriver::Stop stop = driver.record(epoch, cert, W, Z);
+      interrupted = stop == EpochDriver::Stop::interrupted;
+      if (stop != EpochDriver::Stop::none) break;
+      if (stalled >= kStall) {
+        driver.mark_stalled(epoch, fmt::format("{} proximal Newton steps whose decrease of the objective double "
+                                               "precision could not resolve, or no step at all, without a better gap",
+                                               kStall));
+        break;
+      }
+    }
+    res.certificate = cert;
+    res.converged = certified(cert, o.tol);
+    res.interrupted = interrupted && !res.converged;
+    res.stalled = driver.stall_report(cert);
+    res.epochs = epoch;
+    res.seconds = driver.seconds();
+    res.alpha = W;
+    res.w = W;
+    return res;
+  }
+
   SolveResult run() {
+    if (!smooth) return run_proximal();
     SolveResult res;
     EpochDriver driver(o, res, Formulation::primal);
     if (lo) driver.float64_values();
@@ -317,15 +536,17 @@ struct Multinomial {
 }  // namespace
 
 SolveResult solve_multinomial(const CsrMatrix& X, const std::vector<int>& y, int K, const std::vector<double>& c,
-                              double lambda, const SolverOptions& o) {
+                              double lambda, Penalty penalty, double eta, const SolverOptions& o) {
   if (K < 2) throw InvalidArgument(fmt::format("multinomial: needs at least 2 classes, got {}", K));
   if (y.size() != std::size_t(X.n_rows) || c.size() != std::size_t(X.n_rows))
     throw InvalidArgument("multinomial: labels or weights do not match the number of samples");
   for (int yi : y)
     if (yi < 0 || yi >= K) throw InvalidArgument(fmt::format("multinomial: class index {} outside 0..{}", yi, K - 1));
   if (!(lambda > 0)) throw InvalidArgument(fmt::format("multinomial: lambda must be positive, got {}", lambda));
+  if (penalty == Penalty::elastic_net && !(eta >= 0 && eta <= 1))
+    throw InvalidArgument(fmt::format("multinomial: the l1 ratio must be in [0, 1], got {}", eta));
   if (o.n_threads < 0) throw InvalidArgument(fmt::format("--threads: must be at least 0, got {}", o.n_threads));
-  return in_solver_arena(o.n_threads, [&](int) { return Multinomial(X, y, K, c, lambda, o).run(); });
+  return in_solver_arena(o.n_threads, [&](int) { return Multinomial(X, y, K, c, lambda, penalty, eta, o).run(); });
 }
 
 }  // namespace hetglm

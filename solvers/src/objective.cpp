@@ -79,7 +79,7 @@ std::string_view formulation_request_name(FormulationRequest f) {
 
 std::string no_dual_form_message(const ModelSpec& spec) {
   const ModelRow* row = find_model(spec.name);
-  if (row && row->any_penalty)
+  if (row && row->any_penalty && !row->multinomial)
     return fmt::format("--formulation dual: penalty {} of model '{}' has no dual (SDCA) form; use primal",
                        penalty_name(spec.penalty), spec.name);
   return fmt::format("--formulation dual: model '{}' has no dual (SDCA) form; use primal", spec.name);

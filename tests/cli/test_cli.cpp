@@ -219,13 +219,36 @@ TEST_F(Cli, MultinomialTrainsTheSoftmaxModelAndPredictsItsProbabilities) {
   EXPECT_EQ(probs.rfind("labels 1 2 3\n", 0), 0u);
   const CliRun dev = run("train --model multinomial --device fpga-sim no-such-file m");
   EXPECT_EQ(dev.code, 2);
-  EXPECT_EQ(dev.err, "error: --model multinomial: trains on the CPU only (the Newton-CG solver of "
+  EXPECT_EQ(dev.err, "error: --model multinomial: trains on the CPU only (the Newton solvers of "
                      "solvers/src/multinomial.cpp); the coordinate kernels of --device fpga-sim and DuHL's working "
                      "sets are written for losses of one margin\n");
   const CliRun two = run("train -q --model multinomial " + data("heart_scale") + " m");
   EXPECT_EQ(two.code, 2);
   EXPECT_EQ(two.err, "error: --model multinomial: needs more than two classes, found 2 (with two, the softmax model "
                      "is logistic regression at twice the C: use --model logistic)\n");
+}
+
+// --model multinomial --penalty l1 / elastic-net (the proximal Newton solver): the model file's solver_type and
+// l1_ratio, certified, and predict reads it back.
+TEST_F(Cli, MultinomialTrainsL1AndElasticNet) {
+  const CliRun r = run("train -q --model multinomial --penalty l1 --tol 1e-8 " + data("dna.scale") + " l1.model");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const hetglm::LinearModel m = hetglm::load_model((dir / "l1.model").string());
+  EXPECT_EQ(m.solver_type, "MULTINOMIAL_L1R_LR");
+  EXPECT_EQ(m.penalty, "l1");
+  EXPECT_EQ(m.l1_ratio, 1.0);
+  EXPECT_LE(m.gap.at(0), 1e-8 * m.primal.at(0));
+  EXPECT_GT(std::count(m.w.begin(), m.w.end(), 0.0), 100);
+  const CliRun p = run("predict l1.model " + data("dna.scale.t") + " out");
+  ASSERT_EQ(p.code, 0) << p.err;
+  EXPECT_EQ(p.out.rfind("Accuracy = 9", 0), 0u) << p.out;
+  const CliRun en = run("train -q --model multinomial --penalty elastic-net --l1-ratio 0.25 " + data("dna.scale") +
+                        " en.model");
+  ASSERT_EQ(en.code, 0) << en.err;
+  const hetglm::LinearModel e = hetglm::load_model((dir / "en.model").string());
+  EXPECT_EQ(e.solver_type, "MULTINOMIAL_ELASTIC_NET_LR");
+  EXPECT_EQ(e.l1_ratio, 0.25);
+  EXPECT_LE(e.gap.at(0), 1e-4 * e.primal.at(0));
 }
 
 // Cross-validation of the multinomial model where a class has one sample: the fold that holds it leaves two classes

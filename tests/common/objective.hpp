@@ -27,8 +27,10 @@ inline double primal_objective(const LinearModel& m, const Dataset& d, double et
       }
       loss += top + std::log(s) - z[yi];
     }
-    for (double w : m.w) l2 += w * w;
-    return loss / d.y.size() + 0.5 * m.lambda * l2;
+    double l1 = 0;
+    for (double w : m.w) l1 += std::fabs(w), l2 += w * w;
+    const double reg = m.penalty == "l2" ? 0.5 * m.lambda * l2 : m.lambda * (eta * l1 + 0.5 * (1 - eta) * l2);
+    return loss / d.y.size() + reg;
   }
   const double pos = m.labels.empty() ? 0 : m.labels[0];
   double loss = 0;

@@ -499,9 +499,9 @@ class _BaseClassifier(LinearClassifierMixin, _HetGLMBase):
         if self.multinomial_:
             model = "multinomial"
         if unpenalized:  # penalty=None or C=inf: L2 with lambda = _UNPENALIZED_LAMBDA / n (see its comment)
-            opts = self._options(model, "" if self.multinomial_ else "l2", lam=_UNPENALIZED_LAMBDA / n, bias=bias)
+            opts = self._options(model, "l2", lam=_UNPENALIZED_LAMBDA / n, bias=bias)
         else:
-            opts = self._options(model, "" if self.multinomial_ else self._penalty(), C=self.C,
+            opts = self._options(model, self._penalty(), C=self.C,
                                  l1_ratio=0.5 if getattr(self, "l1_ratio", None) is None else self.l1_ratio, bias=bias)
         # Every class trains its column, also one without a sample of non-zero weight (scikit-learn's behaviour; the
         # engine's ProblemOptions::classes): the encoded classes 0 .. k-1.
@@ -518,7 +518,7 @@ class _BaseClassifier(LinearClassifierMixin, _HetGLMBase):
         if X.dtype == np.float32 and self._float32_coef():
             self.coef_, self.intercept_ = self.coef_.astype(np.float32), self.intercept_.astype(np.float32)
         epochs = np.array([col["epochs"] for col in res["columns"]], dtype=np.int32)
-        if self.multinomial_:  # one Newton-CG solve for the whole matrix: its iterations, shape (1,) as scikit-learn's
+        if self.multinomial_:  # one solve for the whole matrix: its iterations, shape (1,) as scikit-learn's
             epochs = epochs[:1]
         self.n_iter_ = epochs if isinstance(self, LogisticRegression) else int(epochs.max())
         d = {k: res[k] for k in ("solver_type", "nr_class", "nr_feature", "bias", "model", "penalty", "lambda",
@@ -568,8 +568,9 @@ class LogisticRegression(_BaseClassifier):
     liblinear), class_weight (None | 'balanced' | dict), random_state (coordinate order), verbose (one line per
     epoch), warm_start (refits start from the previous fit's dual variables or weights), n_jobs (engine threads where supported),
     device ('cpu' | 'auto' | compiled-in accelerators), accel_memory (accelerator working-set bytes),
-    multi_class ('auto': more than two classes train the multinomial (softmax) model with an L2 or no penalty, as
-    current scikit-learn, one-vs-rest with L1 / elastic net; 'multinomial'; 'ovr'). penalty=None or C=np.inf:
+    multi_class ('auto': more than two classes train the multinomial (softmax) model, with every penalty, as
+    current scikit-learn; 'multinomial'; 'ovr': one-vs-rest; solver='liblinear' trains one-vs-rest as
+    scikit-learn's). penalty=None or C=np.inf:
     unpenalized (L2 with lambda = 1e-12/n). formulation ('auto' | 'primal' | 'dual') and scikit-learn's dual (True:
     the dual, SDCA, L2 penalty only; False: the primal; 'auto', the default here: formulation decides) choose the
     problem the engine solves, both reaching the same optimum. solver takes scikit-learn's names ('lbfgs',
@@ -637,16 +638,12 @@ class LogisticRegression(_BaseClassifier):
 
     def _multinomial(self, unpenalized):
         """More than two classes: 'auto' (default, as current scikit-learn) and 'multinomial' train the softmax model
-        (L2 or no penalty; the engine's Newton-CG solver), 'ovr' one-vs-rest. 'auto' with an L1 / elastic-net
-        penalty trains one-vs-rest (the engine's multinomial model has the L2 penalty only). multi_class itself is
+        with any penalty (L2 or none: the engine's Newton-CG solver; L1 / elastic net: its proximal Newton solver,
+        as scikit-learn 1.9's saga trains the multinomial model for these), 'ovr' one-vs-rest. multi_class itself is
         checked by _check_common, which fit runs first."""
         if self.solver == "liblinear":  # scikit-learn's liblinear trains one-vs-rest (multinomial refused there)
             return False
-        l2 = unpenalized or self._resolved_penalty() == "l2"
-        if self.multi_class == "multinomial" and not l2:
-            raise ValueError(f"multi_class='multinomial' supports penalty='l2' or None only, got "
-                             f"{self._resolved_penalty()!r} (use multi_class='ovr')")
-        multinomial = self.multi_class == "multinomial" or (self.multi_class == "auto" and l2)
+        multinomial = self.multi_class in ("multinomial", "auto")
         if multinomial and self._formulation_request() == "dual":
             raise ValueError(f"{self._asked()}: the multinomial (softmax) model is trained in the primal "
                              "(multi_class='ovr' trains one-vs-rest in the dual)")

@@ -287,6 +287,44 @@ def test_multinomial_objective_matches_sklearn_lbfgs(name, data_dir):
     assert np.mean(ours.predict(X) == theirs.predict(X)) >= 0.99
 
 
+def softmax_objective_l1(X, y_enc, W, C, l1_ratio):
+    """scikit-learn's multinomial elastic-net objective scaled as the engine's: (1/n) sum_i loss_i
+    + (l1_ratio ||W||_1 + (1 - l1_ratio) ||W||^2 / 2) / (C n)."""
+    Z = X @ W.T
+    n = X.shape[0]
+    loss = logsumexp(Z, axis=1) - Z[np.arange(n), y_enc]
+    return loss.mean() + (l1_ratio * np.abs(W).sum() + (1 - l1_ratio) * np.sum(W * W) / 2) / (C * n)
+
+
+@sklearn_1_9
+@pytest.mark.parametrize("name", ["iris", "dna"])
+@pytest.mark.parametrize("l1_ratio", [1.0, 0.5])
+def test_multinomial_l1_objective_matches_sklearn_saga(name, l1_ratio, data_dir):
+    # issue 20: the multinomial model with L1 and elastic-net penalties (the engine's proximal Newton solver) against
+    # scikit-learn 1.9's saga, which trains the multinomial model for these penalties
+    if name == "iris":
+        X, y = load_iris(return_X_y=True)
+    else:
+        X, y = hetglm.load_svmlight_file(data_dir / "dna.scale")
+        X = X.toarray()
+    C = 0.5
+    ours = hetglm.LogisticRegression(C=C, l1_ratio=l1_ratio, fit_intercept=False, tol=1e-10, max_iter=500).fit(X, y)
+    assert ours.multinomial_ and ours.coef_.shape == (len(np.unique(y)), X.shape[1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = sklm.LogisticRegression(C=C, l1_ratio=l1_ratio, solver="saga", fit_intercept=False, tol=1e-10,
+                                         max_iter=20000).fit(X, y)
+    y_enc = np.searchsorted(ours.classes_, y)
+    p_ours = softmax_objective_l1(X, y_enc, ours.coef_, C, l1_ratio)
+    p_theirs = softmax_objective_l1(X, y_enc, theirs.coef_, C, l1_ratio)
+    assert abs(p_ours - p_theirs) <= 1e-6 * p_theirs, (p_ours, p_theirs)
+    assert p_ours <= p_theirs * (1 + 1e-9)
+    assert ours.primal_objective_ == pytest.approx(p_ours, rel=1e-12)
+    assert ours.duality_gap_ <= 1e-10 * ours.primal_objective_
+    assert np.sum(ours.coef_ == 0) > 0  # the L1 part zeroes weights
+    np.testing.assert_allclose(ours.predict_proba(X).sum(axis=1), 1.0)
+
+
 def test_multinomial_training_accuracy_of_the_issue():
     # issue 20: one-vs-rest gave 0.9267 (iris) and 0.9872 (digits); lbfgs multinomial 0.9733 and 0.9989
     for loader, expected in ((load_iris, 0.9733), (load_digits, 0.9989)):
@@ -299,11 +337,12 @@ def test_multinomial_options_and_errors(tmp_path):
     X, y = load_iris(return_X_y=True)
     ovr = hetglm.LogisticRegression(multi_class="ovr").fit(X, y)
     assert not ovr.multinomial_
-    l1 = hetglm.LogisticRegression(penalty="l1").fit(X, y)  # 'auto' with L1: one-vs-rest
-    assert not l1.multinomial_
-    with pytest.raises(ValueError, match=r"^multi_class='multinomial' supports penalty='l2' or None only, got 'l1' "
-                                         r"\(use multi_class='ovr'\)$"):
-        hetglm.LogisticRegression(penalty="l1", multi_class="multinomial").fit(X, y)
+    for l1_ratio in (1.0, 0.5):  # 'auto' with L1 / elastic net: the multinomial model, as scikit-learn 1.9's saga
+        est = hetglm.LogisticRegression(l1_ratio=l1_ratio).fit(X, y)
+        assert est.multinomial_ and est.n_iter_.shape == (1,)
+        assert hetglm.LogisticRegression(l1_ratio=l1_ratio, multi_class="multinomial").fit(X, y).multinomial_
+        assert not hetglm.LogisticRegression(l1_ratio=l1_ratio, multi_class="ovr").fit(X, y).multinomial_
+        assert not hetglm.LogisticRegression(l1_ratio=l1_ratio, solver="liblinear").fit(X, y).multinomial_
     with pytest.raises(ValueError, match=r"^multi_class must be 'auto', 'multinomial' or 'ovr', got 'x'$"):
         hetglm.LogisticRegression(multi_class="x").fit(X, y)
     with pytest.raises(ValueError, match=r"^formulation='dual': the multinomial \(softmax\) model is trained in the "

@@ -361,13 +361,13 @@ void check_options(const TrainOptions& o) {
   if (p.model.multinomial) {  // the Newton-CG solver of multinomial.hpp, on the CPU
     if (accel || !o.device.accel_memory.empty())
       throw UnsupportedDevice(fmt::format(
-          "--model multinomial: trains on the CPU only (the Newton-CG solver of solvers/src/multinomial.cpp); the "
+          "--model multinomial: trains on the CPU only (the Newton solvers of solvers/src/multinomial.cpp); the "
           "coordinate kernels of {} and DuHL's working sets are written for losses of one margin",
           !o.device.device || *o.device.device == Device::cpu
               ? std::string("the accelerators (--accel-memory)")
               : fmt::format("--device {}", device_name(*o.device.device))));
     if (so.solver != SolverKind::automatic && so.solver != SolverKind::newton)
-      throw InvalidArgument(fmt::format("--solver {}: --model multinomial trains with its Newton-CG solver only (use "
+      throw InvalidArgument(fmt::format("--solver {}: --model multinomial trains with its own Newton solvers only (use "
                                         "--solver auto or newton)",
                                         solver_kind_name(so.solver)));
   }
@@ -396,7 +396,8 @@ ColumnReport column_report(double label, SolveResult& sr) {
 }
 
 TrainResult train_multinomial(const Dataset& data, const CsrMatrix& X, const std::vector<double>& c, double lambda,
-                              const TrainOptions& o, TrainResult res, std::chrono::steady_clock::time_point t0) {
+                              double eta, const TrainOptions& o, TrainResult res,
+                              std::chrono::steady_clock::time_point t0) {
   const std::vector<double> uniq = class_labels(o.problem, data.y);
   if (uniq.size() < 3)
     throw InvalidArgument(fmt::format(
@@ -416,9 +417,11 @@ TrainResult train_multinomial(const Dataset& data, const CsrMatrix& X, const std
     so.initial_alpha = &o.initial_alpha[0];
   }
   if (o.on_epoch) so.on_epoch = [&](const EpochRecord& r) { o.on_epoch(0, std::numeric_limits<double>::quiet_NaN(), r); };
-  SolveResult sr = solve_multinomial(X, y, K, c, lambda, so);
+  SolveResult sr = solve_multinomial(X, y, K, c, lambda, res.spec.penalty, eta, so);
   res.formulation = Formulation::primal;
-  res.formulation_reason = "the multinomial model trains in the primal (Newton-CG)";
+  res.formulation_reason = res.spec.penalty == Penalty::l2
+                               ? "the multinomial model trains in the primal (Newton-CG)"
+                               : "the multinomial model trains in the primal (proximal Newton)";
   res.solver = SolverKind::newton;
   LinearModel& model = res.model;
   model.labels = classes;
@@ -440,7 +443,7 @@ TrainResult train_multinomial(const Dataset& data, const CsrMatrix& X, const std
   model.model = res.spec.name;
   model.penalty = penalty_name(res.spec.penalty);
   model.lambda = lambda;
-  model.l1_ratio = 0;
+  model.l1_ratio = eta;
   model.n_samples = data.n_samples();
   model.formulation = formulation_name(Formulation::primal);
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -511,8 +514,8 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
   if (spec.multinomial) {  // samples as rows with the bias column (by-feature data transposed back)
     const CsrMatrix rows = data.by_feature ? transpose(X0) : CsrMatrix();
     const CsrMatrix& Xr = data.by_feature ? rows : X0;
-    if (!add_bias) return train_multinomial(data, Xr, c, lambda, o, std::move(res), t0);
-    return train_multinomial(data, bias_column(Xr, po.bias, bias_lo), c, lambda, o, std::move(res), t0);
+    if (!add_bias) return train_multinomial(data, Xr, c, lambda, eta, o, std::move(res), t0);
+    return train_multinomial(data, bias_column(Xr, po.bias, bias_lo), c, lambda, eta, o, std::move(res), t0);
   }
   if (o.solver.solver == SolverKind::newton && use_accel)
     throw InvalidArgument(fmt::format("--solver newton: runs on the CPU only; DuHL on --device {} trains by coordinate "

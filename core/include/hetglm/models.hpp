@@ -25,7 +25,7 @@ struct ModelRow {
   const char* type_primal_l1;
   const char* type_primal_elastic_net;
   /// The softmax loss over all classes at once (one weight column per class, trained together by the Newton-CG
-  /// solver of solvers/src/multinomial.cpp; the loss column is then the binary loss it generalizes).
+  /// or proximal Newton solver of solvers/src/multinomial.cpp; the loss column is then the binary loss it generalizes).
   bool multinomial = false;
 };
 
@@ -38,7 +38,8 @@ inline constexpr ModelRow kModels[] = {
     {"lasso", Loss::squared, Penalty::l1, false, false, nullptr, nullptr, "LASSO", nullptr},
     {"elastic-net", Loss::squared, Penalty::elastic_net, false, false, nullptr, nullptr, nullptr, "ELASTIC_NET"},
     {"huber", Loss::huber, Penalty::l2, true, false, "HUBER_DUAL", "HUBER_PRIMAL", "L1R_HUBER", "ELASTIC_NET_HUBER"},
-    {"multinomial", Loss::logistic, Penalty::l2, false, true, nullptr, "MULTINOMIAL_LR", nullptr, nullptr, true},
+    {"multinomial", Loss::logistic, Penalty::l2, true, true, nullptr, "MULTINOMIAL_LR", "MULTINOMIAL_L1R_LR",
+     "MULTINOMIAL_ELASTIC_NET_LR", true},
 };
 
 /// The row of `name`, or nullptr.
