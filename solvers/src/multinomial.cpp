@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <numeric>
 #include <random>
 #include <span>
 #include <string>
@@ -28,7 +30,8 @@ constexpr double kFlat = 1e-13;
 constexpr int kStall = 10;
 constexpr double kCgTol = 0.1;
 constexpr int kMaxCg = 250;
-constexpr int kMaxInner = 100;  // coordinate-descent passes per proximal Newton direction
+constexpr int kMaxInner = 100;    // passes over the features per proximal Newton direction
+constexpr int kBlockSweeps = 10;   // coordinate sweeps of one feature's K x K block
 
 struct Multinomial {
   const CsrMatrix& X;
@@ -330,60 +333,171 @@ struct Multinomial {
     return std::max(0.0, std::fabs(sl) - box);
   }
 
-  /// The proximal Newton direction S (U = X S): coordinate descent on the quadratic model of the loss at W plus g,
+  /// The proximal solver's state: X by columns (with its float64 remainders when X's are read), the model's
+  /// coordinates (active, 0 / 1 per coordinate) and features, their K x K blocks A_j of H, T_i = p_i.u_i, the
+  /// feature order and the inner tolerance.
+  struct Proximal {
+    CsrMatrix Xt;
+    const float* lot;
+    std::vector<char> active;
+    std::vector<std::size_t> features;
+    std::vector<double> A, T;
+    std::mt19937_64 rng;
+    double inner_eps = 0.1;
+    Proximal(const CsrMatrix& X, const float* lo, std::size_t n, std::uint64_t seed)
+        : Xt(transpose(X)), lot(lo ? Xt.values_lo.data() : nullptr), T(n), rng(seed) {}
+  };
+
+  /// The proximal Newton direction S (U = X S): block coordinate descent on the quadratic model of the loss at W
+  /// plus g,
   ///   min_S G.S + 1/2 S.H S + g(W + S),
-  /// over the coordinates not screened: W_jk != 0 or |G_jk| >= lambda eta (at W_jk = 0 inside the box the coordinate
-  /// is optimal for the model's first order; newGLMNET's shrinking, Yuan, Ho, Lin, JMLR 13 (2012), Section 3). The
-  /// model's coordinate gradient needs (H S)_jk = (1/n) sum_i c_i x_ij p_ik (u_ik - p_i.u_i): U = X S and
-  /// T_i = p_i.u_i are kept as S changes, one pass over column j (Xt) per coordinate for the gradient and one for the
-  /// update. Passes in a seeded random order until the violation sum falls below inner_eps of the first pass's, at
-  /// most kMaxInner passes. Returns the number of passes.
-  int proximal_direction(const CsrMatrix& Xt, const float* lot, std::vector<std::size_t>& active, std::vector<double>& T,
-                         std::mt19937_64& rng, double inner_eps) {
-    active.clear();
+  /// one block per feature j (its K classes), over the coordinates not screened: W_jk != 0 or |G_jk| >= lambda eta
+  /// (at W_jk = 0 inside the box the coordinate is optimal for the model's first order; newGLMNET's shrinking, Yuan,
+  /// Ho, Lin, JMLR 13 (2012), Section 3). A feature's K x K block of H,
+  ///   A_j = (1/n) sum_i c_i x_ij^2 (diag(p_i) - p_i p_i^T),
+  /// is singular along (1, ..., 1) (the softmax is unchanged by a common shift of a feature's weights), so a
+  /// coordinate at a time couples the classes of one feature badly; each block is solved on its own (coordinate
+  /// sweeps over its K classes with A_j, K^2 operations a sweep) from the model's block gradient
+  ///   b_jk = G_jk + (H S)_jk = G_jk + (1/n) sum_i c_i x_ij p_ik (u_ik - p_i.u_i),
+  /// with U = X S and T_i = p_i.u_i kept as S changes: one pass over column j (Xt) for b, one for the update.
+  /// Passes over the features in a seeded random order until the violation sum falls below inner_eps of the first
+  /// pass's, at most kMaxInner passes. Returns the number of passes.
+  int proximal_direction(Proximal& px) {
+    const CsrMatrix& Xt = px.Xt;
+    const float* lot = px.lot;
+    const std::size_t KK = std::size_t(K) * std::size_t(K);
     const double box = lam * eta;
-    for (std::size_t jk = 0; jk < DK; ++jk)
-      if (W[jk] != 0 || std::fabs(G[jk]) >= box) active.push_back(jk);
+    // The blocks' coordinates (active) and features (a feature with at least one), and each feature's A_j.
+    px.active.assign(DK, 0);
+    px.features.clear();
+    for (std::size_t j = 0; j < d; ++j) {
+      bool any = false;
+      for (int k = 0; k < K; ++k) {
+        const std::size_t jk = j * std::size_t(K) + std::size_t(k);
+        if (W[jk] != 0 || std::fabs(G[jk]) >= box) px.active[jk] = 1, any = true;
+      }
+      if (any) px.features.push_back(j);
+    }
+    px.A.assign(px.features.size() * KK, 0.0);
+    parallel_chunks((std::int64_t(px.features.size()) + 63) / 64, [&](std::int64_t b) {
+      const std::size_t lo_f = std::size_t(b) * 64, hi_f = std::min(px.features.size(), lo_f + 64);
+      for (std::size_t f = lo_f; f < hi_f; ++f) {
+        const std::size_t j = px.features[f];
+        double* A = px.A.data() + f * KK;
+        for (offset_t q = Xt.offsets[j]; q < Xt.offsets[j + 1]; ++q) {
+          const std::size_t i = std::size_t(Xt.indices[q]);
+          const double x = entry(Xt.values.data(), lot, q), w = c[i] * x * x;
+          const double* p = Pr.data() + i * std::size_t(K);
+          for (int k = 0; k < K; ++k) {
+            const double wp = w * p[k];
+            A[std::size_t(k) * K + k] += wp;
+            for (int l = 0; l < K; ++l) A[std::size_t(k) * K + l] -= wp * p[l];
+          }
+        }
+        for (std::size_t t = 0; t < KK; ++t) A[t] *= inv_n;
+      }
+    });
     std::fill(S.begin(), S.end(), 0.0);
     std::fill(U.begin(), U.end(), 0.0);
-    std::fill(T.begin(), T.end(), 0.0);
+    std::fill(px.T.begin(), px.T.end(), 0.0);
+    std::vector<double> bj(static_cast<std::size_t>(K)), sj(bj), As(bj);
+    std::vector<std::size_t> order(px.features.size());
+    std::iota(order.begin(), order.end(), std::size_t(0));
     double first = 0;
     int pass = 0;
     while (pass < kMaxInner) {
       ++pass;
-      std::shuffle(active.begin(), active.end(), rng);
+      std::shuffle(order.begin(), order.end(), px.rng);
       double viol = 0;
-      for (const std::size_t jk : active) {
-        const std::size_t j = jk / std::size_t(K);
-        const int k = int(jk % std::size_t(K));
-        const double h = Hd[jk];
-        double hs = 0;
+      for (const std::size_t f : order) {
+        const std::size_t j = px.features[f], j0 = j * std::size_t(K);
+        const double* A = px.A.data() + f * KK;
+        std::fill(bj.begin(), bj.end(), 0.0);
         for (offset_t q = Xt.offsets[j]; q < Xt.offsets[j + 1]; ++q) {
           const std::size_t i = std::size_t(Xt.indices[q]);
-          hs += c[i] * entry(Xt.values.data(), lot, q) * Pr[i * K + k] * (U[i * K + k] - T[i]);
+          const double cx = c[i] * entry(Xt.values.data(), lot, q);
+          const double* p = Pr.data() + i * std::size_t(K);
+          const double* u = U.data() + i * std::size_t(K);
+          for (int k = 0; k < K; ++k) bj[std::size_t(k)] += cx * p[k] * (u[k] - px.T[i]);
         }
-        const double s = G[jk] + hs * inv_n;
-        const double w = W[jk] + S[jk];
-        viol += violation(s, w);
-        const double next = math::penalty_step(int(pen), w, s, h, lam, eta, std::numeric_limits<double>::infinity());
-        const double delta = next - w;
-        if (delta == 0 || !std::isfinite(delta)) continue;
-        S[jk] += delta;
+        for (int k = 0; k < K; ++k) {
+          bj[std::size_t(k)] = G[j0 + std::size_t(k)] + bj[std::size_t(k)] * inv_n;
+          if (px.active[j0 + std::size_t(k)])
+            viol += violation(bj[std::size_t(k)], W[j0 + std::size_t(k)] + S[j0 + std::size_t(k)]);
+        }
+        // the block: min_s (b + A s / 2).s + sum_k g(W_jk + S_jk + s_k), at most kBlockSweeps coordinate sweeps,
+        // until no coordinate moves by more than 1e-12 of the block's largest weight
+        std::fill(sj.begin(), sj.end(), 0.0);
+        std::fill(As.begin(), As.end(), 0.0);
+        bool moved = false;
+        for (int sweep = 0; sweep < kBlockSweeps; ++sweep) {
+          double change = 0, scale = 0;
+          for (int k = 0; k < K; ++k) {
+            const std::size_t jk = j0 + std::size_t(k);
+            if (!px.active[jk]) continue;
+            const double w = W[jk] + S[jk] + sj[std::size_t(k)];
+            const double next = math::penalty_step(int(pen), w, bj[std::size_t(k)] + As[std::size_t(k)],
+                                                   A[std::size_t(k) * K + k], lam, eta,
+                                                   std::numeric_limits<double>::infinity());
+            const double delta = next - w;
+            scale = std::max(scale, std::fabs(next));
+            if (delta == 0 || !std::isfinite(delta)) continue;
+            sj[std::size_t(k)] += delta;
+            for (int l = 0; l < K; ++l) As[std::size_t(l)] += delta * A[std::size_t(l) * K + k];
+            change = std::max(change, std::fabs(delta));
+            moved = true;
+          }
+          if (change <= 1e-12 * scale) break;
+        }
+        if (!moved) continue;
+        for (int k = 0; k < K; ++k) S[j0 + std::size_t(k)] += sj[std::size_t(k)];
         for (offset_t q = Xt.offsets[j]; q < Xt.offsets[j + 1]; ++q) {
           const std::size_t i = std::size_t(Xt.indices[q]);
-          const double dx = delta * entry(Xt.values.data(), lot, q);
-          U[i * K + k] += dx;
-          T[i] += Pr[i * K + k] * dx;
+          const double x = entry(Xt.values.data(), lot, q);
+          const double* p = Pr.data() + i * std::size_t(K);
+          double* u = U.data() + i * std::size_t(K);
+          double pt = 0;
+          for (int k = 0; k < K; ++k) {
+            u[k] += x * sj[std::size_t(k)];
+            pt += p[k] * sj[std::size_t(k)];
+          }
+          px.T[i] += x * pt;
         }
       }
       if (pass == 1) first = viol;
-      if (viol <= inner_eps * first) break;
+      if (viol <= px.inner_eps * first) break;
     }
     return pass;
   }
 
-  /// Proximal Newton for the L1 / elastic-net penalties (multinomial.hpp).
-  SolveResult run_proximal() {
+  /// The direction S (U = X S) at W and the model's predicted decrease along it (< 0 unless W is optimal):
+  /// Newton-CG's G.S for the smooth penalty; proximal Newton's G.S + g(W + S) - g(W) otherwise, summed over the
+  /// moved coordinates only (near the optimum it is far below the rounding of g(W) itself). The proximal state
+  /// (Xt and the rest) is built on first use.
+  double newton_direction() {
+    if (smooth) {
+      hessian_diagonal();
+      double gnorm = 0;
+      for (double g : G) gnorm += g * g;
+      direction(std::sqrt(gnorm));
+      double gs = 0;
+      for (std::size_t t = 0; t < DK; ++t) gs += G[t] * S[t];
+      return gs;
+    }
+    if (!prox) prox = std::make_unique<Proximal>(X, lo, n, o.seed);
+    // A model solved in one pass is solved too loosely to give Newton's rate: tighten (LIBLINEAR's newGLMNET).
+    if (proximal_direction(*prox) == 1) prox->inner_eps *= 0.25;
+    double delta = 0;
+    for (std::size_t jk = 0; jk < DK; ++jk)
+      if (S[jk] != 0)
+        delta += G[jk] * S[jk] + math::penalty_value(int(pen), W[jk] + S[jk], lam, eta) -
+                 math::penalty_value(int(pen), W[jk], lam, eta);
+    return delta;
+  }
+
+  std::unique_ptr<Proximal> prox;
+
+  SolveResult run() {
     SolveResult res;
     EpochDriver driver(o, res, Formulation::primal);
     if (lo) driver.float64_values();
@@ -392,12 +506,6 @@ struct Multinomial {
         throw InvalidArgument(fmt::format("warm start: {} values for {} coordinates", o.initial_alpha->size(), DK));
       for (std::size_t t = 0; t < DK; ++t) W[t] = std::isfinite((*o.initial_alpha)[t]) ? (*o.initial_alpha)[t] : 0.0;
     }
-    const CsrMatrix Xt = transpose(X);
-    const float* lot = lo ? Xt.values_lo.data() : nullptr;
-    std::vector<std::size_t> active;
-    std::vector<double> T(n);
-    std::mt19937_64 rng(o.seed);
-    double inner_eps = 0.1;
     Certificate cert = state();
     int epoch = 0, stalled = 0;
     bool interrupted = false;
@@ -405,20 +513,8 @@ struct Multinomial {
     driver.check_finite(cert, 0, W, Z);
     while (relative_gap(cert) > o.tol && driver.budget_left(epoch)) {
       ++epoch;
-      hessian_diagonal();
-      // A model solved in one pass is solved too loosely to give Newton's rate: tighten (LIBLINEAR's newGLMNET).
-      const int passes = proximal_direction(Xt, lot, active, T, rng, inner_eps);
-      if (passes == 1) inner_eps *= 0.25;
-      // G.S + g(W + S) - g(W), the model's predicted decrease (< 0 unless W is optimal), summed over the moved
-      // coordinates only: near the optimum it is far below the rounding of g(W) itself.
-      double delta = 0;
-      bool moved = false;
-      for (std::size_t jk = 0; jk < DK; ++jk) {
-        if (S[jk] == 0) continue;
-        moved = true;
-        delta += G[jk] * S[jk] + math::penalty_value(int(pen), W[jk] + S[jk], lam, eta) -
-                 math::penalty_value(int(pen), W[jk], lam, eta);
-      }
+      const double decrease = std::min(newton_direction(), 0.0);
+      const bool moved = std::any_of(S.begin(), S.end(), [](double v) { return v != 0; });
       const double P0 = cert.primal;
       double t = 1;
       bool accepted = false, unresolved = false;
@@ -428,7 +524,7 @@ struct Multinomial {
           accepted = unresolved = true;
           break;
         }
-        if (P1 - P0 <= kArmijo * t * std::min(delta, 0.0)) {
+        if (P1 - P0 <= kArmijo * t * decrease) {
           accepted = true;
           break;
         }
@@ -447,77 +543,9 @@ struct Multinomial {
       interrupted = stop == EpochDriver::Stop::interrupted;
       if (stop != EpochDriver::Stop::none) break;
       if (stalled >= kStall) {
-        driver.mark_stalled(epoch, fmt::format("{} proximal Newton steps whose decrease of the objective double "
-                                               "precision could not resolve, or no step at all, without a better gap",
-                                               kStall));
-        break;
-      }
-    }
-    res.certificate = cert;
-    res.converged = certified(cert, o.tol);
-    res.interrupted = interrupted && !res.converged;
-    res.stalled = driver.stall_report(cert);
-    res.epochs = epoch;
-    res.seconds = driver.seconds();
-    res.alpha = W;
-    res.w = W;
-    return res;
-  }
-
-  SolveResult run() {
-    if (!smooth) return run_proximal();
-    SolveResult res;
-    EpochDriver driver(o, res, Formulation::primal);
-    if (lo) driver.float64_values();
-    if (o.initial_alpha) {
-      if (o.initial_alpha->size() != DK)
-        throw InvalidArgument(fmt::format("warm start: {} values for {} coordinates", o.initial_alpha->size(), DK));
-      for (std::size_t t = 0; t < DK; ++t) W[t] = std::isfinite((*o.initial_alpha)[t]) ? (*o.initial_alpha)[t] : 0.0;
-    }
-    Certificate cert = state();
-    int epoch = 0, stalled = 0;
-    bool interrupted = false;
-    double best_rel = relative_gap(cert);
-    driver.check_finite(cert, 0, W, Z);
-    while (relative_gap(cert) > o.tol && driver.budget_left(epoch)) {
-      ++epoch;
-      double gnorm = 0;
-      for (double g : G) gnorm += g * g;
-      gnorm = std::sqrt(gnorm);
-      hessian_diagonal();
-      direction(gnorm);
-      double gs = 0;
-      for (std::size_t t = 0; t < DK; ++t) gs += G[t] * S[t];
-      const double P0 = cert.primal;
-      double t = 1;
-      bool accepted = false, unresolved = false;
-      for (int b = 0; b < kMaxBacktrack; ++b, t *= 0.5) {
-        const double P1 = objective_at(t);
-        if (std::fabs(P1 - P0) <= kFlat * std::fabs(P0) && t == 1) {  // P cannot resolve the step: take it
-          accepted = unresolved = true;
-          break;
-        }
-        if (P1 - P0 <= kArmijo * t * gs) {
-          accepted = true;
-          break;
-        }
-      }
-      if (!accepted) t = 0;
-      for (std::size_t j = 0; j < DK; ++j) W[j] += t * S[j];
-      cert = state();
-      const double rel = relative_gap(cert);
-      if (rel < best_rel) {
-        best_rel = rel;
-        stalled = 0;
-      } else if (unresolved || !accepted) {
-        ++stalled;
-      }
-      const EpochDriver::Stop stop = driver.record(epoch, cert, W, Z);
-      interrupted = stop == EpochDriver::Stop::interrupted;
-      if (stop != EpochDriver::Stop::none) break;
-      if (stalled >= kStall) {
-        driver.mark_stalled(epoch, fmt::format("{} Newton-CG steps whose decrease of the objective double precision "
-                                               "could not resolve, or no step at all, without a better gap", kStall));
+        driver.mark_stalled(epoch, fmt::format("{} {} steps whose decrease of the objective double precision could "
+                                               "not resolve, or no step at all, without a better gap",
+                                               kStall, smooth ? "Newton-CG" : "proximal Newton"));
         break;
       }
     }
