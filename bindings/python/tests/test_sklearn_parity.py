@@ -251,23 +251,28 @@ def test_warm_start_is_honoured_by_every_estimator(a9a, housing):
 
 
 # ------------------------------------------------------------------------------------------------ multinomial
-def softmax_objective(X, y_enc, W, C):
-    """scikit-learn's multinomial objective scaled as the engine's: (1/n) sum_i loss_i + ||W||^2 / (2 C n)."""
+def softmax_objective(X, y_enc, W, C, l1_ratio=0.0):
+    """scikit-learn's multinomial objective scaled as the engine's: (1/n) sum_i loss_i
+    + (l1_ratio ||W||_1 + (1 - l1_ratio) ||W||^2 / 2) / (C n)."""
     Z = X @ W.T
     n = X.shape[0]
     loss = logsumexp(Z, axis=1) - Z[np.arange(n), y_enc]
-    return loss.mean() + np.sum(W * W) / (2 * C * n)
+    return loss.mean() + (l1_ratio * np.abs(W).sum() + (1 - l1_ratio) * np.sum(W * W) / 2) / (C * n)
+
+
+def multiclass_set(name, data_dir):
+    """iris, digits or dna.scale (dense), as (X, y)."""
+    if name == "iris":
+        return load_iris(return_X_y=True)
+    if name == "digits":
+        return load_digits(return_X_y=True)
+    X, y = hetglm.load_svmlight_file(data_dir / "dna.scale")
+    return X.toarray(), y
 
 
 @pytest.mark.parametrize("name", ["iris", "digits", "dna"])
 def test_multinomial_objective_matches_sklearn_lbfgs(name, data_dir):
-    if name == "iris":
-        X, y = load_iris(return_X_y=True)
-    elif name == "digits":
-        X, y = load_digits(return_X_y=True)
-    else:
-        X, y = hetglm.load_svmlight_file(data_dir / "dna.scale")
-        X = X.toarray()
+    X, y = multiclass_set(name, data_dir)
     C = 1.0
     ours = hetglm.LogisticRegression(C=C, fit_intercept=False, tol=1e-12, max_iter=200).fit(X, y)
     assert ours.multinomial_ and ours.coef_.shape == (len(np.unique(y)), X.shape[1])
@@ -287,26 +292,13 @@ def test_multinomial_objective_matches_sklearn_lbfgs(name, data_dir):
     assert np.mean(ours.predict(X) == theirs.predict(X)) >= 0.99
 
 
-def softmax_objective_l1(X, y_enc, W, C, l1_ratio):
-    """scikit-learn's multinomial elastic-net objective scaled as the engine's: (1/n) sum_i loss_i
-    + (l1_ratio ||W||_1 + (1 - l1_ratio) ||W||^2 / 2) / (C n)."""
-    Z = X @ W.T
-    n = X.shape[0]
-    loss = logsumexp(Z, axis=1) - Z[np.arange(n), y_enc]
-    return loss.mean() + (l1_ratio * np.abs(W).sum() + (1 - l1_ratio) * np.sum(W * W) / 2) / (C * n)
-
-
 @sklearn_1_9
 @pytest.mark.parametrize("name", ["iris", "dna"])
 @pytest.mark.parametrize("l1_ratio", [1.0, 0.5])
 def test_multinomial_l1_objective_matches_sklearn_saga(name, l1_ratio, data_dir):
     # issue 20: the multinomial model with L1 and elastic-net penalties (the engine's proximal Newton solver) against
     # scikit-learn 1.9's saga, which trains the multinomial model for these penalties
-    if name == "iris":
-        X, y = load_iris(return_X_y=True)
-    else:
-        X, y = hetglm.load_svmlight_file(data_dir / "dna.scale")
-        X = X.toarray()
+    X, y = multiclass_set(name, data_dir)
     C = 0.5
     ours = hetglm.LogisticRegression(C=C, l1_ratio=l1_ratio, fit_intercept=False, tol=1e-10, max_iter=500).fit(X, y)
     assert ours.multinomial_ and ours.coef_.shape == (len(np.unique(y)), X.shape[1])
@@ -315,8 +307,8 @@ def test_multinomial_l1_objective_matches_sklearn_saga(name, l1_ratio, data_dir)
         theirs = sklm.LogisticRegression(C=C, l1_ratio=l1_ratio, solver="saga", fit_intercept=False, tol=1e-10,
                                          max_iter=20000).fit(X, y)
     y_enc = np.searchsorted(ours.classes_, y)
-    p_ours = softmax_objective_l1(X, y_enc, ours.coef_, C, l1_ratio)
-    p_theirs = softmax_objective_l1(X, y_enc, theirs.coef_, C, l1_ratio)
+    p_ours = softmax_objective(X, y_enc, ours.coef_, C, l1_ratio)
+    p_theirs = softmax_objective(X, y_enc, theirs.coef_, C, l1_ratio)
     assert abs(p_ours - p_theirs) <= 1e-6 * p_theirs, (p_ours, p_theirs)
     assert p_ours <= p_theirs * (1 + 1e-9)
     assert ours.primal_objective_ == pytest.approx(p_ours, rel=1e-12)
