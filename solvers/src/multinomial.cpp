@@ -31,7 +31,8 @@ constexpr int kStall = 10;
 constexpr double kCgTol = 0.1;
 constexpr int kMaxCg = 250;
 constexpr int kMaxInner = 100;    // passes over the features per proximal Newton direction
-constexpr int kBlockSweeps = 10;   // coordinate sweeps of one feature's K x K block
+constexpr int kBlockSweeps = 10;           // coordinate sweeps of one feature's K x K block
+constexpr double kBlockDoubles = 1 << 26;  // the stored K x K blocks of the features together (512 MiB)
 
 struct Multinomial {
   const CsrMatrix& X;
@@ -378,25 +379,29 @@ struct Multinomial {
       }
       if (any) px.features.push_back(j);
     }
-    px.A.assign(px.features.size() * KK, 0.0);
-    parallel_chunks((std::int64_t(px.features.size()) + 63) / 64, [&](std::int64_t b) {
-      const std::size_t lo_f = std::size_t(b) * 64, hi_f = std::min(px.features.size(), lo_f + 64);
-      for (std::size_t f = lo_f; f < hi_f; ++f) {
-        const std::size_t j = px.features[f];
-        double* A = px.A.data() + f * KK;
-        for (offset_t q = Xt.offsets[j]; q < Xt.offsets[j + 1]; ++q) {
-          const std::size_t i = std::size_t(Xt.indices[q]);
-          const double x = entry(Xt.values.data(), lot, q), w = c[i] * x * x;
-          const double* p = Pr.data() + i * std::size_t(K);
-          for (int k = 0; k < K; ++k) {
-            const double wp = w * p[k];
-            A[std::size_t(k) * K + k] += wp;
-            for (int l = 0; l < K; ++l) A[std::size_t(k) * K + l] -= wp * p[l];
-          }
+    // Every block stored when they fit in kBlockDoubles; else each is recomputed at each visit (one more K^2 pass
+    // over its column), so that the memory stays d x K plus n x K whatever K.
+    const bool stored = double(px.features.size()) * double(KK) <= kBlockDoubles;
+    auto block = [&](std::size_t j, double* A) {
+      std::fill(A, A + KK, 0.0);
+      for (offset_t q = Xt.offsets[j]; q < Xt.offsets[j + 1]; ++q) {
+        const std::size_t i = std::size_t(Xt.indices[q]);
+        const double x = entry(Xt.values.data(), lot, q), w = c[i] * x * x;
+        const double* p = Pr.data() + i * std::size_t(K);
+        for (int k = 0; k < K; ++k) {
+          const double wp = w * p[k];
+          A[std::size_t(k) * K + k] += wp;
+          for (int l = 0; l < K; ++l) A[std::size_t(k) * K + l] -= wp * p[l];
         }
-        for (std::size_t t = 0; t < KK; ++t) A[t] *= inv_n;
       }
-    });
+      for (std::size_t t = 0; t < KK; ++t) A[t] *= inv_n;
+    };
+    px.A.assign(stored ? px.features.size() * KK : KK, 0.0);
+    if (stored)
+      parallel_chunks((std::int64_t(px.features.size()) + 63) / 64, [&](std::int64_t b) {
+        const std::size_t lo_f = std::size_t(b) * 64, hi_f = std::min(px.features.size(), lo_f + 64);
+        for (std::size_t f = lo_f; f < hi_f; ++f) block(px.features[f], px.A.data() + f * KK);
+      });
     std::fill(S.begin(), S.end(), 0.0);
     std::fill(U.begin(), U.end(), 0.0);
     std::fill(px.T.begin(), px.T.end(), 0.0);
@@ -411,7 +416,8 @@ struct Multinomial {
       double viol = 0;
       for (const std::size_t f : order) {
         const std::size_t j = px.features[f], j0 = j * std::size_t(K);
-        const double* A = px.A.data() + f * KK;
+        if (!stored) block(j, px.A.data());
+        const double* A = px.A.data() + (stored ? f * KK : 0);
         std::fill(bj.begin(), bj.end(), 0.0);
         for (offset_t q = Xt.offsets[j]; q < Xt.offsets[j + 1]; ++q) {
           const std::size_t i = std::size_t(Xt.indices[q]);
