@@ -792,8 +792,11 @@ int run_train(TrainArgs& a) {
     double gap = 0, primal = 0;
     for (const auto& c : res.columns) gap += c.certificate.gap, primal += c.certificate.primal;
     const double rel = primal != 0 ? gap / std::fabs(primal) : gap;
-    // One-vs-rest stops at the interrupted class: the classes after it have no weights, so no model is written.
-    const std::size_t want = res.spec.classifier && res.model.nr_class > 2 ? std::size_t(res.model.nr_class) : 1;
+    // One-vs-rest stops at the interrupted class: the classes after it have no weights, so no model is written (the
+    // multinomial model is one column: its whole matrix, whatever its classes).
+    const std::size_t want = res.spec.classifier && res.model.nr_class > 2 && !res.spec.multinomial
+                                 ? std::size_t(res.model.nr_class)
+                                 : 1;
     if (!a.save_on_interrupt || res.columns.size() < want) {
       hetglm::eprint("interrupted: stopped after the current epoch with relative gap {:.3e}; no model written{}\n",
                      rel,

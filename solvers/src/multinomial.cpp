@@ -507,6 +507,7 @@ struct Multinomial {
     SolveResult res;
     EpochDriver driver(o, res, Formulation::primal);
     if (lo) driver.float64_values();
+    if (!smooth) driver.own_stall_rules();  // (EpochDriver::own_stall_rules: the gap plateaus while W converges)
     if (o.initial_alpha) {
       if (o.initial_alpha->size() != DK)
         throw InvalidArgument(fmt::format("warm start: {} values for {} coordinates", o.initial_alpha->size(), DK));

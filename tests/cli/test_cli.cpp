@@ -242,6 +242,10 @@ TEST_F(Cli, MultinomialTrainsL1AndElasticNet) {
   const CliRun p = run("predict l1.model " + data("dna.scale.t") + " out");
   ASSERT_EQ(p.code, 0) << p.err;
   EXPECT_EQ(p.out.rfind("Accuracy = 9", 0), 0u) << p.out;
+  const CliRun two = run("train -q --model multinomial --penalty l1 " + data("heart_scale") + " m");
+  EXPECT_EQ(two.code, 2);
+  EXPECT_EQ(two.err, "error: --model multinomial: needs more than two classes, found 2 (with two, the softmax model "
+                     "is logistic regression at the same C: use --model logistic --penalty l1)\n");
   const CliRun en = run("train -q --model multinomial --penalty elastic-net --l1-ratio 0.25 " + data("dna.scale") +
                         " en.model");
   ASSERT_EQ(en.code, 0) << en.err;

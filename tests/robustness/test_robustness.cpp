@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -19,6 +20,7 @@
 #include <map>
 #include <fstream>
 #include <limits>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -231,6 +233,42 @@ TEST_F(Robust, SigintWithSaveOnInterruptWritesTheModelWithItsHonestCertificate) 
   EXPECT_TRUE(rep["interrupted"].get<bool>());
   EXPECT_FALSE(rep["converged"].get<bool>());
   EXPECT_DOUBLE_EQ(rep["gap"].get<double>(), model.gap[0]);
+}
+
+// The multinomial model is one weight matrix (one result column whatever its classes): --save-on-interrupt writes it
+// (it was refused as "only 1 of 10 one-vs-rest classes trained").
+TEST_F(Robust, SigintWithSaveOnInterruptWritesAMultinomialModel) {
+  {
+    std::ofstream f(dir / "mc.svm");  // 20,000 x 100 dense, 10 classes from a noisy rule (a slow L1 fit)
+    std::uint64_t r = 12345;
+    auto next = [&] { return double((r = r * 6364136223846793005ULL + 1442695040888963407ULL) >> 11) / 9007199254740992.0; };
+    for (int i = 0; i < 20000; ++i) {
+      std::string line;
+      double score = 0;
+      for (int j = 1; j <= 100; ++j) {
+        const double x = next() * 2 - 1;
+        if (j <= 10) score += j * x;
+        line += fmt::format(" {}:{:.4f}", j, x);
+      }
+      const int label = std::clamp(int((score / 20 + next() - 0.5 + 1) * 5), 0, 9);
+      f << label << line << '\n';
+    }
+  }
+  Child c = Child::spawn({"train", "--save-on-interrupt", "--model", "multinomial", "--penalty", "l1", "-c", "100",
+                          "--tol", "1e-12", "--max-epochs", "1000000", (dir / "mc.svm").string(), (dir / "m").string()},
+                         dir / "out", dir / "err");
+  ASSERT_TRUE(wait_for_text(c, dir / "out", "\nepoch ")) << slurp(dir / "err");
+  ::kill(c.pid, SIGINT);
+  ASSERT_TRUE(c.wait(120)) << "no exit within 120 s of SIGINT";
+  EXPECT_EQ(c.exit_code(), 130);
+  const std::string err = slurp(dir / "err");
+  EXPECT_NE(err.find("; model '" + (dir / "m").string() + "' written with this certificate (--save-on-interrupt)\n"),
+            std::string::npos)
+      << err;
+  const LinearModel model = load_model((dir / "m").string());
+  EXPECT_EQ(model.solver_type, "MULTINOMIAL_L1R_LR");
+  EXPECT_EQ(model.nr_class, 10);
+  EXPECT_GT(model.gap[0], 0.0);
 }
 
 // ---------------------------------------------------------------------------------------------------------------

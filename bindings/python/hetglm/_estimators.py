@@ -445,7 +445,8 @@ class _BaseClassifier(LinearClassifierMixin, _HetGLMBase):
     def fit(self, X, y, sample_weight=None):
         """Fit on X ((n_samples, n_features) array or CSR/CSC; stored as float32, float64 X at tol < 1e-6 with
         its float64 values as well, docs/python.md "Data") and y ((n_samples,) labels).
-        Binary problems train one weight vector (positive class classes_[1]); k > 2 classes train one-vs-rest.
+        Binary problems train one weight vector (positive class classes_[1]); k > 2 classes train one-vs-rest, or the
+        multinomial (softmax) model (LogisticRegression's multi_class 'auto' / 'multinomial').
         Returns self. Raises ValueError for bad parameters or data, RuntimeError for a training failure."""
         self._check_common()
         if not (isinstance(self.C, numbers.Real) and not isinstance(self.C, bool) and self.C > 0):  # inf: unpenalized
@@ -554,12 +555,17 @@ class _BaseClassifier(LinearClassifierMixin, _HetGLMBase):
 
 
 class LogisticRegression(_BaseClassifier):
-    """Logistic regression (scikit-learn's ``LogisticRegression(solver='liblinear')`` objective), trained by
-    SDCA (L2, Shalev-Shwartz & Zhang 2013) or primal coordinate descent (L1 / elastic net) with a certified
-    duality gap.
+    """Logistic regression (scikit-learn's ``LogisticRegression`` objective, the intercept regularized as its
+    liblinear solver does), trained by the engine's primal Newton solvers (Newton-CG for L2, newGLMNET's proximal
+    Newton for L1 / elastic net) or SDCA (L2 on wide data, Shalev-Shwartz & Zhang 2013), with a certified duality
+    gap (solver_ says which ran).
 
-    Minimises (1/n) sum_i c_i log(1 + exp(-y_i x_i.w)) + lambda R(w), lambda = 1/(C n); R = ||w||^2/2 ('l2'),
-    ||w||_1 ('l1') or l1_ratio ||w||_1 + (1 - l1_ratio) ||w||^2/2 ('elasticnet').
+    Binary: minimises (1/n) sum_i c_i log(1 + exp(-y_i x_i.w)) + lambda R(w), lambda = 1/(C n); R = ||w||^2/2
+    ('l2'), ||w||_1 ('l1') or l1_ratio ||w||_1 + (1 - l1_ratio) ||w||^2/2 ('elasticnet'). More than two classes
+    (multinomial): (1/n) sum_i c_i (logsumexp(x_i W) - x_i W_{:,y_i}) + lambda sum_jk R(W_jk), W of shape
+    (n_features, n_classes) (solvers/include/hetglm/solvers/multinomial.hpp). With two classes multi_class=
+    'multinomial' trains the binary model (the softmax model of two classes is logistic regression: at twice the C
+    for L2, the same C for L1).
 
     Parameters follow scikit-learn (1.9): C, l1_ratio (0, the default: 'l2'; 1: 'l1'; between: 'elasticnet'),
     penalty ('auto', the default: from l1_ratio, as scikit-learn 1.9's default 'deprecated', which is taken as the
@@ -1063,7 +1069,10 @@ def load_model(path):
         est.intercept_ = d["bias"] * w[nf].copy() if d["bias"] >= 0 else np.zeros(w.shape[1])
         if d["bias"] >= 0:
             est.intercept_scaling = float(d["bias"])
-        est.n_iter_ = np.zeros(w.shape[1], dtype=np.int32) if model in ("logistic", "multinomial") else 0
+        if model in ("logistic", "multinomial"):  # (the multinomial model: one solve, shape (1,) as after fit)
+            est.n_iter_ = np.zeros(1 if model == "multinomial" else w.shape[1], dtype=np.int32)
+        else:
+            est.n_iter_ = 0
         if n_samples > 0:  # 15 significant digits undo the rounding of lambda = 1/(C n): C = 4 comes back as 4.0
             est.C = float(f"{1.0 / (lam * n_samples):.15g}")
     else:

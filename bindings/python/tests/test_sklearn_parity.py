@@ -347,7 +347,7 @@ def test_multinomial_options_and_errors(tmp_path):
     est = hetglm.LogisticRegression(tol=1e-8).fit(X, y)
     est.save_model(tmp_path / "iris.model")
     back = hetglm.load_model(tmp_path / "iris.model")
-    assert back.multinomial_
+    assert back.multinomial_ and back.n_iter_.shape == (1,)
     np.testing.assert_allclose(back.predict_proba(X), est.predict_proba(X), rtol=1e-12)
     # warm start: a refit at the same C is certified at once
     est = hetglm.LogisticRegression(tol=1e-8, warm_start=True).fit(X, y)

@@ -402,8 +402,12 @@ TrainResult train_multinomial(const Dataset& data, const CsrMatrix& X, const std
   if (uniq.size() < 3)
     throw InvalidArgument(fmt::format(
         "--model multinomial: needs more than two classes, found {} (with two, the softmax model is logistic "
-        "regression at twice the C: use --model logistic)",
-        uniq.size()));
+        "regression{}: use --model logistic{})",
+        uniq.size(),
+        res.spec.penalty == Penalty::l2   ? " at twice the C"
+        : res.spec.penalty == Penalty::l1 ? " at the same C"
+                                          : " with another mix of the penalties",
+        res.spec.penalty == Penalty::l2 ? "" : fmt::format(" --penalty {}", penalty_name(res.spec.penalty))));
   const std::vector<double> classes(uniq.begin(), uniq.end());
   const int K = static_cast<int>(classes.size());
   std::vector<int> y(data.y.size());

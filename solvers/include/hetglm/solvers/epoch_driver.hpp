@@ -108,7 +108,8 @@ class EpochDriver {
     best_rel_gap_ = std::min(best_rel_gap_, r.rel_gap);
     best_ = std::max(best_, dual_ ? c.dual : -c.primal);
     track_.push_back({epoch - base_epoch_, r.rel_gap, best_});
-    if (no_progress(epoch, c) || out_of_reach(epoch - base_epoch_, c)) return stopped(Stop::stalled);
+    if (!own_stall_rules_ && (no_progress(epoch, c) || out_of_reach(epoch - base_epoch_, c)))
+      return stopped(Stop::stalled);
     if (epoch >= o_.max_epochs) return stopped(Stop::budget);
     return Stop::none;
   }
@@ -131,6 +132,10 @@ class EpochDriver {
     track_.clear();
     base_epoch_ = epoch;
   }
+  /// The solver stops on its own evidence alone (mark_stalled) and the budget: record() applies neither the stall
+  /// rule nor the rate rule (the multinomial proximal Newton solver, whose rescaled dual point leaves the gap flat
+  /// for many iterations at weak regularization while W still converges; multinomial.cpp).
+  void own_stall_rules() { own_stall_rules_ = true; }
   /// The solver trains on float64 values (matrix.hpp values_lo): the stall messages say so. Call before record().
   void float64_values() {
     stall_why_ = values_why_ = "on this data (float64 values, certificates in double precision)";
@@ -274,6 +279,7 @@ class EpochDriver {
   // The stall rule: the solver's objective (D, or -P for the primal) at its best, at the last measurable progress,
   // and that epoch.
   bool dual_ = false;
+  bool own_stall_rules_ = false;
   double best_ = -std::numeric_limits<double>::infinity(), ref_ = -std::numeric_limits<double>::infinity();
   double ref_gap_ = std::numeric_limits<double>::infinity();
   double best_rel_gap_ = std::numeric_limits<double>::infinity();
