@@ -217,7 +217,7 @@ struct TrainArgs {
   bool folds_given = false;
   // Which of hetglm's spellings were given (set from CLI11's counts): -s and -e, -n conflict with them.
   bool model_given = false, penalty_given = false, formulation_given = false, tol_given = false,
-       threads_given = false;
+       threads_given = false, l1_ratio_given = false;
   // Resolved by parse_options():
   const hetglm::cli::LiblinearType* liblinear = nullptr;  ///< -s
   double c_factor = 1;       ///< problem C = c_factor * -c (2 for -s 11 / -s 12: LIBLINEAR's SVR C)
@@ -380,6 +380,10 @@ void parse_options(TrainArgs& a) {
     throw hetglm::InvalidArgument(
         fmt::format("--certificate-every: must be >= 0 (0 = adaptive), got {}", o.solver.certificate_every));
   if (a.nondeterministic) o.solver.deterministic = false;
+  if (a.l1_ratio_given && o.problem.model.penalty != hetglm::Penalty::elastic_net)
+    warnings.push_back(fmt::format("warning: --l1-ratio applies to the elastic-net penalty only (--model {} here has "
+                                   "penalty {}); ignored\n",
+                                   o.problem.model.name, hetglm::penalty_name(o.problem.model.penalty)));
   if (a.local_epochs < 1)
     throw hetglm::InvalidArgument(fmt::format("--local-epochs: must be at least 1, got {}", a.local_epochs));
   if (a.local_epochs_given && !a.distributed)
@@ -1282,6 +1286,7 @@ int hetglm_cli_main(int argc, char** argv) {
     ta.penalty_given = train->count("--penalty") > 0;
     ta.formulation_given = train->count("--formulation") > 0;
     ta.tol_given = train->count("--tol") > 0;
+    ta.l1_ratio_given = train->count("--l1-ratio") > 0;
     ta.threads_given = train->count("--threads") > 0;
     for (const char* name : {"--cpu-role", "--duhl-selection", "--duhl-epochs", "--link-bandwidth",
                              "--tpa-concurrency", "--xclbin"})

@@ -386,10 +386,44 @@ class Parser {
              fmt::format("{}: expected {} (one per weight column), found {}", kKeyNames[k], plural(nc, "value"),
                          v.size()));
     }
+    check_model_fields();
     // A duality gap is P - D >= 0; rounding can make it a few ulps negative, never more.
     for (std::size_t c = 0; c < m_.gap.size(); ++c)
       if (m_.gap[c] < -1e-12 * std::max(1.0, std::fabs(m_.primal[c])))
         fail(seen_[kGap], 0, fmt::format("gap: a duality gap cannot be negative, found {:.17g}", m_.gap[c]));
+  }
+
+  /// model, penalty, formulation, l1_ratio and solver_type describe one trained objective (kModels' row): the
+  /// trainers write them so, and a file where they disagree would be predicted, reported or retrained as another
+  /// model than the one its weights solve.
+  void check_model_fields() {
+    const ModelRow* row = find_model(m_.model);  // (parse_scalar checked the name)
+    const Penalty pen = m_.penalty == "l1" ? Penalty::l1 : m_.penalty == "l2" ? Penalty::l2 : Penalty::elastic_net;
+    if (!row->any_penalty && pen != row->default_penalty)
+      fail(seen_[kPenalty], value_column_[kPenalty],
+           fmt::format("penalty: model '{}' has the {} penalty only, found '{}'", m_.model,
+                       row->default_penalty == Penalty::l2   ? "l2"
+                       : row->default_penalty == Penalty::l1 ? "l1"
+                                                             : "elastic-net",
+                       m_.penalty));
+    const bool dual = m_.formulation == "dual";
+    const char* expected = dual                      ? (pen == Penalty::l2 ? row->type_dual_l2 : nullptr)
+                           : pen == Penalty::l2      ? row->type_primal_l2
+                           : pen == Penalty::l1      ? row->type_primal_l1
+                                                     : row->type_primal_elastic_net;
+    if (!expected)
+      fail(seen_[kFormulation], value_column_[kFormulation],
+           fmt::format("formulation: model '{}' with penalty {} has no {} formulation", m_.model, m_.penalty,
+                       m_.formulation));
+    if (m_.solver_type != expected)
+      fail(seen_[kSolverType], value_column_[kSolverType],
+           fmt::format("solver_type: expected '{}' for model '{}', penalty {}, formulation {}, found '{}'", expected,
+                       m_.model, m_.penalty, m_.formulation, m_.solver_type));
+    // l1_ratio is the L1 share of the penalty: 0 for l2, 1 for l1, the mix for the elastic net.
+    if ((pen == Penalty::l2 && m_.l1_ratio != 0) || (pen == Penalty::l1 && m_.l1_ratio != 1))
+      fail(seen_[kL1Ratio], value_column_[kL1Ratio],
+           fmt::format("l1_ratio: penalty {} means l1_ratio {}, found {:.17g}", m_.penalty, pen == Penalty::l1 ? 1 : 0,
+                       m_.l1_ratio));
   }
 
   void parse_weights() {

@@ -1178,6 +1178,10 @@ TEST_F(Cli, EmptyValuesAndOptionsThatDoNotApplyAreChecked) {
       {"train -q --partition file-order ok.svm m", "warning: --partition applies to --distributed (MPI) only; ignored\n"},
       {"train -q --replica-sigma 1.5 --aggregation fixed ok.svm m", rs + "--aggregation fixed\n"},
       {"train -q --replica-sigma 1.5 --threads 1 ok.svm m", rs + "one thread\n"},
+      {"train -q --l1-ratio 0.3 ok.svm m",
+       "warning: --l1-ratio applies to the elastic-net penalty only (--model logistic here has penalty l2); ignored\n"},
+      {"train -q --model lasso --l1-ratio 0.3 ok.svm m",
+       "warning: --l1-ratio applies to the elastic-net penalty only (--model lasso here has penalty l1); ignored\n"},
   };
   if (tbb::info::default_concurrency() >= 2) {
     warned.push_back({"train -q --replica-sigma 3 --threads 2 --solver syscd ok.svm m",
@@ -1197,6 +1201,7 @@ TEST_F(Cli, EmptyValuesAndOptionsThatDoNotApplyAreChecked) {
             "warning: --cpu-role applies to DuHL (--device other than cpu, or --accel-memory) only; ignored\n"
             "warning: --duhl-epochs applies to DuHL (--device other than cpu, or --accel-memory) only; ignored\n");
   EXPECT_EQ(run("train -q --accel-memory 50% --cpu-role solve ok.svm m").err, "");
+  EXPECT_EQ(run("train -q --penalty elastic-net --l1-ratio 0.3 ok.svm m").err, "");
 }
 
 // Issue 18: a class weight or a regression target beyond float range overflowed the objective to a "numerical

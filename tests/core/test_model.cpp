@@ -44,7 +44,7 @@ std::string join(const std::vector<std::string>& lines) {
 std::vector<std::string> binary_lines() {
   return {
       "format hetglm-1",     // 1
-      "solver_type L2R_LR",  // 2
+      "solver_type L2R_LR_DUAL",  // 2
       "nr_class 2",          // 3
       "label 1 -1",          // 4
       "nr_feature 3",        // 5
@@ -68,7 +68,7 @@ std::vector<std::string> binary_lines() {
 std::vector<std::string> ridge_lines() {
   return {
       "format hetglm-1",    // 1
-      "solver_type L2R_L2LOSS_SVR",  // 2
+      "solver_type RIDGE_PRIMAL",  // 2
       "nr_class 2",         // 3
       "nr_feature 2",       // 4
       "bias -1",            // 5
@@ -90,7 +90,7 @@ std::vector<std::string> ridge_lines() {
 std::vector<std::string> multiclass_lines() {
   return {
       "format hetglm-1",          // 1
-      "solver_type MCSVM_OVR",    // 2
+      "solver_type L2R_L1LOSS_SVC_DUAL",  // 2
       "nr_class 3",               // 3
       "label 1 2 3",              // 4
       "nr_feature 2",             // 5
@@ -167,7 +167,7 @@ void expect_same_model(const LinearModel& a, const LinearModel& b) {
 
 LinearModel binary_model() {
   LinearModel m;
-  m.solver_type = "L2R_LR";
+  m.solver_type = "L2R_LR_DUAL";
   m.nr_class = 2;
   m.labels = {1, -1};
   m.nr_feature = 3;
@@ -205,13 +205,13 @@ LinearModel multiclass_model() {
   return m;
 }
 
-LinearModel ridge_model() {
+LinearModel elastic_net_model() {
   LinearModel m;
-  m.solver_type = "L2R_L2LOSS_SVR";
+  m.solver_type = "ELASTIC_NET";
   m.nr_class = 2;
   m.nr_feature = 2;
   m.bias = -1;
-  m.model = "ridge";
+  m.model = "elastic-net";
   m.penalty = "elastic-net";
   m.lambda = 0.1;
   m.l1_ratio = 0.1;
@@ -274,7 +274,7 @@ TEST(ModelFormat, ExactLayoutBinaryWithBias) {
   m.w[1] = -0.0;
   EXPECT_EQ(format_model(m),
             "format hetglm-1\n"
-            "solver_type L2R_LR\n"
+            "solver_type L2R_LR_DUAL\n"
             "nr_class 2\n"
             "label 1 -1\n"
             "nr_feature 3\n"
@@ -295,13 +295,13 @@ TEST(ModelFormat, ExactLayoutBinaryWithBias) {
 }
 
 TEST(ModelFormat, ExactLayoutRegressionHasNoLabelLine) {
-  EXPECT_EQ(format_model(ridge_model()),
+  EXPECT_EQ(format_model(elastic_net_model()),
             "format hetglm-1\n"
-            "solver_type L2R_L2LOSS_SVR\n"
+            "solver_type ELASTIC_NET\n"
             "nr_class 2\n"
             "nr_feature 2\n"
             "bias -1\n"
-            "model ridge\n"
+            "model elastic-net\n"
             "penalty elastic-net\n"
             "lambda 0.10000000000000001\n"
             "l1_ratio 0.10000000000000001\n"
@@ -372,7 +372,7 @@ TEST(ModelFormat, RoundTripMulticlassWithBias) {
 }
 
 TEST(ModelFormat, RoundTripRegression) {
-  LinearModel m = ridge_model();
+  LinearModel m = elastic_net_model();
   m.w = {1e-300, -0.0};
   m.bias = 0.1;  // >= 0: one more weight row
   m.w.push_back(0.1);
@@ -381,7 +381,7 @@ TEST(ModelFormat, RoundTripRegression) {
 }
 
 TEST(ModelFormat, ZeroFeatures) {
-  LinearModel m = ridge_model();
+  LinearModel m = elastic_net_model();
   m.nr_feature = 0;
   m.w.clear();
   expect_round_trip(m);
@@ -433,7 +433,7 @@ TEST(ModelParse, AcceptsKeysInAnyOrderAndTrailingBlankLines) {
   std::string text = join(lines) + "\n  \n\r\n";
   const LinearModel m = parse_model(text, "m");
   expect_same_model(m, parse_model(join(binary_lines()), "m"));
-  EXPECT_EQ(m.solver_type, "L2R_LR");
+  EXPECT_EQ(m.solver_type, "L2R_LR_DUAL");
   EXPECT_DOUBLE_EQ(m.lambda, 0.01);
   EXPECT_DOUBLE_EQ(m.bias, -1);
   EXPECT_EQ(m.formulation, "dual");
@@ -525,6 +525,36 @@ TEST(ModelParseErrors, LabelOnRidgeModel) {
             "m:4:1: label: not allowed for regression model 'ridge'");
   EXPECT_EQ(parse_error(join(inserted(ridge_lines(), 3, "label 1 -1"))),
             "m:3:1: label: not allowed for regression model 'ridge'");
+}
+
+// model, penalty, formulation, l1_ratio and solver_type must name one objective (kModels' row): each of these loaded
+// before, and was then predicted or reported as another model than its weights solve.
+TEST(ModelParseErrors, FieldsThatDescribeAnotherObjective) {
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 2, "solver_type BOGUS"))),
+            "m:2:13: solver_type: expected 'L2R_LR_DUAL' for model 'logistic', penalty l2, formulation dual, found "
+            "'BOGUS'");
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 11, "formulation primal"))),
+            "m:2:13: solver_type: expected 'L2R_LR' for model 'logistic', penalty l2, formulation primal, found "
+            "'L2R_LR_DUAL'");
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 7, "model svm"))),
+            "m:2:13: solver_type: expected 'L2R_L1LOSS_SVC_DUAL' for model 'svm', penalty l2, formulation dual, "
+            "found 'L2R_LR_DUAL'");
+  EXPECT_EQ(parse_error(join(replaced(replaced(binary_lines(), 7, "model svm"), 8, "penalty l1"))),
+            "m:8:9: penalty: model 'svm' has the l2 penalty only, found 'l1'");
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 8, "penalty l1"))),
+            "m:11:13: formulation: model 'logistic' with penalty l1 has no dual formulation");
+  EXPECT_EQ(parse_error(join(replaced(binary_lines(), 10, "l1_ratio 0.5"))),
+            "m:10:10: l1_ratio: penalty l2 means l1_ratio 0, found 0.5");
+  auto l1 = replaced(replaced(replaced(binary_lines(), 2, "solver_type L1R_LR"), 8, "penalty l1"), 11,
+                     "formulation primal");
+  EXPECT_EQ(parse_model(join(replaced(l1, 10, "l1_ratio 1")), "m").penalty, "l1");
+  EXPECT_EQ(parse_error(join(l1)), "m:10:10: l1_ratio: penalty l1 means l1_ratio 1, found 0");
+  // The multinomial model's weights under another model's name.
+  auto mn = replaced(replaced(multiclass_lines(), 2, "solver_type MULTINOMIAL_LR"), 11, "formulation primal");
+  EXPECT_EQ(parse_model(join(replaced(mn, 7, "model multinomial")), "m").model, "multinomial");
+  EXPECT_EQ(parse_error(join(replaced(mn, 7, "model logistic"))),
+            "m:2:13: solver_type: expected 'L2R_LR' for model 'logistic', penalty l2, formulation primal, found "
+            "'MULTINOMIAL_LR'");
 }
 
 TEST(ModelParseErrors, RegressionNeedsTwoClasses) {
@@ -713,7 +743,7 @@ TEST_F(ModelFiles, LoadMissingFile) {
 
 TEST_F(ModelFiles, SaveThenLoad) {
   const std::string path = (dir_ / "m.model").string();
-  for (const LinearModel& m : {binary_model(), multiclass_model(), ridge_model()}) {
+  for (const LinearModel& m : {binary_model(), multiclass_model(), elastic_net_model()}) {
     save_model(path, m);
     expect_same_model(load_model(path), m);
     EXPECT_EQ(slurp(path), format_model(m));
@@ -733,11 +763,11 @@ TEST_F(ModelFiles, SaveKeepsThePermissionsOfTheFileItReplaces) {
   for (const mode_t mode : {0600u, 0664u, 0640u}) {
     save_model(path, binary_model());
     ASSERT_EQ(::chmod(path.c_str(), mode), 0);
-    save_model(path, ridge_model());
+    save_model(path, elastic_net_model());
     struct stat st {};
     ASSERT_EQ(::stat(path.c_str(), &st), 0);
     EXPECT_EQ(st.st_mode & 07777, mode);
-    expect_same_model(load_model(path), ridge_model());
+    expect_same_model(load_model(path), elastic_net_model());
   }
   const std::string fresh = (dir_ / "new.model").string();
   const mode_t old = ::umask(077);
@@ -756,8 +786,8 @@ TEST_F(ModelFiles, SaveReplacesExistingFileAndLeavesNoTemporary) {
   }
   save_model(path, binary_model());
   EXPECT_EQ(slurp(path), format_model(binary_model()));
-  save_model(path, ridge_model());
-  EXPECT_EQ(slurp(path), format_model(ridge_model()));
+  save_model(path, elastic_net_model());
+  EXPECT_EQ(slurp(path), format_model(elastic_net_model()));
   for (const auto& name : entries()) EXPECT_EQ(name.find(".tmp."), std::string::npos) << name;
   EXPECT_EQ(entries(), std::vector<std::string>{"m.model"});
 }
@@ -891,7 +921,7 @@ TEST(ModelPredict, MulticlassProbabilitiesVeryNegativeDecisions) {
 }
 
 TEST(ModelPredict, RegressionValues) {
-  const LinearModel m = ridge_model();  // w = (1.5, -2), no bias
+  const LinearModel m = elastic_net_model();  // w = (1.5, -2), no bias
   const CsrMatrix X = csr(3, {{{0, 2.f}, {1, 1.f}, {2, 5.f}}, {{1, 0.5f}}, {}});
   EXPECT_EQ(decision_function(m, X), (std::vector<double>{1, -1, 0}));
   EXPECT_EQ(predict(m, X), (std::vector<double>{1, -1, 0}));
@@ -912,7 +942,7 @@ TEST(ModelPredict, ProbabilitiesOnlyForLogistic) {
   LinearModel svm = binary_model();
   svm.model = "svm";
   EXPECT_EQ(message(svm), "predict_proba: only logistic and multinomial models give probabilities (model is 'svm')");
-  EXPECT_EQ(message(ridge_model()), "predict_proba: only logistic and multinomial models give probabilities (model is 'ridge')");
+  EXPECT_EQ(message(elastic_net_model()), "predict_proba: only logistic and multinomial models give probabilities (model is 'elastic-net')");
 }
 
 TEST(ModelPredict, InconsistentModelIsRejected) {

@@ -136,6 +136,28 @@ class Robust : public ::testing::Test {
     std::ofstream(dir / name, std::ios::binary) << text;
     return dir / name;
   }
+  /// Runs the CLI with `args`, sends SIGINT once its progress shows the first epoch, and waits at most `seconds`
+  /// for it to exit (the three SIGINT tests below). The exit code is -1 when it did not get that far.
+  struct Interrupted {
+    int code = -1;
+    std::string err;
+  };
+  Interrupted interrupt_after_first_epoch(const std::vector<std::string>& args, int seconds) {
+    Child c = Child::spawn(args, dir / "out", dir / "err");
+    Interrupted r;
+    if (!wait_for_text(c, dir / "out", "\nepoch ")) {
+      ADD_FAILURE() << "no epoch line: " << slurp(dir / "err");
+      return r;
+    }
+    ::kill(c.pid, SIGINT);
+    if (!c.wait(seconds)) {
+      ADD_FAILURE() << "no exit within " << seconds << " s of SIGINT";
+      return r;
+    }
+    r.code = c.exit_code();
+    r.err = slurp(dir / "err");
+    return r;
+  }
   /// Polls `out` until it contains `needle` or the child exits (at most `seconds`).
   static bool wait_for_text(Child& c, const fs::path& out, const std::string& needle, double seconds = 60) {
     const auto t0 = Clock::now();
@@ -194,15 +216,11 @@ Dataset remap_columns(const Dataset& d, index_t n_cols, const std::function<inde
 // SIGINT: stops at the end of the epoch, reports the gap, exit code 130; writes nothing unless --save-on-interrupt.
 
 TEST_F(Robust, SigintDuringTrainingStopsAfterTheEpochAndWritesNothing) {
-  Child c = Child::spawn({"train", "--solver", "sequential", "--model", "svm", "--tol", "1e-15", "--max-epochs",
-                          "1000000", "--report-json", (dir / "rep.json").string(), data_path("a9a"),
-                          (dir / "m").string()},
-                         dir / "out", dir / "err");
-  ASSERT_TRUE(wait_for_text(c, dir / "out", "\nepoch ")) << slurp(dir / "err");
-  ::kill(c.pid, SIGINT);
-  ASSERT_TRUE(c.wait(60)) << "no exit within 60 s of SIGINT";
-  EXPECT_EQ(c.exit_code(), 130);
-  const std::string err = slurp(dir / "err");
+  const auto [code, err] = interrupt_after_first_epoch(
+      {"train", "--solver", "sequential", "--model", "svm", "--tol", "1e-15", "--max-epochs", "1000000",
+       "--report-json", (dir / "rep.json").string(), data_path("a9a"), (dir / "m").string()},
+      60);
+  ASSERT_EQ(code, 130) << err;
   EXPECT_EQ(err.rfind("interrupted: stopped after the current epoch with relative gap ", 0), 0u) << err;
   EXPECT_EQ(err.substr(err.size() - std::string("; no model written\n").size()), "; no model written\n") << err;
   EXPECT_FALSE(fs::exists(dir / "m"));
@@ -210,15 +228,11 @@ TEST_F(Robust, SigintDuringTrainingStopsAfterTheEpochAndWritesNothing) {
 }
 
 TEST_F(Robust, SigintWithSaveOnInterruptWritesTheModelWithItsHonestCertificate) {
-  Child c = Child::spawn({"train", "--save-on-interrupt", "--solver", "sequential", "--model", "svm", "--tol",
-                          "1e-15", "--max-epochs", "1000000", "--report-json", (dir / "rep.json").string(),
-                          data_path("a9a"), (dir / "m").string()},
-                         dir / "out", dir / "err");
-  ASSERT_TRUE(wait_for_text(c, dir / "out", "\nepoch ")) << slurp(dir / "err");
-  ::kill(c.pid, SIGINT);
-  ASSERT_TRUE(c.wait(60)) << "no exit within 60 s of SIGINT";
-  EXPECT_EQ(c.exit_code(), 130);
-  const std::string err = slurp(dir / "err");
+  const auto [code, err] = interrupt_after_first_epoch(
+      {"train", "--save-on-interrupt", "--solver", "sequential", "--model", "svm", "--tol", "1e-15", "--max-epochs",
+       "1000000", "--report-json", (dir / "rep.json").string(), data_path("a9a"), (dir / "m").string()},
+      60);
+  ASSERT_EQ(code, 130) << err;
   const std::string m = (dir / "m").string();
   EXPECT_EQ(err.rfind("interrupted: stopped after the current epoch with relative gap ", 0), 0u) << err;
   EXPECT_NE(err.find("; model '" + m + "' written with this certificate (--save-on-interrupt)\n"), std::string::npos)
@@ -254,14 +268,11 @@ TEST_F(Robust, SigintWithSaveOnInterruptWritesAMultinomialModel) {
       f << label << line << '\n';
     }
   }
-  Child c = Child::spawn({"train", "--save-on-interrupt", "--model", "multinomial", "--penalty", "l1", "-c", "100",
-                          "--tol", "1e-12", "--max-epochs", "1000000", (dir / "mc.svm").string(), (dir / "m").string()},
-                         dir / "out", dir / "err");
-  ASSERT_TRUE(wait_for_text(c, dir / "out", "\nepoch ")) << slurp(dir / "err");
-  ::kill(c.pid, SIGINT);
-  ASSERT_TRUE(c.wait(120)) << "no exit within 120 s of SIGINT";
-  EXPECT_EQ(c.exit_code(), 130);
-  const std::string err = slurp(dir / "err");
+  const auto [code, err] = interrupt_after_first_epoch(
+      {"train", "--save-on-interrupt", "--model", "multinomial", "--penalty", "l1", "-c", "100", "--tol", "1e-12",
+       "--max-epochs", "1000000", (dir / "mc.svm").string(), (dir / "m").string()},
+      120);
+  ASSERT_EQ(code, 130) << err;
   EXPECT_NE(err.find("; model '" + (dir / "m").string() + "' written with this certificate (--save-on-interrupt)\n"),
             std::string::npos)
       << err;
