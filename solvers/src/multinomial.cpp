@@ -16,6 +16,7 @@
 #include "hetglm/error.hpp"
 #include "hetglm/losses.hpp"
 #include "hetglm/solvers/epoch_driver.hpp"
+#include "anderson.hpp"
 #include "executor.hpp"
 
 namespace hetglm {
@@ -26,6 +27,7 @@ constexpr std::int64_t kChunk = 4096;        // rows per partial sum (fixed: sum
 constexpr double kBufferDoubles = 1 << 24;   // the per-chunk d x K buffers together hold at most this many doubles
 constexpr double kArmijo = 0.01;
 constexpr int kMaxBacktrack = 40;
+constexpr double kMaxExpand = 1024;  // the proximal Newton step's largest multiple tried past a full step
 constexpr double kFlat = 1e-13;
 constexpr int kStall = 10;
 constexpr double kCgTol = 0.1;
@@ -343,6 +345,7 @@ struct Multinomial {
     std::vector<char> active;
     std::vector<std::size_t> features;
     std::vector<double> A, T;
+    std::vector<double> Sa, Ua, acc;  // the extrapolated S, X S and its active entries (extrapolate())
     std::mt19937_64 rng;
     double inner_eps = 0.1;
     Proximal(const CsrMatrix& X, const float* lo, std::size_t n, std::uint64_t seed)
@@ -410,9 +413,20 @@ struct Multinomial {
     std::iota(order.begin(), order.end(), std::size_t(0));
     double first = 0;
     int pass = 0;
+    // One seeded random order for every pass of this direction, so that the passes are one fixed map whose iterates
+    // Anderson extrapolation can combine (anderson.hpp).
+    std::shuffle(order.begin(), order.end(), px.rng);
+    const std::size_t na = px.features.size() * std::size_t(K);
+    AndersonHistory hist(na);
+    auto push = [&] {
+      hist.push([&](double* x) {
+        for (std::size_t f = 0; f < px.features.size(); ++f)
+          std::copy_n(S.data() + px.features[f] * std::size_t(K), K, x + f * std::size_t(K));
+      });
+    };
+    push();
     while (pass < kMaxInner) {
       ++pass;
-      std::shuffle(order.begin(), order.end(), px.rng);
       double viol = 0;
       for (const std::size_t f : order) {
         const std::size_t j = px.features[f], j0 = j * std::size_t(K);
@@ -472,8 +486,71 @@ struct Multinomial {
       }
       if (pass == 1) first = viol;
       if (viol <= px.inner_eps * first) break;
+      push();
+      if (hist.full() && (hist.filled - 1) % kAndersonDepth == 0 && extrapolate(px, hist)) {
+        hist.reset();
+        push();
+      }
     }
     return pass;
+  }
+
+  /// The quadratic model's value at S (U = X S) over the direction's features:
+  ///   G.S + 1/2 S.H S + g(W + S) - g(W),  S.H S = (1/n) sum_i c_i (sum_k p_ik u_ik^2 - (p_i.u_i)^2).
+  double model_value(const Proximal& px, const std::vector<double>& Sv, const std::vector<double>& Uv) {
+    for_chunks([&](std::int64_t ch, std::int64_t lo_r, std::int64_t hi_r) {
+      double quad = 0;
+      for (std::int64_t i = lo_r; i < hi_r; ++i) {
+        const double* p = Pr.data() + std::size_t(i) * K;
+        const double* u = Uv.data() + std::size_t(i) * K;
+        double pu = 0, puu = 0;
+        for (int k = 0; k < K; ++k) pu += p[k] * u[k], puu += p[k] * u[k] * u[k];
+        quad += c[std::size_t(i)] * (puu - pu * pu);
+      }
+      part[2 * std::size_t(ch)] = quad;
+    });
+    double quad = 0, lin = 0;
+    for (std::int64_t ch = 0; ch < n_chunks; ++ch) quad += part[2 * std::size_t(ch)];
+    for (std::size_t j : px.features)
+      for (std::size_t jk = j * std::size_t(K); jk < (j + 1) * std::size_t(K); ++jk)
+        if (Sv[jk] != 0)
+          lin += G[jk] * Sv[jk] + math::penalty_value(int(pen), W[jk] + Sv[jk], lam, eta) -
+                 math::penalty_value(int(pen), W[jk], lam, eta);
+    return lin + 0.5 * inv_n * quad;
+  }
+
+  /// Anderson extrapolation of the last kAndersonDepth + 1 passes' S (anderson.hpp; skglm's acceleration of
+  /// coordinate descent, Bertrand et al., NeurIPS 2022, Algorithm 2): taken, with U = X S and T recomputed, when the
+  /// quadratic model is lower there. On correlated features (a feature that is a combination of others: the model
+  /// is flat along that combination, and the L1 term alone moves the weights along it, a little each pass) the
+  /// passes drift along one direction that the extrapolation follows at once: on scikit-learn's
+  /// make_classification(20000, 100, n_informative=30, n_classes=5, random_state=0), L1, C 0.5, tol 1e-6, 305
+  /// proximal Newton iterations without it, 80 with it, 35 with it and the expanding step of run().
+  bool extrapolate(Proximal& px, const AndersonHistory& hist) {
+    const std::size_t na = px.features.size() * std::size_t(K);
+    double Gm[kAndersonDepth][kAndersonDepth], cf[kAndersonDepth];
+    hist.gram(Gm, [&](const double* a0, const double* a1, const double* b0, const double* b1) {
+      double g = 0;
+      for (std::size_t t = 0; t < na; ++t) g += (a1[t] - a0[t]) * (b1[t] - b0[t]);
+      return g;
+    });
+    if (!anderson_coefficients(Gm, cf)) return false;
+    px.Sa.assign(DK, 0.0);
+    px.acc.resize(na);
+    hist.combine(cf, px.acc.data(), na);
+    for (std::size_t f = 0; f < px.features.size(); ++f)
+      std::copy_n(px.acc.data() + f * std::size_t(K), K, px.Sa.data() + px.features[f] * std::size_t(K));
+    px.Ua.resize(n * std::size_t(K));
+    multiply(px.Sa, px.Ua);
+    if (!(model_value(px, px.Sa, px.Ua) < model_value(px, S, U))) return false;
+    S.swap(px.Sa);
+    U.swap(px.Ua);
+    for (std::size_t i = 0; i < n; ++i) {
+      double pu = 0;
+      for (int k = 0; k < K; ++k) pu += Pr[i * K + k] * U[i * K + k];
+      px.T[i] = pu;
+    }
+    return true;
   }
 
   /// The direction S (U = X S) at W and the model's predicted decrease along it (< 0 unless W is optimal):
@@ -537,6 +614,18 @@ struct Multinomial {
         }
       }
       if (!accepted) t = 0;
+      // Proximal Newton: a full step the objective takes is followed further while it keeps decreasing (t = 2, 4,
+      // ..., kMaxExpand; each trial one pass over Z + t U, no product with X). Where the model is flat along a
+      // combination of correlated features its step is short however well it is solved (with the same
+      // make_classification set as in extrapolate(): 93 iterations with this alone, 35 with the extrapolation).
+      if (accepted && !unresolved && t == 1 && !smooth) {
+        double P_best = objective_at(1.0);
+        for (double tt = 2; tt <= kMaxExpand; tt *= 2) {
+          const double Pt = objective_at(tt);
+          if (!(Pt < P_best)) break;
+          P_best = Pt, t = tt;
+        }
+      }
       for (std::size_t j = 0; j < DK; ++j) W[j] += t * S[j];
       cert = state();
       const double rel = relative_gap(cert);

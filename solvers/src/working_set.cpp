@@ -17,6 +17,7 @@
 
 #include "hetglm/error.hpp"
 #include "hetglm/solvers/epoch_driver.hpp"
+#include "anderson.hpp"
 #include "dense_kernels.hpp"
 #include "executor.hpp"
 
@@ -24,7 +25,6 @@ namespace hetglm {
 
 namespace {
 
-constexpr int kDepth = 5;                    // Anderson / dual-extrapolation depth K (celer, skglm)
 constexpr index_t kMinWorkingSet = 100;      // the smallest working set
 constexpr double kInnerShare = 0.3;          // inner problems are solved to this share of the outer gap (celer)
 constexpr int kMaxInnerEpochs = 20000;       // inner epochs per outer iteration, at most
@@ -42,52 +42,6 @@ constexpr double kScreenMargin = 1e-9;
 // rounding of the norms and distances themselves (relative n eps at most, against a bound of at most lambda eta')
 // stays far inside the kScreenMargin the bounds are compared with.
 constexpr double kBoundSlack = 4e-16;
-
-/// Solves (G + eps I) z = 1 for the kDepth x kDepth Gram matrix G of the Anderson differences (eps = 1e-10 of its
-/// mean diagonal) by Cholesky; false when G is not positive definite (stalled iterates).
-bool solve_spd(const double (&G)[kDepth][kDepth], double (&z)[kDepth]) {
-  double L[kDepth][kDepth] = {};
-  double tr = 0;
-  for (int i = 0; i < kDepth; ++i) tr += G[i][i];
-  if (!(tr > 0) || !std::isfinite(tr)) return false;
-  const double eps = 1e-10 * tr / kDepth;
-  for (int i = 0; i < kDepth; ++i) {
-    for (int j = 0; j <= i; ++j) {
-      double s = G[i][j] + (i == j ? eps : 0.0);
-      for (int k = 0; k < j; ++k) s -= L[i][k] * L[j][k];
-      if (i == j) {
-        if (!(s > 0)) return false;
-        L[i][i] = std::sqrt(s);
-      } else {
-        L[i][j] = s / L[j][j];
-      }
-    }
-  }
-  double t[kDepth];
-  for (int i = 0; i < kDepth; ++i) {
-    double s = 1;
-    for (int k = 0; k < i; ++k) s -= L[i][k] * t[k];
-    t[i] = s / L[i][i];
-  }
-  for (int i = kDepth; i-- > 0;) {
-    double s = t[i];
-    for (int k = i + 1; k < kDepth; ++k) s -= L[k][i] * z[k];
-    z[i] = s / L[i][i];
-  }
-  return true;
-}
-
-/// Anderson coefficients c (sum 1) from the Gram matrix of the kDepth differences of the last kDepth + 1 iterates;
-/// false when they do not exist.
-bool anderson_coefficients(const double (&G)[kDepth][kDepth], double (&c)[kDepth]) {
-  double z[kDepth];
-  if (!solve_spd(G, z)) return false;
-  double zs = 0;
-  for (double x : z) zs += x;
-  if (!std::isfinite(zs) || zs == 0) return false;
-  for (int i = 0; i < kDepth; ++i) c[i] = z[i] / zs;
-  return true;
-}
 
 /// A barrier for threads that all run at once and meet every few microseconds (row_split_epoch): they spin on the
 /// phase counter, and yield the core after a while (a loaded machine). std::barrier sleeps in the kernel, and its
@@ -120,36 +74,6 @@ void for_features(index_t m, const F& f) {
     for (index_t j = static_cast<index_t>(c * kFeatureChunk); j < hi; ++j) f(j);
   });
 }
-
-/// Ring of the last kDepth + 1 iterates (vectors of `size` doubles), oldest first by slot().
-struct History {
-  std::vector<std::vector<double>> x;
-  int filled = 0;
-  explicit History(std::size_t size) : x(kDepth + 1, std::vector<double>(size)) {}
-  void reset() { filled = 0; }
-  template <class F>
-  void push(const F& fill) {
-    fill(x[static_cast<std::size_t>(filled % (kDepth + 1))].data());
-    ++filled;
-  }
-  bool full() const { return filled >= kDepth + 1; }
-  /// The i-th of the last kDepth + 1 iterates, i = 0 oldest.
-  const double* at(int i) const { return x[static_cast<std::size_t>((filled - 1 - kDepth + i) % (kDepth + 1))].data(); }
-  /// Gram matrix of the differences d_i = at(i + 1) - at(i) in the inner product dot(a0, a1, b0, b1).
-  template <class Dot>
-  void gram(double (&G)[kDepth][kDepth], const Dot& dot) const {
-    for (int a = 0; a < kDepth; ++a)
-      for (int b = a; b < kDepth; ++b) G[a][b] = G[b][a] = dot(at(a), at(a + 1), at(b), at(b + 1));
-  }
-  /// out = sum_i c_i at(i + 1).
-  void combine(const double (&c)[kDepth], double* out, std::size_t size) const {
-    std::fill(out, out + size, 0.0);
-    for (int i = 0; i < kDepth; ++i) {
-      const double* xi = at(i + 1);
-      for (std::size_t k = 0; k < size; ++k) out[k] += c[i] * xi[k];
-    }
-  }
-};
 
 template <class Form>
 class WorkingSet {
@@ -607,7 +531,7 @@ std::optional<Certificate> WorkingSet<Form>::inner_residual(double tol_in, doubl
   // The working set is the whole (screened) problem: solve it to the final tolerance, screening as it goes.
   const bool whole = ws_.size() == alive_.size();
   if (whole) tol_in = tol_whole;
-  History hv(N), hw(W);
+  AndersonHistory hv(N), hw(W);
   std::vector<double> v_acc(N), w_acc(M, 0.0), wa(W), w_ws(W);
   double best_dual = -std::numeric_limits<double>::infinity();
   auto push = [&] {
@@ -637,7 +561,7 @@ std::optional<Certificate> WorkingSet<Form>::inner_residual(double tol_in, doubl
     const double epoch_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - te).count();
     ++inner_epochs_;
     push();
-    const bool extrapolate = hv.full() && (hv.filled - 1) % kDepth == 0;
+    const bool extrapolate = hv.full() && (hv.filled - 1) % kAndersonDepth == 0;
     // A check costs about one pass over the working set: at the extrapolation cadence, and when the epoch's decrease
     // (exact for the squared loss) says the gap may be within reach.
     const bool by_decrease = kSquared && unit_weights_ && decrease <= trigger && e >= next_check;
@@ -656,7 +580,7 @@ std::optional<Certificate> WorkingSet<Form>::inner_residual(double tol_in, doubl
     for (std::size_t p = 0; p < W; ++p) w_ws[p] = w_[ws_[p]];
     keep_dual(w_ws.data(), cur.dual);
     if (extrapolate) {
-      double G[kDepth][kDepth], c[kDepth];
+      double G[kAndersonDepth][kAndersonDepth], c[kAndersonDepth];
       hv.gram(G, [&](const double* a0, const double* a1, const double* b0, const double* b1) {
         double g = 0;
         for (std::size_t k = 0; k < N; ++k) g += (a1[k] - a0[k]) * (b1[k] - b0[k]);
@@ -721,7 +645,7 @@ std::optional<Certificate> WorkingSet<Form>::inner_residual(double tol_in, doubl
       ws_ = alive_;
       W = ws_.size();
       hv.reset();
-      hw = History(W);
+      hw = AndersonHistory(W);
       wa.resize(W);
       w_ws.resize(W);
       push();
@@ -887,7 +811,7 @@ std::optional<Certificate> WorkingSet<Form>::inner_gram(double tol_in) {
       return f_.finish(co, sh);
     };
     std::vector<double> hist_buf;
-    History hw(W);
+    AndersonHistory hw(W);
     hw.push([&](double* x) { std::copy(wv.begin(), wv.end(), x); });
     double best_dual = -std::numeric_limits<double>::infinity();
     std::vector<double> wa(W), ga(W);
@@ -913,8 +837,8 @@ std::optional<Certificate> WorkingSet<Form>::inner_gram(double tol_in) {
       hw.push([&](double* x) { std::copy(wv.begin(), wv.end(), x); });
       Certificate cur = certificate_of(wv, g);
       keep_dual(wv, cur.dual);
-      if (hw.full() && (hw.filled - 1) % kDepth == 0) {
-        double G[kDepth][kDepth], c[kDepth];
+      if (hw.full() && (hw.filled - 1) % kAndersonDepth == 0) {
+        double G[kAndersonDepth][kAndersonDepth], c[kAndersonDepth];
         hw.gram(G, [&](const double* a0, const double* a1, const double* b0, const double* b1) {
           double t = 0;
           for (std::size_t p = 0; p < W; ++p) t += (a1[p] - a0[p]) * (b1[p] - b0[p]);

@@ -9,7 +9,9 @@
 // Ho, Lin, "An improved GLMNET for L1-regularized logistic regression", JMLR 13 (2012); Lee, Sun, Saunders,
 // "Proximal Newton-type methods", SIAM J. Optim. 24 (2014)): at W, the direction S minimizes the quadratic model of
 // the loss plus g(W + S) by coordinate descent over the (feature, class) coordinates with the full softmax Hessian
-// (cross-class terms included), then Armijo backtracking on P(W + t S) <= P(W) + 0.01 t (G.S + g(W + S) - g(W)).
+// (cross-class terms included; its passes accelerated by Anderson extrapolation, skglm's, Bertrand et al., NeurIPS
+// 2022), then Armijo backtracking on P(W + t S) <= P(W) + 0.01 t (G.S + g(W + S) - g(W)), or past t = 1 while P
+// keeps falling (docs/algorithms.md, the multinomial model).
 // Its duality gap uses the dual point s alpha_i, s rescaling X^T A / n into the L1 box (multinomial.cpp,
 // proximal_certificate); one epoch of the history is one proximal Newton iteration.
 //
