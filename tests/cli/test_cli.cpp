@@ -558,6 +558,17 @@ TEST_F(Cli, MemoryLimitOptionForPredictAndBadSizes) {
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err, "error: training needs about 67.8 kB of memory (270 samples, 13 features, 3378 nonzeros, 1 weight "
                    "columns), more than the memory limit of 50.0 kB (--memory-limit)\n");
+  // The multinomial model's n x K and d x K matrices and its K x K blocks count too (500 classes): one-vs-rest
+  // fits in 1 MB, the softmax model does not.
+  std::string many;
+  for (int i = 0; i < 1000; ++i) many += fmt::format("{} 1:{}\n", i % 500, 1 + i % 7);
+  write("many.svm", many);
+  EXPECT_EQ(run("train -q --threads 1 --memory-limit 1M --max-epochs 1 many.svm m3").code, 0);
+  r = run("train -q --threads 1 --memory-limit 1M --model multinomial --penalty l1 many.svm m4");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "error: training needs about 26.1 MB of memory (1000 samples, 1 features, 1000 nonzeros, 500 weight "
+                   "columns), more than the memory limit of 1.0 MB (--memory-limit)\n");
+  EXPECT_FALSE(fs::exists(dir / "m4"));
 }
 
 TEST_F(Cli, OutOfMemoryWhileReadingNamesTheFile) {

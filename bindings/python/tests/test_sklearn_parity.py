@@ -340,9 +340,13 @@ def test_multinomial_options_and_errors(tmp_path):
     with pytest.raises(ValueError, match=r"^formulation='dual': the multinomial \(softmax\) model is trained in the "
                                          r"primal \(multi_class='ovr' trains one-vs-rest in the dual\)$"):
         hetglm.LogisticRegression(formulation="dual").fit(X, y)
-    if "fpga-sim" in hetglm.backends:
-        with pytest.raises(ValueError, match=r"^--model multinomial: trains on the CPU only"):
-            hetglm.LogisticRegression(device="fpga-sim").fit(X, y)
+    for device in ("cuda", "opencl", "fpga-sim"):
+        with pytest.raises(ValueError, match=rf"^device='{device}': the multinomial \(softmax\) model trains on the CPU "
+                                             rf"only, by the Newton solvers \(multi_class='ovr' trains one-vs-rest with "
+                                             rf"device='{device}'\)$"):
+            hetglm.LogisticRegression(device=device).fit(X, y)
+    with pytest.raises(ValueError, match=r"^accel_memory='50%': the multinomial \(softmax\) model trains on the CPU "):
+        hetglm.LogisticRegression(accel_memory="50%").fit(X, y)
     # model files: the CLI's format, softmax probabilities after loading
     est = hetglm.LogisticRegression(tol=1e-8).fit(X, y)
     est.save_model(tmp_path / "iris.model")

@@ -284,16 +284,27 @@ void check_memory(const Dataset& data, const TrainOptions& o, const ModelSpec& s
   }
   check_training_memory(data.n_samples(), double(data.n_features()) + (bias >= 0 ? 1 : 0),
                         double(data.X.nnz()) + (add_bias ? data.n_samples() : 0), classes, o.solver.n_threads,
-                        o.memory_limit, "--memory-limit", data.X.has_lo());
+                        o.memory_limit, "--memory-limit", data.X.has_lo(),
+                        !spec.multinomial ? MultinomialMemory::none
+                        : spec.penalty == Penalty::l2 ? MultinomialMemory::newton_cg
+                                                      : MultinomialMemory::proximal);
 }
 }  // namespace
 
 void check_training_memory(double n, double d, double nnz, std::size_t classes, int n_threads, std::uint64_t limit,
-                           const char* limit_name, bool float64_values) {
+                           const char* limit_name, bool float64_values, MultinomialMemory multinomial) {
   const double threads = n_threads > 0 ? n_threads : std::thread::hardware_concurrency();
   const double value_bytes = sizeof(float) * (float64_values ? 2 : 1);  // values (and values_lo)
   const double matrix = nnz * (value_bytes + sizeof(index_t)) + (n + d + 2) * sizeof(offset_t);
-  const double vectors = (n + d) * sizeof(double) * (3 + threads) + d * sizeof(double) * classes;
+  double vectors = (n + d) * sizeof(double) * (3 + threads) + d * sizeof(double) * classes;
+  if (multinomial != MultinomialMemory::none) {
+    // solvers/src/multinomial.cpp: n x K for Z, P, U = X S and the extrapolation's X S; d x K for W, G, the Hessian
+    // diagonal, S, the conjugate gradients' or the extrapolation's vectors (about 14 in all); the per-chunk gradient
+    // buffers (at most 2^24 doubles together); the proximal solver's K x K blocks of the features (at most 2^26).
+    const double K = double(classes);
+    vectors += sizeof(double) * (6 * n * K + 14 * d * K + std::min(std::ceil(n / 4096) * d * K, 16777216.0) +
+                                 (multinomial == MultinomialMemory::proximal ? std::min(d * K * K, 67108864.0) : 0.0));
+  }
   const double need = 2 * matrix + vectors;
   const double avail = limit > 0 ? double(limit) : available_memory_bytes();
   if (avail > 0 && need > avail)

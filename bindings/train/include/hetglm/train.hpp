@@ -153,9 +153,12 @@ inline constexpr double kMinTol = 1e-15;
 /// regressors call it before they allocate anything of d entries themselves. An explicit `limit` (bytes, not 0)
 /// replaces memory_limit_bytes(); the message then ends "more than the memory limit of Y (<limit_name>)".
 /// float64_values: the matrix also holds values_lo (matrix.hpp), 4 bytes more per nonzero in each copy.
+/// multinomial: the softmax model's solver (`classes` is then its K), which also keeps several n x K and d x K
+/// matrices and, for the proximal solver (L1, elastic net), the features' K x K Hessian blocks (up to 512 MiB).
+enum class MultinomialMemory { none, newton_cg, proximal };
 void check_training_memory(double n, double d, double nnz, std::size_t classes, int n_threads,
                            std::uint64_t limit = 0, const char* limit_name = "memory_limit",
-                           bool float64_values = false);
+                           bool float64_values = false, MultinomialMemory multinomial = MultinomialMemory::none);
 
 /// The distinct values of `y` (n labels), ascending, as std::set would give them: the class labels. `y` must be
 /// free of NaN (read_libsvm refuses non-finite labels, train() checks its input first); with a NaN the result is
