@@ -203,6 +203,7 @@ struct TrainArgs {
   int local_epochs = 1;      ///< --local-epochs
   /// Options given that apply to some runs only (set from CLI11's counts): DuHL's, and --local-epochs (MPI).
   std::vector<std::string> duhl_options_given;
+  std::vector<std::string> cd_options_given;  ///< coordinate descent's options given (ignored by --model multinomial)
   bool local_epochs_given = false;
   bool replica_sigma_given = false;
   bool partition_given = false;
@@ -393,7 +394,12 @@ void parse_options(TrainArgs& a) {
         fmt::format("--partition: unknown value '{}' (expected random or file-order)", a.partition));
   if (a.partition_given && !a.distributed)
     warnings.push_back("warning: --partition applies to --distributed (MPI) only; ignored\n");
-  if (a.replica_sigma_given && o.solver.replica_sigma != 0) {  // the cases known before the data are read
+  if (o.problem.model.multinomial)
+    for (const std::string& name : a.cd_options_given)
+      warnings.push_back(fmt::format("warning: {} applies to coordinate descent; --model multinomial trains with its "
+                                     "Newton solvers; ignored\n",
+                                     name));
+  if (a.replica_sigma_given && o.solver.replica_sigma != 0 && !o.problem.model.multinomial) {  // known before reading
     const int t = a.threads > 0 ? a.threads : cores;
     const char* why = a.distributed ? "--distributed (a rank's replicas step at CoCoA+'s sigma')"
                       : !o.solver.adaptive_aggregation ? "--aggregation fixed"
@@ -1291,6 +1297,9 @@ int hetglm_cli_main(int argc, char** argv) {
     for (const char* name : {"--cpu-role", "--duhl-selection", "--duhl-epochs", "--link-bandwidth",
                              "--tpa-concurrency", "--xclbin"})
       if (train->count(name) > 0) ta.duhl_options_given.push_back(name);
+    for (const char* name : {"--no-shrinking", "--certificate-every", "--replica-sigma", "--bucket-size", "--aggregation",
+                             "--nondeterministic"})
+      if (train->count(name) > 0) ta.cd_options_given.push_back(name);
     ta.local_epochs_given = train->count("--local-epochs") > 0;
     ta.replica_sigma_given = train->count("--replica-sigma") > 0;
     ta.partition_given = train->count("--partition") > 0;

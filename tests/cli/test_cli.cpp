@@ -1213,6 +1213,15 @@ TEST_F(Cli, EmptyValuesAndOptionsThatDoNotApplyAreChecked) {
             "warning: --duhl-epochs applies to DuHL (--device other than cpu, or --accel-memory) only; ignored\n");
   EXPECT_EQ(run("train -q --accel-memory 50% --cpu-role solve ok.svm m").err, "");
   EXPECT_EQ(run("train -q --penalty elastic-net --l1-ratio 0.3 ok.svm m").err, "");
+  // The multinomial model's Newton solvers have none of coordinate descent's settings.
+  write("three.svm", "1 1:0.5\n2 2:1\n3 1:1 2:1\n1 1:0.4\n2 2:0.9\n3 1:0.8 2:1.1\n");
+  r = run("train -q --model multinomial --no-shrinking --replica-sigma 1.5 --threads 1 three.svm m");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.err,
+            "warning: --no-shrinking applies to coordinate descent; --model multinomial trains with its Newton "
+            "solvers; ignored\n"
+            "warning: --replica-sigma applies to coordinate descent; --model multinomial trains with its Newton "
+            "solvers; ignored\n");
 }
 
 // Issue 18: a class weight or a regression target beyond float range overflowed the objective to a "numerical
