@@ -1041,17 +1041,23 @@ def _file_name(path, who):
 
 def load_model(path):
     """Read a model file written by ``hetglm train`` or ``est.save_model`` and return a fitted estimator
-    (LogisticRegression, LinearSVC, Ridge, Lasso or ElasticNet) that predicts as the CLI does. The trained lambda is
+    (LogisticRegression, LinearSVC, Ridge, Lasso or ElasticNet) that predicts as the CLI does, with the settings a refit
+    needs to train the same model (LinearSVC's penalty, LogisticRegression's multi_class='ovr' for one-vs-rest
+    weights). The trained lambda is
     ``lambda_``; Lasso and ElasticNet get ``alpha = lambda_`` back, classifiers ``C = 1 / (lambda_ n)`` and Ridge
     ``alpha = lambda_ n`` (docs/conventions.md, "Objective and scaling"), n being the ``n_samples`` the file records.
     A file without that line (written before it existed) gives the classifiers and Ridge their default C / alpha:
     set them before refitting such a model.
     ``path``: a file name (str, bytes or os.PathLike). Raises ValueError for a malformed file
-    (``FILE:LINE:COLUMN: ...``), OSError / FileNotFoundError, TypeError for a path that is not a file name."""
-    d = _hetglm.load_model(_file_name(path, "load_model"))
+    (``FILE:LINE:COLUMN: ...``) or a model without a Python estimator (huber: ``hetglm predict`` reads it),
+    OSError / FileNotFoundError, TypeError for a path that is not a file name."""
+    name = _file_name(path, "load_model")
+    d = _hetglm.load_model(name)
     w = np.asarray(d["w"])
     nf = int(d["nr_feature"])
     model = d["model"]
+    if model not in ("logistic", "svm", "squared-hinge", "multinomial", "ridge", "lasso", "elastic-net"):
+        raise ValueError(f"{name}: model {model!r} has no Python estimator here (hetglm predict reads the file)")
     lam = float(d["lambda"])
     n_samples = int(d.get("n_samples", 0))
     if model in ("logistic", "svm", "squared-hinge", "multinomial"):
@@ -1059,8 +1065,11 @@ def load_model(path):
             # scikit-learn 1.9's spelling, consistent for a refit: penalty 'auto' and the l1_ratio of the file's penalty
             est = LogisticRegression(l1_ratio={"l2": 0.0, "l1": 1.0}.get(d["penalty"], float(d["l1_ratio"])))
             est.multinomial_ = model == "multinomial"
+            if model == "logistic" and len(d["labels"]) > 2:  # one-vs-rest weights: a refit trains them again
+                est.multi_class = "ovr"
         else:
-            est = LinearSVC(loss="hinge" if model == "svm" else "squared_hinge")
+            est = LinearSVC(loss="hinge" if model == "svm" else "squared_hinge",
+                            penalty="l1" if d["penalty"] == "l1" else "l2")
         labels = np.asarray(d["labels"])
         if len(labels) == 2:  # file: positive class first; scikit-learn: classes_[1] positive
             est.classes_ = labels[::-1].copy()

@@ -259,6 +259,21 @@ def test_models_move_between_python_and_cli(tmp_path, data_dir):
     back = hetglm.load_model(tmp_path / "cli.model")
     np.testing.assert_allclose(back.coef_, est.coef_, rtol=1e-9, atol=1e-12)
     np.testing.assert_array_equal(back.predict(Xt), est.predict(Xt))
+    # The loaded estimator refits the file's model: one-vs-rest weights stay one-vs-rest (the default for more than
+    # two classes is the softmax model), an L1 squared-hinge LinearSVC keeps its penalty.
+    assert back.multi_class == "ovr"
+    np.testing.assert_allclose(back.set_params(tol=1e-6).fit(X, y).coef_, est.coef_, rtol=1e-9, atol=1e-12)
+    svc = hetglm.LinearSVC(penalty="l1", C=0.5, tol=1e-6).fit(X, y)
+    svc.save_model(tmp_path / "svc.model")
+    svc_back = hetglm.load_model(tmp_path / "svc.model")
+    assert svc_back.penalty == "l1"
+    np.testing.assert_allclose(svc_back.set_params(tol=1e-6).fit(X, y).coef_, svc.coef_, rtol=0, atol=0)
+    # A model without a Python estimator (huber) is refused by name; the CLI predicts with it.
+    subprocess.run([cli, "train", "-q", "--model", "huber", str(data_dir / "housing_scale"), str(tmp_path / "h.model")],
+                   check=True, capture_output=True)
+    with pytest.raises(ValueError, match=r"h\.model: model 'huber' has no Python estimator here \(hetglm predict "
+                                         r"reads the file\)$"):
+        hetglm.load_model(tmp_path / "h.model")
 
 
 def test_ctrl_c_interrupts_a_long_fit(data_dir):
