@@ -382,9 +382,12 @@ void parse_options(TrainArgs& a) {
         fmt::format("--certificate-every: must be >= 0 (0 = adaptive), got {}", o.solver.certificate_every));
   if (a.nondeterministic) o.solver.deterministic = false;
   if (a.l1_ratio_given && o.problem.model.penalty != hetglm::Penalty::elastic_net)
-    warnings.push_back(fmt::format("warning: --l1-ratio applies to the elastic-net penalty only (--model {} here has "
-                                   "penalty {}); ignored\n",
-                                   o.problem.model.name, hetglm::penalty_name(o.problem.model.penalty)));
+    warnings.push_back(fmt::format(
+        "warning: --l1-ratio applies to the elastic-net penalty only ({}); ignored\n",
+        a.liblinear ? fmt::format("-s {} is --model {} --penalty {}", a.liblinear->type, o.problem.model.name,
+                                  hetglm::penalty_name(o.problem.model.penalty))
+                    : fmt::format("--model {} has penalty {}", o.problem.model.name,
+                                  hetglm::penalty_name(o.problem.model.penalty))));
   if (a.local_epochs < 1)
     throw hetglm::InvalidArgument(fmt::format("--local-epochs: must be at least 1, got {}", a.local_epochs));
   if (a.local_epochs_given && !a.distributed)

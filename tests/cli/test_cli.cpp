@@ -1190,9 +1190,12 @@ TEST_F(Cli, EmptyValuesAndOptionsThatDoNotApplyAreChecked) {
       {"train -q --replica-sigma 1.5 --aggregation fixed ok.svm m", rs + "--aggregation fixed\n"},
       {"train -q --replica-sigma 1.5 --threads 1 ok.svm m", rs + "one thread\n"},
       {"train -q --l1-ratio 0.3 ok.svm m",
-       "warning: --l1-ratio applies to the elastic-net penalty only (--model logistic here has penalty l2); ignored\n"},
+       "warning: --l1-ratio applies to the elastic-net penalty only (--model logistic has penalty l2); ignored\n"},
       {"train -q --model lasso --l1-ratio 0.3 ok.svm m",
-       "warning: --l1-ratio applies to the elastic-net penalty only (--model lasso here has penalty l1); ignored\n"},
+       "warning: --l1-ratio applies to the elastic-net penalty only (--model lasso has penalty l1); ignored\n"},
+      {"train -q -s 6 --l1-ratio 0.3 ok.svm m",
+       "warning: --l1-ratio applies to the elastic-net penalty only (-s 6 is --model logistic --penalty l1); "
+       "ignored\n"},
   };
   if (tbb::info::default_concurrency() >= 2) {
     warned.push_back({"train -q --replica-sigma 3 --threads 2 --solver syscd ok.svm m",

@@ -653,7 +653,7 @@ class LogisticRegression(_BaseClassifier):
         if multinomial and self._formulation_request() == "dual":
             raise ValueError(f"{self._asked()}: the multinomial (softmax) model is trained in the primal "
                              "(multi_class='ovr' trains one-vs-rest in the dual)")
-        if multinomial and (self.device not in ("cpu", "auto") or self.accel_memory is not None):
+        if multinomial and (self.device not in ("cpu", "auto") or self.accel_memory not in (None, "")):
             where = f"device={self.device!r}" if self.device not in ("cpu", "auto") else \
                 f"accel_memory={self.accel_memory!r}"
             raise ValueError(f"{where}: the multinomial (softmax) model trains on the CPU only, by the Newton solvers "

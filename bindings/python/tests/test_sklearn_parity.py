@@ -347,6 +347,7 @@ def test_multinomial_options_and_errors(tmp_path):
             hetglm.LogisticRegression(device=device).fit(X, y)
     with pytest.raises(ValueError, match=r"^accel_memory='50%': the multinomial \(softmax\) model trains on the CPU "):
         hetglm.LogisticRegression(accel_memory="50%").fit(X, y)
+    assert hetglm.LogisticRegression(accel_memory="").fit(X, y).multinomial_  # '' is no budget, as the engine reads it
     # model files: the CLI's format, softmax probabilities after loading
     est = hetglm.LogisticRegression(tol=1e-8).fit(X, y)
     est.save_model(tmp_path / "iris.model")
