@@ -402,15 +402,8 @@ class Parser {
     if (!row->any_penalty && pen != row->default_penalty)
       fail(seen_[kPenalty], value_column_[kPenalty],
            fmt::format("penalty: model '{}' has the {} penalty only, found '{}'", m_.model,
-                       row->default_penalty == Penalty::l2   ? "l2"
-                       : row->default_penalty == Penalty::l1 ? "l1"
-                                                             : "elastic-net",
-                       m_.penalty));
-    const bool dual = m_.formulation == "dual";
-    const char* expected = dual                      ? (pen == Penalty::l2 ? row->type_dual_l2 : nullptr)
-                           : pen == Penalty::l2      ? row->type_primal_l2
-                           : pen == Penalty::l1      ? row->type_primal_l1
-                                                     : row->type_primal_elastic_net;
+                       penalty_word(row->default_penalty), m_.penalty));
+    const char* expected = solver_type_of(*row, pen, m_.formulation == "dual");
     if (!expected)
       fail(seen_[kFormulation], value_column_[kFormulation],
            fmt::format("formulation: model '{}' with penalty {} has no {} formulation", m_.model, m_.penalty,

@@ -50,14 +50,7 @@ ModelSpec model_spec(const std::string& model, const std::string& penalty) {
   return s;
 }
 
-std::string penalty_name(Penalty p) {
-  switch (p) {
-    case Penalty::l2: return "l2";
-    case Penalty::l1: return "l1";
-    case Penalty::elastic_net: return "elastic-net";
-  }
-  return "unknown";
-}
+std::string penalty_name(Penalty p) { return std::string(penalty_word(p)); }
 
 std::string formulation_name(Formulation f) { return f == Formulation::dual ? "dual" : "primal"; }
 
@@ -110,13 +103,7 @@ std::optional<Formulation> forced_formulation(const ModelSpec& spec, Formulation
 
 std::string solver_type_name(const ModelSpec& spec, Formulation f) {
   const ModelRow* row = find_model(spec.name);
-  const char* name = nullptr;
-  if (row) {
-    if (f == Formulation::dual) name = row->type_dual_l2;
-    else if (spec.penalty == Penalty::l2) name = row->type_primal_l2;
-    else if (spec.penalty == Penalty::l1) name = row->type_primal_l1;
-    else name = row->type_primal_elastic_net;
-  }
+  const char* name = row ? solver_type_of(*row, spec.penalty, f == Formulation::dual) : nullptr;
   if (!name)
     throw InvalidArgument(fmt::format("model '{}' with penalty {} has no {} formulation", spec.name,
                                       penalty_name(spec.penalty), formulation_name(f)));

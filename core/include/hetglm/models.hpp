@@ -49,6 +49,19 @@ inline const ModelRow* find_model(std::string_view name) {
   return nullptr;
 }
 
+/// The model file's and the CLI's word for a penalty: "l2", "l1" or "elastic-net".
+inline std::string_view penalty_word(Penalty p) {
+  return p == Penalty::l2 ? "l2" : p == Penalty::l1 ? "l1" : "elastic-net";
+}
+
+/// The solver_type name of model `r` trained with penalty `p` in the dual (`dual`) or the primal formulation, or
+/// nullptr where that combination is not trained (the dual has the L2 penalty only). The trainers write it
+/// (solver_type_name, solvers/objective.hpp) and the model loader checks it (model.cpp).
+inline const char* solver_type_of(const ModelRow& r, Penalty p, bool dual) {
+  if (dual) return p == Penalty::l2 ? r.type_dual_l2 : nullptr;
+  return p == Penalty::l2 ? r.type_primal_l2 : p == Penalty::l1 ? r.type_primal_l1 : r.type_primal_elastic_net;
+}
+
 /// "logistic, svm, squared-hinge, ridge, lasso or elastic-net" (from kModels, for messages and help texts).
 inline std::string model_names(std::string_view last_separator = " or ", std::string_view separator = ", ") {
   std::string s;
