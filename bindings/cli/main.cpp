@@ -20,12 +20,14 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <algorithm>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "liblinear.hpp"
@@ -203,7 +205,8 @@ struct TrainArgs {
   int local_epochs = 1;      ///< --local-epochs
   /// Options given that apply to some runs only (set from CLI11's counts): DuHL's, and --local-epochs (MPI).
   std::vector<std::string> duhl_options_given;
-  std::vector<std::string> cd_options_given;  ///< coordinate descent's options given (ignored by --model multinomial)
+  std::vector<std::string> cd_options_given;  ///< coordinate descent's options given (ignored by the Newton solvers)
+  bool replica_sigma_warned = false;           ///< parse_options said why --replica-sigma is ignored
   bool local_epochs_given = false;
   bool replica_sigma_given = false;
   bool partition_given = false;
@@ -336,8 +339,19 @@ void parse_liblinear_flags(TrainArgs& a) {
   parse_progress(a);
 }
 
+/// Whether this process prints the option warnings: under `mpirun ... --distributed` every rank parses the same
+/// options, and rank 0 alone says what they do. MPI is not initialized yet here, so the rank comes from the
+/// launcher's environment (Open MPI's OMPI_COMM_WORLD_RANK, PMIx's PMIX_RANK, MPICH / Hydra's PMI_RANK).
+bool prints_option_warnings(const TrainArgs& a) {
+  if (!a.distributed) return true;
+  for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
+    if (const char* r = std::getenv(var)) return std::string_view(r) == "0";
+  return true;
+}
+
 /// The strings of `a` into a.opt, then every check that needs no data (train.hpp check_options). Options that do
-/// not apply to this run are checked all the same; the warnings about them are printed once every check passed.
+/// not apply to this run are checked all the same; the warnings about them are printed once every check passed
+/// (under mpirun by rank 0 only).
 void parse_options(TrainArgs& a) {
   parse_liblinear_flags(a);
   hetglm::TrainOptions& o = a.opt;
@@ -397,12 +411,14 @@ void parse_options(TrainArgs& a) {
         fmt::format("--partition: unknown value '{}' (expected random or file-order)", a.partition));
   if (a.partition_given && !a.distributed)
     warnings.push_back("warning: --partition applies to --distributed (MPI) only; ignored\n");
-  if (o.problem.model.multinomial)
+  const bool newton = o.solver.solver == hetglm::SolverKind::newton;  // --solver auto's choice is known after training
+  if (o.problem.model.multinomial || newton)
     for (const std::string& name : a.cd_options_given)
-      warnings.push_back(fmt::format("warning: {} applies to coordinate descent; --model multinomial trains with its "
-                                     "Newton solvers; ignored\n",
-                                     name));
-  if (a.replica_sigma_given && o.solver.replica_sigma != 0 && !o.problem.model.multinomial) {  // known before reading
+      warnings.push_back(fmt::format("warning: {} applies to coordinate descent; {}; ignored\n", name,
+                                     o.problem.model.multinomial
+                                         ? "--model multinomial trains with its Newton solvers"
+                                         : "--solver newton is a Newton solver"));
+  if (a.replica_sigma_given && o.solver.replica_sigma != 0 && !o.problem.model.multinomial && !newton) {
     const int t = a.threads > 0 ? a.threads : cores;
     const char* why = a.distributed ? "--distributed (a rank's replicas step at CoCoA+'s sigma')"
                       : !o.solver.adaptive_aggregation ? "--aggregation fixed"
@@ -411,10 +427,12 @@ void parse_options(TrainArgs& a) {
                           ? "a solver other than syscd"
                       : o.problem.formulation == hetglm::FormulationRequest::primal ? "--formulation primal"
                                                                                      : nullptr;
-    if (why)
+    if (why) {
       warnings.push_back(fmt::format("warning: --replica-sigma applies to syscd's replicas on several threads in the "
                                      "dual formulation with adaptive aggregation; ignored with {}\n",
                                      why));
+      a.replica_sigma_warned = true;
+    }
     else if (o.solver.replica_sigma > t)
       warnings.push_back(fmt::format("warning: --replica-sigma {}: above the {} solver threads; using {} (CoCoA+)\n",
                                      o.solver.replica_sigma, t, t));
@@ -447,7 +465,8 @@ void parse_options(TrainArgs& a) {
     if (!o.problem.model.classifier)
       throw hetglm::InvalidArgument(fmt::format("{}: class weights apply to classifiers; --model {} is a regression",
                                                 w.flag, o.problem.model.name));
-  for (const std::string& w : warnings) hetglm::eprint("{}", w);
+  if (prints_option_warnings(a))
+    for (const std::string& w : warnings) hetglm::eprint("{}", w);
 }
 
 /// -wi weight: c_i = the weight of sample i's class (1 for classes without one). A label that is not in the data is
@@ -907,6 +926,14 @@ int run_train(TrainArgs& a) {
 
   // The warnings about the certificate are printed once the model is written (they say so).
   std::vector<std::string> warnings;
+  // --solver auto chose the Newton solver (known only now): the coordinate-descent options given did nothing.
+  if (a.opt.solver.solver == hetglm::SolverKind::automatic && res.solver == hetglm::SolverKind::newton &&
+      !res.spec.multinomial)
+    for (const std::string& name : a.cd_options_given)
+      if (name != "--replica-sigma" || !a.replica_sigma_warned)  // said once, with its reason, before reading
+        warnings.push_back(fmt::format("warning: {} applies to coordinate descent; --solver auto trained with the "
+                                       "Newton solver; ignored\n",
+                                       name));
   for (const auto& c : res.columns) {
     if (!c.converged && !res.interrupted) {
       const std::string who = res.spec.classifier && res.columns.size() > 1 ? fmt::format(" (class {})", c.label) : "";

@@ -1187,8 +1187,9 @@ TEST_F(Cli, EmptyValuesAndOptionsThatDoNotApplyAreChecked) {
   std::vector<std::pair<std::string, std::string>> warned = {
       {"train -q --local-epochs 2 ok.svm m", "warning: --local-epochs applies to --distributed (MPI) only; ignored\n"},
       {"train -q --partition file-order ok.svm m", "warning: --partition applies to --distributed (MPI) only; ignored\n"},
-      {"train -q --replica-sigma 1.5 --aggregation fixed ok.svm m", rs + "--aggregation fixed\n"},
+      {"train -q --replica-sigma 1.5 --aggregation fixed --formulation dual ok.svm m", rs + "--aggregation fixed\n"},
       {"train -q --replica-sigma 1.5 --threads 1 ok.svm m", rs + "one thread\n"},
+      {"train -q --replica-sigma 1.5 --threads 1 --formulation dual ok.svm m", rs + "one thread\n"},
       {"train -q --l1-ratio 0.3 ok.svm m",
        "warning: --l1-ratio applies to the elastic-net penalty only (--model logistic has penalty l2); ignored\n"},
       {"train -q --model lasso --l1-ratio 0.3 ok.svm m",
@@ -1225,6 +1226,19 @@ TEST_F(Cli, EmptyValuesAndOptionsThatDoNotApplyAreChecked) {
             "solvers; ignored\n"
             "warning: --replica-sigma applies to coordinate descent; --model multinomial trains with its Newton "
             "solvers; ignored\n");
+  // Nor has the binary models' Newton solver: asked for (known before reading, --replica-sigma's own warning
+  // folded into it), or chosen by --solver auto (known after training; the model is written all the same).
+  r = run("train -q --solver newton --no-shrinking --replica-sigma 1.5 --threads 2 ok.svm m");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.err,
+            "warning: --no-shrinking applies to coordinate descent; --solver newton is a Newton solver; ignored\n"
+            "warning: --replica-sigma applies to coordinate descent; --solver newton is a Newton solver; ignored\n");
+  r = run("train -q --certificate-every 2 --formulation primal ok.svm m");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.err, "warning: --certificate-every applies to coordinate descent; --solver auto trained with the Newton "
+                   "solver; ignored\n");
+  EXPECT_TRUE(fs::exists(dir / "m"));
+  EXPECT_EQ(run("train -q --certificate-every 2 --formulation dual ok.svm m").err, "");
 }
 
 // Issue 18: a class weight or a regression target beyond float range overflowed the objective to a "numerical

@@ -198,6 +198,13 @@ def newton():
             "(logistic, squared-hinge, ridge), not logistic with penalty l1")
     check(r.returncode == 2 and want in r.stdout and not os.path.exists(out),
           f"--solver newton --penalty l1 refused: exit {r.returncode}, {r.stdout.strip()[:300]}")
+    # The warnings about options that do not apply are printed by rank 0 alone (they were printed once per rank).
+    out = os.path.join(TMP, "nw.model")
+    r = run([*MPIRUN, "-np", "2", CLI, "train", "--distributed", "-q", "--solver", "newton", "--no-shrinking",
+             "--model", "logistic", os.path.join(DATA, "mushrooms"), out], timeout=60)
+    want = "warning: --no-shrinking applies to coordinate descent; --solver newton is a Newton solver; ignored\n"
+    check(r.returncode == 0 and r.stdout == want,
+          f"--distributed --solver newton --no-shrinking: exit {r.returncode}, the warning once: {r.stdout!r}")
 
 
 def auto_solver():
