@@ -155,7 +155,9 @@ struct Multinomial {
     }
     Certificate cert;
     cert.primal = loss * inv_n + 0.5 * lam * w2;
-    cert.dual = -conj * inv_n - 0.5 * lam * wa2;
+    // The dual point A = 0 (q_i = e_{y_i}) has D = 0, also a lower bound of P*: it stands in where D(A) overflows to
+    // -inf (lambda near the smallest double, W(A) = X^T A / (lambda n) beyond its range: -c 1e300 failed at epoch 0).
+    cert.dual = std::max(-conj * inv_n - 0.5 * lam * wa2, 0.0);
     cert.gap = cert.primal - cert.dual;
     cert.gap_sum = cert.gap;
     return cert;

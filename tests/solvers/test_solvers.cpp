@@ -677,6 +677,25 @@ TEST(Multinomial, NewtonCgCertifiesTheSoftmaxObjective) {
             "regression at twice the C: use --model logistic)");
 }
 
+// At C = 1e300 (lambda = 1/(C n) near the smallest double) the dual point W(A) = X^T A / (lambda n) overflows: the
+// certificate then takes the dual point A = 0, D = 0, a lower bound of P* (the softmax loss is not negative), and the
+// fit ends on its stall rule with relative gap 1, as the binary models do; it ended at epoch 0 with "numerical
+// failure ... dual -inf" (exit 1).
+TEST(Multinomial, TheCertificateStaysFiniteWhereLambdaUnderflows) {
+  TrainOptions o;
+  o.problem.model = model_spec("multinomial");
+  o.problem.C = 1e300;
+  const Dataset& d = dataset("iris.scale");
+  const TrainResult r = train(d, o);
+  const Certificate& c = r.columns.at(0).certificate;
+  EXPECT_FALSE(r.converged);
+  EXPECT_EQ(c.dual, 0.0);
+  EXPECT_EQ(c.gap, c.primal);
+  EXPECT_NEAR(c.primal, test::primal_objective(r.model, d), 1e-12 * c.primal);
+  EXPECT_LT(c.primal, std::log(3.0));  // below the start W = 0 (every class at 1/3)
+  EXPECT_FALSE(r.columns[0].stalled.empty());
+}
+
 // Multinomial L1 and elastic net (proximal Newton, multinomial.hpp) on dna.scale at C = 1 (as scikit-learn's
 // LogisticRegression(penalty='l1' / 'elasticnet', l1_ratio 0.5)): certified at 1e-10; the primal equal to the test's
 // own objective; the dual recomputed here from the weights alone (the dual point s alpha_i, s = min(1, lambda eta /
