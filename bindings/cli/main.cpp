@@ -602,6 +602,7 @@ int run_cross_validation(TrainArgs& a, const Dataset& data, double load_seconds,
     }
     report["cross_validation"] = {{"n_folds", r.n_folds}, {"folds_kind", folds_kind}, {"seed", r.seed},
                                   {"fold_threads", r.fold_threads}, {"parallel_folds", r.parallel},
+                                  {"folds_at_once", r.folds_at_once}, {"folds_memory_bound", r.memory_bound},
                                   {"seconds", r.seconds}, {"converged", r.converged}, {"score", score_json(r.score)},
                                   {"folds", std::move(fj)}};
     if (unconverged > 0)
@@ -614,8 +615,12 @@ int run_cross_validation(TrainArgs& a, const Dataset& data, double load_seconds,
       fmt::print("Cross Validation Squared correlation coefficient = {:g}\n", r.score.squared_correlation);
     }
     if (!a.quiet)
-      fmt::print("{}-fold cross-validation ({}, {} thread{} per fold) in {:.3f}s, {:.3f}s total\n", r.n_folds,
-                 folds_text, r.fold_threads, r.fold_threads == 1 ? "" : "s", r.seconds, seconds_since(t_start));
+      fmt::print("{}-fold cross-validation ({}, {} thread{} per fold{}) in {:.3f}s, {:.3f}s total\n", r.n_folds,
+                 folds_text, r.fold_threads, r.fold_threads == 1 ? "" : "s",
+                 r.memory_bound ? fmt::format(", {} fold{} at a time to stay within the memory", r.folds_at_once,
+                                   r.folds_at_once == 1 ? "" : "s")
+                     : "",
+                 r.seconds, seconds_since(t_start));
   } else {
     hetglm::CPathOptions po;
     po.start_C = a.C;
@@ -646,6 +651,7 @@ int run_cross_validation(TrainArgs& a, const Dataset& data, double load_seconds,
     }
     report["c_search"] = {{"n_folds", r.n_folds}, {"folds_kind", folds_kind}, {"seed", r.seed},
                           {"fold_threads", r.fold_threads}, {"parallel_folds", r.parallel},
+                                  {"folds_at_once", r.folds_at_once}, {"folds_memory_bound", r.memory_bound},
                           {"c_factor", a.c_factor}, {"seconds", r.seconds}, {"stop_reason", r.stop_reason},
                           {"best_C", r.best_C}, {"best_score", score_json(r.best)}, {"path", std::move(pj)}};
     if (unconverged > 0)

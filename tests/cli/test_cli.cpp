@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <set>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -274,6 +275,46 @@ TEST_F(Cli, MultinomialCrossValidationNamesTheFoldThatLostAClass) {
     EXPECT_TRUE(std::regex_match(r.err, want)) << cv << ": " << r.err;
   }
   EXPECT_EQ(run("train -q -v 3 --model logistic rare.svm").code, 0);  // one-vs-rest trains on what a fold holds
+}
+
+// Cross-validation's memory: the folds that train at once count together, with the folds' copies of the data. The
+// multinomial L1 model of 60 classes (its 60 x 60 Hessian blocks per feature: about 1.8 MB a fold) fits one fold but
+// not two in 3 MB, so its two threads train one fold at a time (each fold passed train()'s own check and two ran
+// side by side past the limit: 177 MB under --memory-limit 100M on a larger set); in 1 MB not one fits (the exact
+// error, before any training); in 20 MB two at once (the report says so).
+TEST_F(Cli, CrossValidationCountsTheFoldsThatTrainAtOnce) {
+  if (tbb::info::default_concurrency() < 2) GTEST_SKIP() << "needs two threads (folds side by side)";
+  std::string text;
+  for (int c = 1; c <= 60; ++c)
+    for (int r = 0; r < 3; ++r) {
+      std::set<int> feats;
+      for (int t = 0; t < 5; ++t) feats.insert((c * 7 + r * 3 + t * 5) % 40 + 1);
+      text += std::to_string(c);
+      for (int j : feats) text += fmt::format(" {}:{:g}", j, (1 + (c + r + j) % 5) / 5.0);
+      text += "\n";
+    }
+  write("k60.svm", text);
+  const std::string cmd = "train --model multinomial --penalty l1 --threads 2 -v 3 --max-epochs 3 --report-json r.json ";
+  CliRun r = run(cmd + "--memory-limit 3M k60.svm");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("1 thread per fold, 1 fold at a time to stay within the memory)"), std::string::npos) << r.out;
+  auto cv = nlohmann::json::parse(slurp(dir / "r.json"))["cross_validation"];
+  EXPECT_EQ(cv["folds_at_once"].get<int>(), 1);
+  EXPECT_TRUE(cv["folds_memory_bound"].get<bool>());
+  r = run(cmd + "--memory-limit 20M k60.svm");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.find("at a time"), std::string::npos) << r.out;
+  cv = nlohmann::json::parse(slurp(dir / "r.json"))["cross_validation"];
+  EXPECT_EQ(cv["folds_at_once"].get<int>(), 2);
+  EXPECT_FALSE(cv["folds_memory_bound"].get<bool>());
+  for (const std::string search : {"", "-C "}) {
+    r = run(cmd + search + "--memory-limit 1M k60.svm");
+    EXPECT_EQ(r.code, 2) << search;
+    EXPECT_EQ(r.err, "error: cross-validation needs about 1.9 MB of memory (3 folds: their copies of the data 30.3 kB, "
+                     "and 1.8 MB for training one fold of 120 samples), more than the memory limit of 1.0 MB "
+                     "(--memory-limit)\n")
+        << search;
+  }
 }
 
 TEST_F(Cli, EpochLimitWarnsButWritesTheModel) {

@@ -15,6 +15,7 @@
 #include <map>
 
 #include "hetglm/error.hpp"
+#include "hetglm/memory.hpp"
 #include "hetglm/model.hpp"
 #include "hetglm/rng.hpp"
 #include "hetglm/train.hpp"
@@ -86,6 +87,34 @@ CvScore score_of(bool classifier, const std::vector<double>& y, const std::vecto
   return s;
 }
 
+/// How many of the k folds may train at once (at most `most`) within the memory train() would check (the memory
+/// limit of the options, else what is available): the folds' copies of the data (each fold keeps its training and
+/// test rows, k copies of the matrix in all) and, per fold training at once, train()'s estimate on (k - 1) / k of the
+/// data. Folds trained in parallel each passed train()'s check for one fold and together went past the limit
+/// (multinomial, 500 classes, `--memory-limit 100M -v 3`: 177 MB). Throws InvalidArgument when one fold at a time
+/// does not fit either.
+int fold_memory(const Dataset& data, const TrainOptions& o, int k, int fold_threads, int most) {
+  const double limit = o.memory_limit > 0 ? double(o.memory_limit) : double(memory_limit_bytes());
+  if (!(limit > 0)) return most;  // unknown
+  TrainOptions fo = o;
+  fo.solver.n_threads = fold_threads;
+  const double train_part = double(k - 1) / k;
+  const double fold = training_memory_bytes(data, fo, train_part);
+  const CsrMatrix& X = data.X;
+  const double copies =
+      k * (double(X.nnz()) * (sizeof(float) * (X.has_lo() ? 2 : 1) + sizeof(index_t)) +
+           (double(X.n_rows) + 2) * sizeof(offset_t) + double(data.y.size()) * sizeof(double));
+  for (int c = most; c >= 1; --c)
+    if (copies + c * fold <= limit) return c;
+  throw InvalidArgument(fmt::format(
+      "cross-validation needs about {} of memory ({} folds: their copies of the data {}, and {} for training one "
+      "fold of {} samples), more than {}",
+      format_bytes(static_cast<std::uint64_t>(copies + fold)), k, format_bytes(static_cast<std::uint64_t>(copies)),
+      format_bytes(static_cast<std::uint64_t>(fold)), static_cast<std::int64_t>(double(data.n_samples()) * train_part),
+      o.memory_limit > 0 ? fmt::format("the memory limit of {} (--memory-limit)", format_bytes(o.memory_limit))
+                         : fmt::format("the {} available", format_bytes(static_cast<std::uint64_t>(limit)))));
+}
+
 /// Shared set-up of cross_validate and search_C.
 struct Plan {
   std::vector<int> fold_of;
@@ -93,6 +122,8 @@ struct Plan {
   int n_folds = 0;
   int fold_threads = 1;
   bool parallel = true;
+  int at_once = 1;  ///< folds that train at the same time (parallel: as many as the memory holds, at most T)
+  bool memory_bound = false;  ///< at_once lowered by the memory
   FoldKind kind = FoldKind::liblinear;
 };
 
@@ -111,6 +142,14 @@ Plan make_plan(const Dataset& data, const TrainOptions& o, const CvOptions& cv) 
   Plan p;
   p.n_folds = cv.n_folds;
   p.kind = resolve_fold_kind(cv.folds, o);
+  // One accelerator cannot train several folds at once: with DuHL the folds run one after another.
+  const bool accel = o.device.device && (*o.device.device != Device::cpu || !o.device.accel_memory.empty());
+  p.parallel = !accel;
+  const int T = o.solver.n_threads > 0 ? o.solver.n_threads : std::max(1, tbb::this_task_arena::max_concurrency());
+  p.fold_threads = cv.fold_threads > 0 ? cv.fold_threads : p.parallel ? std::max(1, T / cv.n_folds) : T;
+  const int most = p.parallel ? std::min(cv.n_folds, T) : 1;
+  p.at_once = fold_memory(data, o, cv.n_folds, p.fold_threads, most);
+  p.memory_bound = p.at_once < most;
   p.fold_of = make_folds(data.y, p.kind, cv.n_folds, cv.seed);
   p.folds = build_folds(data, o.problem.sample_weight, p.fold_of, cv.n_folds);
   // The multinomial model needs more than two classes in every training part; a rare class held out by its fold
@@ -130,11 +169,6 @@ Plan make_plan(const Dataset& data, const TrainOptions& o, const CvOptions& cv) 
           fo.train.source, here.size(), all.size(), missing.front(), count, count == 1 ? "" : "s"));
     }
   }
-  // One accelerator cannot train several folds at once: with DuHL the folds run one after another.
-  const bool accel = o.device.device && (*o.device.device != Device::cpu || !o.device.accel_memory.empty());
-  p.parallel = !accel;
-  const int T = o.solver.n_threads > 0 ? o.solver.n_threads : std::max(1, tbb::this_task_arena::max_concurrency());
-  p.fold_threads = cv.fold_threads > 0 ? cv.fold_threads : p.parallel ? std::max(1, T / cv.n_folds) : T;
   return p;
 }
 
@@ -160,7 +194,8 @@ FoldRun run_fold(const Fold& fold, TrainOptions o, int fold_threads) {
 template <class F>
 void for_each_fold(const Plan& p, const F& f) {
   if (p.parallel)
-    tbb::parallel_for(0, p.n_folds, [&](int k) { f(k); });
+    for (int first = 0; first < p.n_folds; first += p.at_once)  // p.at_once folds at a time (fold_memory)
+      tbb::parallel_for(first, std::min(p.n_folds, first + p.at_once), [&](int k) { f(k); });
   else
     for (int k = 0; k < p.n_folds; ++k) f(k);
 }
@@ -257,6 +292,8 @@ CvResult cross_validate(const Dataset& data, const TrainOptions& o, const CvOpti
   res.fold = p.fold_of;
   res.fold_threads = p.fold_threads;
   res.parallel = p.parallel;
+  res.folds_at_once = p.at_once;
+  res.memory_bound = p.memory_bound;
   res.predictions.assign(data.y.size(), 0.0);
   res.folds.resize(static_cast<std::size_t>(p.n_folds));
   std::vector<int> interrupted(static_cast<std::size_t>(p.n_folds), 0);
@@ -331,6 +368,8 @@ CPathResult search_C(const Dataset& data, const TrainOptions& o, const CvOptions
   res.fold_kind = p.kind;
   res.fold_threads = p.fold_threads;
   res.parallel = p.parallel;
+  res.folds_at_once = p.at_once;
+  res.memory_bound = p.memory_bound;
   const std::size_t F = static_cast<std::size_t>(p.n_folds);
   std::vector<std::vector<std::vector<double>>> alpha(F);  // per fold, per weight column: the warm start
   std::vector<std::vector<double>> prev_w(F);

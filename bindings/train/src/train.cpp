@@ -272,27 +272,56 @@ namespace {
 /// Bytes of memory this process can still allocate (the cgroup limit less usage, or MemAvailable), or 0 if unknown.
 double available_memory_bytes() { return static_cast<double>(memory_limit_bytes()); }
 
-/// train()'s memory estimate (check_training_memory) for the data set and options.
+/// check_training_memory's arguments for the data set and options: what train() estimates before it allocates.
 /// add_bias: train() appends the bias column (with_bias_column's copy; not when the caller's X has it).
-void check_memory(const Dataset& data, const TrainOptions& o, const ModelSpec& spec, const std::vector<double>& y,
-                  bool add_bias) {
-  const double bias = o.problem.bias;
+struct MemoryArgs {
+  double n, d, nnz;
+  std::size_t classes;
+  MultinomialMemory multinomial;
+};
+MemoryArgs memory_args(const Dataset& data, const TrainOptions& o, const ModelSpec& spec, const std::vector<double>& y,
+                       bool add_bias) {
   std::size_t classes = 1;
   if (spec.classifier) {
     const std::size_t k = class_labels(o.problem, y).size();
     classes = k > 2 ? k : 1;
   }
-  check_training_memory(data.n_samples(), double(data.n_features()) + (bias >= 0 ? 1 : 0),
-                        double(data.X.nnz()) + (add_bias ? data.n_samples() : 0), classes, o.solver.n_threads,
-                        o.memory_limit, "--memory-limit", data.X.has_lo(),
-                        !spec.multinomial ? MultinomialMemory::none
-                        : spec.penalty == Penalty::l2 ? MultinomialMemory::newton_cg
-                                                      : MultinomialMemory::proximal);
+  return {double(data.n_samples()), double(data.n_features()) + (o.problem.bias >= 0 ? 1 : 0),
+          double(data.X.nnz()) + (add_bias ? data.n_samples() : 0), classes,
+          !spec.multinomial ? MultinomialMemory::none
+          : spec.penalty == Penalty::l2 ? MultinomialMemory::newton_cg
+                                        : MultinomialMemory::proximal};
+}
+void check_memory(const Dataset& data, const TrainOptions& o, const ModelSpec& spec, const std::vector<double>& y,
+                  bool add_bias) {
+  const MemoryArgs m = memory_args(data, o, spec, y, add_bias);
+  check_training_memory(m.n, m.d, m.nnz, m.classes, o.solver.n_threads, o.memory_limit, "--memory-limit",
+                        data.X.has_lo(), m.multinomial);
 }
 }  // namespace
 
+double training_memory_bytes(const Dataset& data, const TrainOptions& o, double share) {
+  const MemoryArgs m = memory_args(data, o, o.problem.model, data.y, o.problem.bias >= 0 && !data.bias_included);
+  return training_memory_bytes(m.n * share, m.d, m.nnz * share, m.classes, o.solver.n_threads, data.X.has_lo(),
+                               m.multinomial);
+}
+
 void check_training_memory(double n, double d, double nnz, std::size_t classes, int n_threads, std::uint64_t limit,
                            const char* limit_name, bool float64_values, MultinomialMemory multinomial) {
+  const double need = training_memory_bytes(n, d, nnz, classes, n_threads, float64_values, multinomial);
+  const double avail = limit > 0 ? double(limit) : available_memory_bytes();
+  if (avail > 0 && need > avail)
+    throw InvalidArgument(fmt::format(
+        "training needs about {} of memory ({} samples, {} features, {} nonzeros{}, {} weight columns), more than {}",
+        format_bytes(static_cast<std::uint64_t>(need)), static_cast<std::int64_t>(n), static_cast<std::int64_t>(d),
+        static_cast<std::int64_t>(nnz), float64_values ? " kept to double precision, as a tol below 1e-6 asks" : "",
+        classes,
+        limit > 0 ? fmt::format("the memory limit of {} ({})", format_bytes(limit), limit_name)
+                  : fmt::format("the {} available", format_bytes(static_cast<std::uint64_t>(avail)))));
+}
+
+double training_memory_bytes(double n, double d, double nnz, std::size_t classes, int n_threads, bool float64_values,
+                             MultinomialMemory multinomial) {
   const double threads = n_threads > 0 ? n_threads : std::thread::hardware_concurrency();
   const double value_bytes = sizeof(float) * (float64_values ? 2 : 1);  // values (and values_lo)
   const double matrix = nnz * (value_bytes + sizeof(index_t)) + (n + d + 2) * sizeof(offset_t);
@@ -305,16 +334,7 @@ void check_training_memory(double n, double d, double nnz, std::size_t classes, 
     vectors += sizeof(double) * (6 * n * K + 14 * d * K + std::min(std::ceil(n / 4096) * d * K, 16777216.0) +
                                  (multinomial == MultinomialMemory::proximal ? std::min(d * K * K, 67108864.0) : 0.0));
   }
-  const double need = 2 * matrix + vectors;
-  const double avail = limit > 0 ? double(limit) : available_memory_bytes();
-  if (avail > 0 && need > avail)
-    throw InvalidArgument(fmt::format(
-        "training needs about {} of memory ({} samples, {} features, {} nonzeros{}, {} weight columns), more than {}",
-        format_bytes(static_cast<std::uint64_t>(need)), static_cast<std::int64_t>(n), static_cast<std::int64_t>(d),
-        static_cast<std::int64_t>(nnz), float64_values ? " kept to double precision, as a tol below 1e-6 asks" : "",
-        classes,
-        limit > 0 ? fmt::format("the memory limit of {} ({})", format_bytes(limit), limit_name)
-                  : fmt::format("the {} available", format_bytes(static_cast<std::uint64_t>(avail)))));
+  return 2 * matrix + vectors;
 }
 
 void check_options(const TrainOptions& o) {

@@ -92,6 +92,8 @@ struct CvResult {
   FoldKind fold_kind = FoldKind::liblinear;
   int fold_threads = 1;
   bool parallel = true;            ///< folds trained side by side (false with an accelerator: one device)
+  int folds_at_once = 1;           ///< at most this many side by side (threads, and what the memory limit holds)
+  bool memory_bound = false;       ///< folds_at_once is below the threads' count to stay within the memory limit
   bool converged = true;           ///< every fold reached the tolerance
   bool interrupted = false;        ///< should_stop() asked to stop (the score is then not meaningful)
   double seconds = 0;
@@ -139,6 +141,8 @@ struct CPathResult {
   FoldKind fold_kind = FoldKind::liblinear;
   int fold_threads = 1;
   bool parallel = true;
+  int folds_at_once = 1;  ///< as CvResult::folds_at_once
+  bool memory_bound = false;
   std::string stop_reason;         ///< "maximum C reached" or "w unchanged for 5 values of C" (LIBLINEAR's rule)
   double max_C = 0;                ///< the search's largest C (CPathOptions::max_C or LIBLINEAR's default)
   bool start_above_max = false;    ///< the first C given was above max_C: the search ran at max_C alone (LIBLINEAR)

@@ -159,6 +159,12 @@ enum class MultinomialMemory { none, newton_cg, proximal };
 void check_training_memory(double n, double d, double nnz, std::size_t classes, int n_threads,
                            std::uint64_t limit = 0, const char* limit_name = "memory_limit",
                            bool float64_values = false, MultinomialMemory multinomial = MultinomialMemory::none);
+/// The bytes check_training_memory counts, without a check.
+double training_memory_bytes(double n, double d, double nnz, std::size_t classes, int n_threads,
+                             bool float64_values = false, MultinomialMemory multinomial = MultinomialMemory::none);
+/// The bytes train(data, options) counts before it allocates (its model, classes, bias column and threads from
+/// `options`), for a share of the samples and nonzeros (cross-validation's training parts: (k - 1) / k).
+double training_memory_bytes(const Dataset& data, const TrainOptions& options, double share = 1.0);
 
 /// The distinct values of `y` (n labels), ascending, as std::set would give them: the class labels. `y` must be
 /// free of NaN (read_libsvm refuses non-finite labels, train() checks its input first); with a NaN the result is
