@@ -696,6 +696,28 @@ TEST(Multinomial, TheCertificateStaysFiniteWhereLambdaUnderflows) {
   EXPECT_FALSE(r.columns[0].stalled.empty());
 }
 
+// should_stop (Ctrl-C) is polled inside a direction's inner passes (Newton-CG's products, the proximal passes'
+// features), not only once per iteration: with 1000 classes one iteration took 384 s and the interrupt acted after
+// it. Here it answers yes at its third poll, inside the first direction: the fit stops before its first iteration
+// ends, interrupted, at the start W = 0 (P = log 3) with that point's certificate.
+TEST(Multinomial, AnInterruptActsWithinTheFirstDirection) {
+  const Dataset& d = dataset("dna.scale");
+  for (const char* pen : {"l2", "l1"}) {
+    SCOPED_TRACE(pen);
+    TrainOptions o;
+    o.problem.model = model_spec("multinomial", pen);
+    int polls = 0;
+    o.solver.should_stop = [&polls] { return ++polls == 3; };
+    const TrainResult r = train(d, o);
+    EXPECT_TRUE(r.interrupted);
+    EXPECT_FALSE(r.converged);
+    EXPECT_EQ(r.columns.at(0).epochs, 0);
+    EXPECT_EQ(polls, 3);
+    EXPECT_NEAR(r.columns[0].certificate.primal, std::log(3.0), 1e-12);
+    for (double w : r.model.w) EXPECT_EQ(w, 0.0);
+  }
+}
+
 // Multinomial L1 and elastic net (proximal Newton, multinomial.hpp) on dna.scale at C = 1 (as scikit-learn's
 // LogisticRegression(penalty='l1' / 'elasticnet', l1_ratio 0.5)): certified at 1e-10; the primal equal to the test's
 // own objective; the dual recomputed here from the weights alone (the dual point s alpha_i, s = min(1, lambda eta /
