@@ -104,6 +104,10 @@ struct SolverOptions {
   /// (false; SySCD on real NUMA nodes always copies). Unset (the default): by the rows' length (docs/parallel-cpu.md,
   /// "One random permutation"). Both visit the same coordinates in the same sequence.
   std::optional<bool> listed_order;
+  /// Test hook: the multinomial proximal Newton solver's direction by its features' K x K blocks (true) or
+  /// coordinate by coordinate (false). Unset (the default): blocks where they fit in 512 MiB (multinomial.cpp
+  /// proximal_direction). Both minimize the same quadratic model, to the same optimum.
+  std::optional<bool> multinomial_blocks;
   /// Gap-driven shrinking of the coordinate-descent solvers (docs/parallel-cpu.md, "Shrinking and the certificate schedule"): between exact
   /// certificates train only the coordinates that hold the gap; for the hinge and squared hinge duals (sequential and
   /// SySCD) also LIBLINEAR's margin rule within each epoch ("The margin rule of the box duals").
