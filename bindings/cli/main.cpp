@@ -206,7 +206,7 @@ struct TrainArgs {
   /// Options given that apply to some runs only (set from CLI11's counts): DuHL's, and --local-epochs (MPI).
   std::vector<std::string> duhl_options_given;
   std::vector<std::string> cd_options_given;  ///< coordinate descent's options given (ignored by the Newton solvers)
-  bool replica_sigma_warned = false;           ///< parse_options said why --replica-sigma is ignored
+  bool replica_sigma_warned = false;           ///< parse_options warned about --replica-sigma already
   bool local_epochs_given = false;
   bool replica_sigma_given = false;
   bool partition_given = false;
@@ -411,14 +411,17 @@ void parse_options(TrainArgs& a) {
         fmt::format("--partition: unknown value '{}' (expected random or file-order)", a.partition));
   if (a.partition_given && !a.distributed)
     warnings.push_back("warning: --partition applies to --distributed (MPI) only; ignored\n");
-  const bool newton = o.solver.solver == hetglm::SolverKind::newton;  // --solver auto's choice is known after training
-  if (o.problem.model.multinomial || newton)
+  // Solvers without coordinate descent's epochs (--solver auto's choice is known after training: run_train).
+  const bool newton = o.solver.solver == hetglm::SolverKind::newton;
+  const bool working_set = o.solver.solver == hetglm::SolverKind::working_set;
+  if (o.problem.model.multinomial || newton || working_set)
     for (const std::string& name : a.cd_options_given)
       warnings.push_back(fmt::format("warning: {} applies to coordinate descent; {}; ignored\n", name,
-                                     o.problem.model.multinomial
-                                         ? "--model multinomial trains with its Newton solvers"
-                                         : "--solver newton is a Newton solver"));
-  if (a.replica_sigma_given && o.solver.replica_sigma != 0 && !o.problem.model.multinomial && !newton) {
+                                     o.problem.model.multinomial ? "--model multinomial trains with its Newton solvers"
+                                     : newton ? "--solver newton is a Newton solver"
+                                              : "--solver working-set keeps its own working sets and schedule"));
+  if (a.replica_sigma_given && o.solver.replica_sigma != 0 && !o.problem.model.multinomial && !newton &&
+      !working_set) {
     const int t = a.threads > 0 ? a.threads : cores;
     const char* why = a.distributed ? "--distributed (a rank's replicas step at CoCoA+'s sigma')"
                       : !o.solver.adaptive_aggregation ? "--aggregation fixed"
@@ -433,9 +436,11 @@ void parse_options(TrainArgs& a) {
                                      why));
       a.replica_sigma_warned = true;
     }
-    else if (o.solver.replica_sigma > t)
+    else if (o.solver.replica_sigma > t) {
       warnings.push_back(fmt::format("warning: --replica-sigma {}: above the {} solver threads; using {} (CoCoA+)\n",
                                      o.solver.replica_sigma, t, t));
+      a.replica_sigma_warned = true;
+    }
   }
   const std::string& xclbin = o.device.backend.xclbin;
   if (!xclbin.empty()) {  // the FPGA binary: a file that exists, whichever device runs
@@ -668,8 +673,12 @@ int run_cross_validation(TrainArgs& a, const Dataset& data, double load_seconds,
     else
       fmt::print("Best C = {:g}  CV MSE = {:g}\n", r.best_C, r.best.mse);
     if (!a.quiet)
-      fmt::print("searched {} values of C x {} folds ({}, warm starts along the path) in {:.3f}s, {:.3f}s total\n",
-                 r.path.size(), r.n_folds, folds_text, r.seconds, seconds_since(t_start));
+      fmt::print("searched {} values of C x {} folds ({}, warm starts along the path{}) in {:.3f}s, {:.3f}s total\n",
+                 r.path.size(), r.n_folds, folds_text,
+                 r.memory_bound ? fmt::format(", {} fold{} at a time to stay within the memory", r.folds_at_once,
+                                              r.folds_at_once == 1 ? "" : "s")
+                                : "",
+                 r.seconds, seconds_since(t_start));
   }
   flush_info(stdout);
   if (g_stdout_closed)
@@ -816,6 +825,7 @@ int run_train(TrainArgs& a) {
   // One-vs-rest prefixes progress lines with the class.
   progress.multi_column = classes.size() > 2 && !a.opt.problem.model.multinomial;
   t0 = std::chrono::steady_clock::now();
+  a.opt.keep_alpha = false;  // (the columns' coordinate variables: no warm start follows)
   hetglm::TrainResult res = [&] {
     try {
       return arena.execute([&] { return hetglm::train(data, a.opt); });
@@ -932,14 +942,15 @@ int run_train(TrainArgs& a) {
 
   // The warnings about the certificate are printed once the model is written (they say so).
   std::vector<std::string> warnings;
-  // --solver auto chose the Newton solver (known only now): the coordinate-descent options given did nothing.
-  if (a.opt.solver.solver == hetglm::SolverKind::automatic && res.solver == hetglm::SolverKind::newton &&
-      !res.spec.multinomial)
+  // --solver auto chose the Newton or the working-set solver (known only now): the coordinate-descent options given
+  // did nothing.
+  if (a.opt.solver.solver == hetglm::SolverKind::automatic && !res.spec.multinomial &&
+      (res.solver == hetglm::SolverKind::newton || res.solver == hetglm::SolverKind::working_set))
     for (const std::string& name : a.cd_options_given)
       if (name != "--replica-sigma" || !a.replica_sigma_warned)  // said once, with its reason, before reading
         warnings.push_back(fmt::format("warning: {} applies to coordinate descent; --solver auto trained with the "
-                                       "Newton solver; ignored\n",
-                                       name));
+                                       "{} solver; ignored\n",
+                                       name, res.solver == hetglm::SolverKind::newton ? "Newton" : "working-set"));
   for (const auto& c : res.columns) {
     if (!c.converged && !res.interrupted) {
       const std::string who = res.spec.classifier && res.columns.size() > 1 ? fmt::format(" (class {})", c.label) : "";

@@ -572,50 +572,62 @@ void save_model(const std::string& path, const LinearModel& model) {
   write_file_atomic(path, format_model(model));  // format_model may throw before anything touches the disk
 }
 
-std::vector<double> decision_function(const LinearModel& m, const CsrMatrix& X) {
-  check_shape(m, "decision_function");
+namespace {
+/// Row r's decision values (m.n_columns() of them) into o, zeroed first.
+void decision_row(const LinearModel& m, const CsrMatrix& X, index_t r, double* o) {
   const std::size_t nc = static_cast<std::size_t>(m.n_columns());
   const index_t nf = m.nr_feature;
   const double* w = m.w.data();
-  const double* wb = m.bias >= 0 ? w + static_cast<std::size_t>(nf) * nc : nullptr;
-  const double bias = m.bias;
+  std::fill(o, o + nc, 0.0);
+  for (offset_t e = X.offsets[r]; e < X.offsets[r + 1]; ++e) {
+    const index_t j = X.indices[e];
+    if (j < 0 || j >= nf) continue;  // features unknown to the model are ignored
+    const double x = X.has_lo() ? double(X.values[e]) + double(X.values_lo[e]) : double(X.values[e]);
+    const double* wj = w + static_cast<std::size_t>(j) * nc;
+    for (std::size_t k = 0; k < nc; ++k) o[k] += x * wj[k];
+  }
+  if (m.bias >= 0) {
+    const double* wb = w + static_cast<std::size_t>(nf) * nc;
+    for (std::size_t k = 0; k < nc; ++k) o[k] += m.bias * wb[k];
+  }
+}
+}  // namespace
+
+std::vector<double> decision_function(const LinearModel& m, const CsrMatrix& X) {
+  check_shape(m, "decision_function");
+  const std::size_t nc = static_cast<std::size_t>(m.n_columns());
   std::vector<double> out(static_cast<std::size_t>(std::max<index_t>(X.n_rows, 0)) * nc, 0.0);
   tbb::parallel_for(tbb::blocked_range<index_t>(0, std::max<index_t>(X.n_rows, 0), 512),
                     [&](const tbb::blocked_range<index_t>& range) {
-                      for (index_t r = range.begin(); r != range.end(); ++r) {
-                        double* o = out.data() + static_cast<std::size_t>(r) * nc;
-                        for (offset_t e = X.offsets[r]; e < X.offsets[r + 1]; ++e) {
-                          const index_t j = X.indices[e];
-                          if (j < 0 || j >= nf) continue;  // features unknown to the model are ignored
-                          const double x = X.has_lo() ? double(X.values[e]) + double(X.values_lo[e])
-                                                      : double(X.values[e]);
-                          const double* wj = w + static_cast<std::size_t>(j) * nc;
-                          for (std::size_t k = 0; k < nc; ++k) o[k] += x * wj[k];
-                        }
-                        if (wb)
-                          for (std::size_t k = 0; k < nc; ++k) o[k] += bias * wb[k];
-                      }
+                      for (index_t r = range.begin(); r != range.end(); ++r)
+                        decision_row(m, X, r, out.data() + static_cast<std::size_t>(r) * nc);
                     });
   return out;
 }
 
+/// Row by row (one row's decision values at a time, not the n x classes matrix: a one-vs-rest model of 1000
+/// classes on 20,000 samples held 160 MB of them to print the training accuracy).
 std::vector<double> predict(const LinearModel& m, const CsrMatrix& X) {
-  std::vector<double> dec = decision_function(m, X);  // checks the shape, labels included
-  if (!m.is_classifier()) return dec;                  // regression: one column, the value itself
+  check_shape(m, "predict");
+  if (!m.is_classifier()) return decision_function(m, X);  // regression: one column, the value itself
   const std::size_t nc = static_cast<std::size_t>(m.n_columns());
-  const std::size_t n = dec.size() / nc;
-  std::vector<double> out(n);
-  for (std::size_t r = 0; r < n; ++r) {
-    const double* d = dec.data() + r * nc;
-    if (nc == 1) {
-      out[r] = d[0] > 0 ? m.labels[0] : m.labels[1];
-    } else {
-      std::size_t best = 0;
-      for (std::size_t k = 1; k < nc; ++k)
-        if (d[k] > d[best]) best = k;  // strict: the first maximum wins
-      out[r] = m.labels[best];
-    }
-  }
+  std::vector<double> out(static_cast<std::size_t>(std::max<index_t>(X.n_rows, 0)));
+  tbb::parallel_for(tbb::blocked_range<index_t>(0, std::max<index_t>(X.n_rows, 0), 512),
+                    [&](const tbb::blocked_range<index_t>& range) {
+                      std::vector<double> dec(nc);
+                      for (index_t r = range.begin(); r != range.end(); ++r) {
+                        const double* d = dec.data();
+                        decision_row(m, X, r, dec.data());
+                        if (nc == 1) {
+                          out[std::size_t(r)] = d[0] > 0 ? m.labels[0] : m.labels[1];
+                        } else {
+                          std::size_t best = 0;
+                          for (std::size_t k = 1; k < nc; ++k)
+                            if (d[k] > d[best]) best = k;  // strict: the first maximum wins
+                          out[std::size_t(r)] = m.labels[best];
+                        }
+                      }
+                    });
   return out;
 }
 

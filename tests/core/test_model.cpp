@@ -952,7 +952,7 @@ TEST(ModelPredict, InconsistentModelIsRejected) {
     predict(m, multiclass_X());
     FAIL() << "no exception";
   } catch (const InvalidArgument& e) {
-    EXPECT_STREQ(e.what(), "decision_function: the model has 2 labels, expected nr_class = 3");
+    EXPECT_STREQ(e.what(), "predict: the model has 2 labels, expected nr_class = 3");
   }
 }
 

@@ -28,7 +28,9 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-/// The fold sub-datasets, built once (the C path reuses them at every C).
+/// A fold: its training and test rows, and (once built, build_fold) its sub-datasets. -C builds every fold's once
+/// (the C path reuses them at every C); -v builds a fold's when it trains and drops it after, so that the folds
+/// not training keep no copy of the data (LIBLINEAR builds its folds' subproblems the same way).
 struct Fold {
   std::vector<index_t> train_rows, test_rows;
   Dataset train;
@@ -36,24 +38,25 @@ struct Fold {
   CsrMatrix test_X;
 };
 
-std::vector<Fold> build_folds(const Dataset& data, const std::vector<double>& sample_weight,
-                              const std::vector<int>& fold_of, int n_folds) {
+std::vector<Fold> fold_rows(const Dataset& data, const std::vector<int>& fold_of, int n_folds) {
   std::vector<Fold> folds(static_cast<std::size_t>(n_folds));
   for (index_t i = 0; i < data.X.n_rows; ++i)
     for (int f = 0; f < n_folds; ++f)
       (fold_of[i] == f ? folds[f].test_rows : folds[f].train_rows).push_back(i);
-  tbb::parallel_for(0, n_folds, [&](int f) {
-    Fold& fo = folds[f];
-    fo.train.X = select_rows(data.X, fo.train_rows);
-    fo.train.y.reserve(fo.train_rows.size());
-    for (index_t i : fo.train_rows) fo.train.y.push_back(data.y[i]);
-    if (!sample_weight.empty())
-      for (index_t i : fo.train_rows) fo.sample_weight.push_back(sample_weight[i]);
-    fo.train.source = data.source.empty() ? fmt::format("fold {} of {}", f + 1, n_folds)
-                                          : fmt::format("{} (fold {} of {})", data.source, f + 1, n_folds);
-    fo.test_X = select_rows(data.X, fo.test_rows);
-  });
+  for (int f = 0; f < n_folds; ++f)
+    folds[f].train.source = data.source.empty() ? fmt::format("fold {} of {}", f + 1, n_folds)
+                                                : fmt::format("{} (fold {} of {})", data.source, f + 1, n_folds);
   return folds;
+}
+
+/// Fold `fo`'s sub-datasets: its training rows (labels, weights) and its test rows.
+void build_fold(const Dataset& data, const std::vector<double>& sample_weight, Fold& fo) {
+  fo.train.X = select_rows(data.X, fo.train_rows);
+  fo.train.y.reserve(fo.train_rows.size());
+  for (index_t i : fo.train_rows) fo.train.y.push_back(data.y[i]);
+  if (!sample_weight.empty())
+    for (index_t i : fo.train_rows) fo.sample_weight.push_back(sample_weight[i]);
+  fo.test_X = select_rows(data.X, fo.test_rows);
 }
 
 /// Accuracy, or MSE and squared correlation (LIBLINEAR's formulas), of `pred` against `y` over `rows` (all rows when
@@ -88,29 +91,40 @@ CvScore score_of(bool classifier, const std::vector<double>& y, const std::vecto
 }
 
 /// How many of the k folds may train at once (at most `most`) within the memory train() would check (the memory
-/// limit of the options, else what is available): the folds' copies of the data (each fold keeps its training and
-/// test rows, k copies of the matrix in all) and, per fold training at once, train()'s estimate on (k - 1) / k of the
-/// data. Folds trained in parallel each passed train()'s check for one fold and together went past the limit
-/// (multinomial, 500 classes, `--memory-limit 100M -v 3`: 177 MB). Throws InvalidArgument when one fold at a time
-/// does not fit either.
-int fold_memory(const Dataset& data, const TrainOptions& o, int k, int fold_threads, int most) {
+/// limit of the options, else what is available): per fold training at once, its copy of the data (its training
+/// and test rows: the matrix once) and train()'s estimate on (k - 1) / k of the data; with `search` (-C) every
+/// fold's copy at once, and the warm starts it keeps for every fold and weight column. Folds trained in parallel each
+/// passed train()'s check for one fold and together went past the limit (multinomial, 500 classes,
+/// `--memory-limit 300M -v 3`: 347 MB). Throws InvalidArgument when one fold at a time does not fit either.
+int fold_memory(const Dataset& data, const TrainOptions& o, int k, int fold_threads, int most, bool search) {
   const double limit = o.memory_limit > 0 ? double(o.memory_limit) : double(memory_limit_bytes());
   if (!(limit > 0)) return most;  // unknown
   TrainOptions fo = o;
   fo.solver.n_threads = fold_threads;
+  fo.keep_alpha = search;  // (run_fold: -C's warm starts; -v keeps none)
   const double train_part = double(k - 1) / k;
   const double fold = training_memory_bytes(data, fo, train_part);
   const CsrMatrix& X = data.X;
-  const double copies =
-      k * (double(X.nnz()) * (sizeof(float) * (X.has_lo() ? 2 : 1) + sizeof(index_t)) +
-           (double(X.n_rows) + 2) * sizeof(offset_t) + double(data.y.size()) * sizeof(double));
+  const double copy = double(X.nnz()) * (sizeof(float) * (X.has_lo() ? 2 : 1) + sizeof(index_t)) +
+                      (double(X.n_rows) + 2) * sizeof(offset_t) + double(data.y.size()) * 2 * sizeof(double);
+  double kept = 0;  // -C: every fold's copy and warm starts
+  if (search) {
+    const ModelSpec& spec = o.problem.model;
+    const double classes = spec.classifier ? double(class_labels(o.problem, data.y).size()) : 1.0;
+    const double n_train = double(data.n_samples()) * train_part, d = double(data.n_features()) + 1;
+    const double warm = spec.multinomial ? classes * d : (classes > 2 ? classes : 1.0) * std::max(n_train, d);
+    kept = k * (copy + warm * sizeof(double));
+  }
+  auto need = [&](int c) { return kept + c * (fold + (search ? 0.0 : copy)); };
   for (int c = most; c >= 1; --c)
-    if (copies + c * fold <= limit) return c;
+    if (need(c) <= limit) return c;
   throw InvalidArgument(fmt::format(
-      "cross-validation needs about {} of memory ({} folds: their copies of the data {}, and {} for training one "
-      "fold of {} samples), more than {}",
-      format_bytes(static_cast<std::uint64_t>(copies + fold)), k, format_bytes(static_cast<std::uint64_t>(copies)),
-      format_bytes(static_cast<std::uint64_t>(fold)), static_cast<std::int64_t>(double(data.n_samples()) * train_part),
+      "cross-validation needs about {} of memory ({} for training one fold of {} samples, {} for {}), more than {}",
+      format_bytes(static_cast<std::uint64_t>(need(1))), format_bytes(static_cast<std::uint64_t>(fold)),
+      static_cast<std::int64_t>(double(data.n_samples()) * train_part),
+      format_bytes(static_cast<std::uint64_t>(search ? kept : copy)),
+      search ? fmt::format("the {} folds' copies of the data and their warm starts (-C)", k)
+             : std::string("the fold's copy of the data"),
       o.memory_limit > 0 ? fmt::format("the memory limit of {} (--memory-limit)", format_bytes(o.memory_limit))
                          : fmt::format("the {} available", format_bytes(static_cast<std::uint64_t>(limit)))));
 }
@@ -127,7 +141,7 @@ struct Plan {
   FoldKind kind = FoldKind::liblinear;
 };
 
-Plan make_plan(const Dataset& data, const TrainOptions& o, const CvOptions& cv) {
+Plan make_plan(const Dataset& data, const TrainOptions& o, const CvOptions& cv, bool search) {
   check_options(o);  // the option errors first, with train()'s messages
   if (data.X.n_rows == 0)
     throw InvalidArgument(fmt::format("{}: no samples to cross-validate on",
@@ -148,16 +162,19 @@ Plan make_plan(const Dataset& data, const TrainOptions& o, const CvOptions& cv) 
   const int T = o.solver.n_threads > 0 ? o.solver.n_threads : std::max(1, tbb::this_task_arena::max_concurrency());
   p.fold_threads = cv.fold_threads > 0 ? cv.fold_threads : p.parallel ? std::max(1, T / cv.n_folds) : T;
   const int most = p.parallel ? std::min(cv.n_folds, T) : 1;
-  p.at_once = fold_memory(data, o, cv.n_folds, p.fold_threads, most);
+  p.at_once = fold_memory(data, o, cv.n_folds, p.fold_threads, most, search);
   p.memory_bound = p.at_once < most;
   p.fold_of = make_folds(data.y, p.kind, cv.n_folds, cv.seed);
-  p.folds = build_folds(data, o.problem.sample_weight, p.fold_of, cv.n_folds);
+  p.folds = fold_rows(data, p.fold_of, cv.n_folds);
   // The multinomial model needs more than two classes in every training part; a rare class held out by its fold
   // left two, and train()'s "needs more than two classes, found 2" named neither the fold nor the class.
   if (o.problem.model.multinomial) {
     const std::vector<double> all = distinct_labels(data.y);
     for (const Fold& fo : p.folds) {
-      const std::vector<double> here = distinct_labels(fo.train.y);
+      std::vector<double> train_y;
+      train_y.reserve(fo.train_rows.size());
+      for (index_t i : fo.train_rows) train_y.push_back(data.y[i]);
+      const std::vector<double> here = distinct_labels(train_y);
       if (here.size() >= 3 || all.size() < 3) continue;  // (fewer than 3 in the data: train()'s own error)
       std::vector<double> missing;
       std::set_difference(all.begin(), all.end(), here.begin(), here.end(), std::back_inserter(missing));
@@ -169,6 +186,8 @@ Plan make_plan(const Dataset& data, const TrainOptions& o, const CvOptions& cv) 
           fo.train.source, here.size(), all.size(), missing.front(), count, count == 1 ? "" : "s"));
     }
   }
+  if (search)
+    tbb::parallel_for(0, p.n_folds, [&](int f) { build_fold(data, o.problem.sample_weight, p.folds[f]); });
   return p;
 }
 
@@ -179,8 +198,9 @@ struct FoldRun {
   double seconds = 0;
 };
 
-FoldRun run_fold(const Fold& fold, TrainOptions o, int fold_threads) {
+FoldRun run_fold(const Fold& fold, TrainOptions o, int fold_threads, bool keep_alpha) {
   const auto t0 = std::chrono::steady_clock::now();
+  o.keep_alpha = keep_alpha;  // -C's warm starts
   o.on_epoch = nullptr;
   o.problem.sample_weight = fold.sample_weight;
   o.solver.n_threads = fold_threads;
@@ -284,7 +304,7 @@ std::vector<int> make_folds(const std::vector<double>& y, FoldKind kind, int n_f
 
 CvResult cross_validate(const Dataset& data, const TrainOptions& o, const CvOptions& cv) {
   const auto t0 = std::chrono::steady_clock::now();
-  const Plan p = make_plan(data, o, cv);
+  Plan p = make_plan(data, o, cv, false);
   CvResult res;
   res.n_folds = p.n_folds;
   res.seed = cv.seed;
@@ -298,8 +318,12 @@ CvResult cross_validate(const Dataset& data, const TrainOptions& o, const CvOpti
   res.folds.resize(static_cast<std::size_t>(p.n_folds));
   std::vector<int> interrupted(static_cast<std::size_t>(p.n_folds), 0);
   for_each_fold(p, [&](int f) {
-    const Fold& fold = p.folds[f];
-    FoldRun r = run_fold(fold, o, p.fold_threads);
+    Fold& fold = p.folds[f];
+    build_fold(data, o.problem.sample_weight, fold);  // (dropped below: only the folds training hold a copy)
+    FoldRun r = run_fold(fold, o, p.fold_threads, false);
+    fold.train = Dataset{};
+    fold.test_X = CsrMatrix{};
+    fold.sample_weight = {};
     for (std::size_t k = 0; k < fold.test_rows.size(); ++k) res.predictions[fold.test_rows[k]] = r.pred[k];
     FoldReport& fr = res.folds[f];
     fr.n_train = static_cast<std::int64_t>(fold.train_rows.size());
@@ -352,7 +376,7 @@ CPathResult search_C(const Dataset& data, const TrainOptions& o, const CvOptions
     throw InvalidArgument(fmt::format("-C: the ratio between consecutive C must be above 1, got {}", path.ratio));
   if (!(path.c_factor > 0 && std::isfinite(path.c_factor)))
     throw InvalidArgument(fmt::format("-C: c_factor must be a positive number, got {}", path.c_factor));
-  const Plan p = make_plan(data, o, cv);
+  const Plan p = make_plan(data, o, cv, true);
   const bool classifier = o.problem.model.classifier;
   double C = path.start_C ? *path.start_C : default_start_C(data, o, path.c_factor);
   const double max_C = path.max_C ? *path.max_C : classifier ? 1024.0 : 1048576.0;
@@ -391,7 +415,7 @@ CPathResult search_C(const Dataset& data, const TrainOptions& o, const CvOptions
         fo.problem.formulation =
             *formulation[f] == Formulation::primal ? FormulationRequest::primal : FormulationRequest::dual;
       fo.initial_alpha = std::move(alpha[f]);
-      FoldRun r = run_fold(p.folds[f], std::move(fo), p.fold_threads);
+      FoldRun r = run_fold(p.folds[f], std::move(fo), p.fold_threads, true);
       const Fold& fold = p.folds[f];
       for (std::size_t k = 0; k < fold.test_rows.size(); ++k) predictions[fold.test_rows[k]] = r.pred[k];
       formulation[f] = r.result.formulation;

@@ -61,6 +61,10 @@ struct TrainOptions {
   /// Bytes the memory estimate may not exceed (check_training_memory); 0 = automatic (memory_limit_bytes()). The CLI
   /// sets it from --memory-limit, the readers' budget, so one number bounds both reading and training.
   std::uint64_t memory_limit = 0;
+  /// Keep each column's coordinate variables in ColumnReport::alpha (a warm start). The CLI's train, which never
+  /// reuses them, sets false: for one-vs-rest in the dual they are n doubles a class (1000 classes of 20,000
+  /// samples: 160 MB), which the memory estimate then leaves out.
+  bool keep_alpha = true;
 };
 
 /// What happened for one weight column (one class of one-vs-rest, or the only column).
@@ -156,12 +160,15 @@ inline constexpr double kMinTol = 1e-15;
 /// multinomial: the softmax model's solver (`classes` is then its K), which also keeps several n x K and d x K
 /// matrices and, for the proximal solver (L1, elastic net), the features' K x K Hessian blocks (up to 512 MiB).
 enum class MultinomialMemory { none, newton_cg, proximal };
+/// keep_alpha: one-vs-rest's columns keep their coordinate variables (TrainOptions::keep_alpha), counted then.
 void check_training_memory(double n, double d, double nnz, std::size_t classes, int n_threads,
                            std::uint64_t limit = 0, const char* limit_name = "memory_limit",
-                           bool float64_values = false, MultinomialMemory multinomial = MultinomialMemory::none);
+                           bool float64_values = false, MultinomialMemory multinomial = MultinomialMemory::none,
+                           bool keep_alpha = true);
 /// The bytes check_training_memory counts, without a check.
 double training_memory_bytes(double n, double d, double nnz, std::size_t classes, int n_threads,
-                             bool float64_values = false, MultinomialMemory multinomial = MultinomialMemory::none);
+                             bool float64_values = false, MultinomialMemory multinomial = MultinomialMemory::none,
+                             bool keep_alpha = true);
 /// The bytes train(data, options) counts before it allocates (its model, classes, bias column and threads from
 /// `options`), for a share of the samples and nonzeros (cross-validation's training parts: (k - 1) / k).
 double training_memory_bytes(const Dataset& data, const TrainOptions& options, double share = 1.0);
