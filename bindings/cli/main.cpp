@@ -594,9 +594,12 @@ int run_cross_validation(TrainArgs& a, const Dataset& data, double load_seconds,
     }
     json fj = json::array();
     int unconverged = 0;
+    std::optional<hetglm::SolverKind> own_schedule;  // --solver auto chose Newton or the working-set solver
     for (std::size_t f = 0; f < r.folds.size(); ++f) {
       const hetglm::FoldReport& fr = r.folds[f];
       unconverged += !fr.converged;
+      if (fr.solver == hetglm::SolverKind::newton || fr.solver == hetglm::SolverKind::working_set)
+        own_schedule = fr.solver;
       fj.push_back({{"fold", f + 1}, {"n_train", fr.n_train}, {"n_test", fr.n_test}, {"score", score_json(fr.score)},
                     {"epochs", fr.epochs}, {"converged", fr.converged}, {"seconds", fr.seconds},
                     {"formulation", hetglm::formulation_name(fr.formulation)}});
@@ -613,6 +616,12 @@ int run_cross_validation(TrainArgs& a, const Dataset& data, double load_seconds,
     if (unconverged > 0)
       hetglm::eprint("warning: {} of {} folds stopped before the tolerance (--max-epochs {}, or no measurable progress)\n", unconverged,
                      r.n_folds, a.opt.solver.max_epochs);
+    if (own_schedule && a.opt.solver.solver == hetglm::SolverKind::automatic && !a.opt.problem.model.multinomial)
+      for (const std::string& name : a.cd_options_given)
+        if (name != "--replica-sigma" || !a.replica_sigma_warned)
+          hetglm::eprint("warning: {} applies to coordinate descent; --solver auto trained the folds with the {} "
+                         "solver; ignored\n",
+                         name, *own_schedule == hetglm::SolverKind::newton ? "Newton" : "working-set");
     if (classifier) {
       fmt::print("Cross Validation Accuracy = {:g}%\n", 100.0 * r.score.accuracy);
     } else {

@@ -1292,6 +1292,12 @@ TEST_F(Cli, EmptyValuesAndOptionsThatDoNotApplyAreChecked) {
   EXPECT_EQ(run("train -q --model lasso --solver working-set --bucket-size 4 ok.svm m").err,
             "warning: --bucket-size applies to coordinate descent; --solver working-set keeps its own working sets "
             "and schedule; ignored\n");
+  // Cross-validation's folds too (the fold reports carry the solver that ran).
+  r = run("train -q -v 5 --no-shrinking " + data("heart_scale"));
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.err, "warning: --no-shrinking applies to coordinate descent; --solver auto trained the folds with the "
+                   "Newton solver; ignored\n");
+  EXPECT_EQ(run("train -q -v 5 --no-shrinking --formulation dual " + data("heart_scale")).err, "");
   // --replica-sigma is warned about once (its CoCoA+ cap, then auto's Newton solver said the opposite).
   if (tbb::info::default_concurrency() == 2)
     EXPECT_EQ(run("train -q --replica-sigma 5 ok.svm m").err,

@@ -333,6 +333,7 @@ CvResult cross_validate(const Dataset& data, const TrainOptions& o, const CvOpti
     fr.converged = r.result.converged;
     fr.seconds = r.seconds;
     fr.formulation = r.result.formulation;
+    fr.solver = r.result.solver;
     interrupted[f] = r.result.interrupted;
   });
   for (int f = 0; f < p.n_folds; ++f) {

@@ -80,6 +80,7 @@ struct FoldReport {
   bool converged = false;
   double seconds = 0;
   Formulation formulation = Formulation::dual;
+  SolverKind solver = SolverKind::sequential;  ///< the CPU solver that ran (TrainResult::solver)
 };
 
 struct CvResult {
