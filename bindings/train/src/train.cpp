@@ -413,12 +413,10 @@ void check_options(const TrainOptions& o) {
 }
 
 namespace {
-/// --model multinomial (multinomial.hpp): the softmax loss over K > 2 classes, one weight column per class (classes
-/// ascending, the layout of one-vs-rest models), trained together by the Newton-CG solver on the CPU. The model file
-/// holds one certificate for the whole matrix: in the first column's primal / dual / gap, 0 in the others.
 /// The report of one weight column from its solver's result (label: the positive class, NaN for regression and the
-/// multinomial model); moves the history, the dual variables and the stall message out of `sr`.
-ColumnReport column_report(double label, SolveResult& sr) {
+/// multinomial model); moves the history, the stall message and, with keep_alpha (TrainOptions::keep_alpha), the
+/// coordinate variables out of `sr` (else they go with `sr`).
+ColumnReport column_report(double label, SolveResult& sr, bool keep_alpha) {
   ColumnReport cr;
   cr.label = label;
   cr.certificate = sr.certificate;
@@ -427,11 +425,14 @@ ColumnReport column_report(double label, SolveResult& sr) {
   cr.stalled = std::move(sr.stalled);
   cr.seconds = sr.seconds;
   cr.history = std::move(sr.history);
-  cr.alpha = std::move(sr.alpha);
+  if (keep_alpha) cr.alpha = std::move(sr.alpha);
   cr.screened = sr.screened;
   return cr;
 }
 
+/// --model multinomial (multinomial.hpp): the softmax loss over K > 2 classes, one weight column per class (classes
+/// ascending, the layout of one-vs-rest models), trained together by the Newton-CG solver on the CPU. The model file
+/// holds one certificate for the whole matrix: in the first column's primal / dual / gap, 0 in the others.
 TrainResult train_multinomial(const Dataset& data, const CsrMatrix& X, const std::vector<double>& c, double lambda,
                               double eta, const TrainOptions& o, TrainResult res,
                               std::chrono::steady_clock::time_point t0) {
@@ -474,8 +475,7 @@ TrainResult train_multinomial(const Dataset& data, const CsrMatrix& X, const std
   model.primal[0] = sr.certificate.primal;
   model.dual[0] = sr.certificate.dual;
   model.gap[0] = sr.certificate.gap;
-  if (!o.keep_alpha) sr.alpha = std::vector<double>();  // (= {} would keep its capacity)
-  ColumnReport cr = column_report(std::numeric_limits<double>::quiet_NaN(), sr);
+  ColumnReport cr = column_report(std::numeric_limits<double>::quiet_NaN(), sr, o.keep_alpha);
   res.converged = sr.converged;
   res.interrupted = sr.interrupted;
   res.columns.push_back(std::move(cr));
@@ -698,8 +698,7 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
       return solve(f);
     });
     for (index_t j = 0; j < nrows_w; ++j) model.w[static_cast<std::size_t>(j) * ncol + k] = sr.w[j];
-    if (!o.keep_alpha) sr.alpha = std::vector<double>();  // (= {} would keep its capacity)
-    ColumnReport cr = column_report(positives[k], sr);
+    ColumnReport cr = column_report(positives[k], sr, o.keep_alpha);
     cr.rounds = std::move(duhl_rounds);
     res.converged = res.converged && sr.converged;
     res.interrupted = res.interrupted || sr.interrupted;
