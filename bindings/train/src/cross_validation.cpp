@@ -59,6 +59,14 @@ void build_fold(const Dataset& data, const std::vector<double>& sample_weight, F
   fo.test_X = select_rows(data.X, fo.test_rows);
 }
 
+/// Frees what build_fold made (its source name stays). `v = {}` would keep a vector's capacity: each is replaced.
+void drop_fold(Fold& fo) {
+  fo.train.X = CsrMatrix();
+  fo.train.y = std::vector<double>();
+  fo.sample_weight = std::vector<double>();
+  fo.test_X = CsrMatrix();
+}
+
 /// Accuracy, or MSE and squared correlation (LIBLINEAR's formulas), of `pred` against `y` over `rows` (all rows when
 /// empty).
 CvScore score_of(bool classifier, const std::vector<double>& y, const std::vector<double>& pred,
@@ -319,11 +327,9 @@ CvResult cross_validate(const Dataset& data, const TrainOptions& o, const CvOpti
   std::vector<int> interrupted(static_cast<std::size_t>(p.n_folds), 0);
   for_each_fold(p, [&](int f) {
     Fold& fold = p.folds[f];
-    build_fold(data, o.problem.sample_weight, fold);  // (dropped below: only the folds training hold a copy)
+    build_fold(data, o.problem.sample_weight, fold);  // only the folds training hold a copy
     FoldRun r = run_fold(fold, o, p.fold_threads, false);
-    fold.train = Dataset{};
-    fold.test_X = CsrMatrix{};
-    fold.sample_weight = {};
+    drop_fold(fold);
     for (std::size_t k = 0; k < fold.test_rows.size(); ++k) res.predictions[fold.test_rows[k]] = r.pred[k];
     FoldReport& fr = res.folds[f];
     fr.n_train = static_cast<std::int64_t>(fold.train_rows.size());
