@@ -349,6 +349,28 @@ bool prints_option_warnings(const TrainArgs& a) {
   return true;
 }
 
+/// Coordinate descent's options given (a.cd_options_given) when --solver auto chose a solver without them, known only
+/// after training: Newton or the working-set solver (`ran`); "trained" or "trained the folds" (`what`). None for the
+/// multinomial model (parse_options said it) and --replica-sigma's when parse_options warned about it already.
+std::vector<std::string> auto_ignored_cd_options(const TrainArgs& a, hetglm::SolverKind ran, std::string_view what) {
+  std::vector<std::string> out;
+  if (a.opt.solver.solver != hetglm::SolverKind::automatic || a.opt.problem.model.multinomial ||
+      (ran != hetglm::SolverKind::newton && ran != hetglm::SolverKind::working_set))
+    return out;
+  for (const std::string& name : a.cd_options_given)
+    if (name != "--replica-sigma" || !a.replica_sigma_warned)
+      out.push_back(fmt::format("warning: {} applies to coordinate descent; --solver auto {} with the {} solver; "
+                                "ignored\n",
+                                name, what, ran == hetglm::SolverKind::newton ? "Newton" : "working-set"));
+  return out;
+}
+
+/// The summary lines' note when cross-validation trained fewer folds at once to stay within the memory.
+std::string folds_memory_note(bool memory_bound, int at_once) {
+  return memory_bound ? fmt::format(", {} fold{} at a time to stay within the memory", at_once, at_once == 1 ? "" : "s")
+                      : std::string();
+}
+
 /// The strings of `a` into a.opt, then every check that needs no data (train.hpp check_options). Options that do
 /// not apply to this run are checked all the same; the warnings about them are printed once every check passed
 /// (under mpirun by rank 0 only).
@@ -594,12 +616,11 @@ int run_cross_validation(TrainArgs& a, const Dataset& data, double load_seconds,
     }
     json fj = json::array();
     int unconverged = 0;
-    std::optional<hetglm::SolverKind> own_schedule;  // --solver auto chose Newton or the working-set solver
+    std::vector<std::string> ignored;  // the folds' solvers that have none of coordinate descent's options
     for (std::size_t f = 0; f < r.folds.size(); ++f) {
       const hetglm::FoldReport& fr = r.folds[f];
       unconverged += !fr.converged;
-      if (fr.solver == hetglm::SolverKind::newton || fr.solver == hetglm::SolverKind::working_set)
-        own_schedule = fr.solver;
+      if (ignored.empty()) ignored = auto_ignored_cd_options(a, fr.solver, "trained the folds");
       fj.push_back({{"fold", f + 1}, {"n_train", fr.n_train}, {"n_test", fr.n_test}, {"score", score_json(fr.score)},
                     {"epochs", fr.epochs}, {"converged", fr.converged}, {"seconds", fr.seconds},
                     {"formulation", hetglm::formulation_name(fr.formulation)}});
@@ -616,12 +637,7 @@ int run_cross_validation(TrainArgs& a, const Dataset& data, double load_seconds,
     if (unconverged > 0)
       hetglm::eprint("warning: {} of {} folds stopped before the tolerance (--max-epochs {}, or no measurable progress)\n", unconverged,
                      r.n_folds, a.opt.solver.max_epochs);
-    if (own_schedule && a.opt.solver.solver == hetglm::SolverKind::automatic && !a.opt.problem.model.multinomial)
-      for (const std::string& name : a.cd_options_given)
-        if (name != "--replica-sigma" || !a.replica_sigma_warned)
-          hetglm::eprint("warning: {} applies to coordinate descent; --solver auto trained the folds with the {} "
-                         "solver; ignored\n",
-                         name, *own_schedule == hetglm::SolverKind::newton ? "Newton" : "working-set");
+    for (const std::string& w : ignored) hetglm::eprint("{}", w);
     if (classifier) {
       fmt::print("Cross Validation Accuracy = {:g}%\n", 100.0 * r.score.accuracy);
     } else {
@@ -631,10 +647,7 @@ int run_cross_validation(TrainArgs& a, const Dataset& data, double load_seconds,
     if (!a.quiet)
       fmt::print("{}-fold cross-validation ({}, {} thread{} per fold{}) in {:.3f}s, {:.3f}s total\n", r.n_folds,
                  folds_text, r.fold_threads, r.fold_threads == 1 ? "" : "s",
-                 r.memory_bound ? fmt::format(", {} fold{} at a time to stay within the memory", r.folds_at_once,
-                                   r.folds_at_once == 1 ? "" : "s")
-                     : "",
-                 r.seconds, seconds_since(t_start));
+                 folds_memory_note(r.memory_bound, r.folds_at_once), r.seconds, seconds_since(t_start));
   } else {
     hetglm::CPathOptions po;
     po.start_C = a.C;
@@ -665,7 +678,7 @@ int run_cross_validation(TrainArgs& a, const Dataset& data, double load_seconds,
     }
     report["c_search"] = {{"n_folds", r.n_folds}, {"folds_kind", folds_kind}, {"seed", r.seed},
                           {"fold_threads", r.fold_threads}, {"parallel_folds", r.parallel},
-                                  {"folds_at_once", r.folds_at_once}, {"folds_memory_bound", r.memory_bound},
+                          {"folds_at_once", r.folds_at_once}, {"folds_memory_bound", r.memory_bound},
                           {"c_factor", a.c_factor}, {"seconds", r.seconds}, {"stop_reason", r.stop_reason},
                           {"best_C", r.best_C}, {"best_score", score_json(r.best)}, {"path", std::move(pj)}};
     if (unconverged > 0)
@@ -683,10 +696,7 @@ int run_cross_validation(TrainArgs& a, const Dataset& data, double load_seconds,
       fmt::print("Best C = {:g}  CV MSE = {:g}\n", r.best_C, r.best.mse);
     if (!a.quiet)
       fmt::print("searched {} values of C x {} folds ({}, warm starts along the path{}) in {:.3f}s, {:.3f}s total\n",
-                 r.path.size(), r.n_folds, folds_text,
-                 r.memory_bound ? fmt::format(", {} fold{} at a time to stay within the memory", r.folds_at_once,
-                                              r.folds_at_once == 1 ? "" : "s")
-                                : "",
+                 r.path.size(), r.n_folds, folds_text, folds_memory_note(r.memory_bound, r.folds_at_once),
                  r.seconds, seconds_since(t_start));
   }
   flush_info(stdout);
@@ -949,17 +959,9 @@ int run_train(TrainArgs& a) {
   report["train"] = metrics(res.model, data);
   if (test) report["test"] = metrics(res.model, *test);
 
-  // The warnings about the certificate are printed once the model is written (they say so).
-  std::vector<std::string> warnings;
-  // --solver auto chose the Newton or the working-set solver (known only now): the coordinate-descent options given
-  // did nothing.
-  if (a.opt.solver.solver == hetglm::SolverKind::automatic && !res.spec.multinomial &&
-      (res.solver == hetglm::SolverKind::newton || res.solver == hetglm::SolverKind::working_set))
-    for (const std::string& name : a.cd_options_given)
-      if (name != "--replica-sigma" || !a.replica_sigma_warned)  // said once, with its reason, before reading
-        warnings.push_back(fmt::format("warning: {} applies to coordinate descent; --solver auto trained with the "
-                                       "{} solver; ignored\n",
-                                       name, res.solver == hetglm::SolverKind::newton ? "Newton" : "working-set"));
+  // The warnings about the certificate (and the options auto's solver ignored) are printed once the model is
+  // written (they say so).
+  std::vector<std::string> warnings = auto_ignored_cd_options(a, res.solver, "trained");
   for (const auto& c : res.columns) {
     if (!c.converged && !res.interrupted) {
       const std::string who = res.spec.classifier && res.columns.size() > 1 ? fmt::format(" (class {})", c.label) : "";
