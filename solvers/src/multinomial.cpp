@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <thread>
 #include <atomic>
 #include <cmath>
 #include <limits>
@@ -14,6 +13,7 @@
 #include <random>
 #include <span>
 #include <string>
+#include <thread>
 
 #include "hetglm/error.hpp"
 #include "hetglm/losses.hpp"
@@ -393,8 +393,8 @@ struct Multinomial {
     // visit cost K^2 nnz_j: 1000 classes, 200 dense features, 2000 samples, the first iteration took 384 s, the whole
     // fit 9 iterations in 69 s now). Blocks pay wherever they are stored: with 50 classes (make_classification
     // 10,000 x 100) the coordinate visits took 6x the time per iteration (against the blocks built one sample at a
-    // time, before the grouping below), their passes coupling a feature's classes
-    // through the common shift as badly as described above. The memory stays d x K plus n x K whatever K.
+    // time, before the grouping below), their passes coupling a feature's classes through the common shift as badly
+    // as described above. The memory stays d x K plus n x K whatever K.
     const bool stored = double(px.features.size()) * double(KK) <= kBlockDoubles;
     const bool by_coordinate = o.multinomial_blocks ? !*o.multinomial_blocks : !stored;
     // A_j's upper triangle, four samples at a time (one load and store of A per four rank-one terms: the update of
