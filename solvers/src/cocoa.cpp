@@ -146,7 +146,7 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
         for (int h = 0; h < co.local_epochs; ++h) {
           shuffle(std::span<index_t>(order), rng);
           // The local copy sees its own updates sigma'-scaled (CoCoA+ subproblem).
-          for (index_t i : order) update_coordinate(form, i, alpha.data(), v_loc.data(), step_sigma);
+          update_coordinates(form, order.data(), order.size(), alpha.data(), v_loc.data(), step_sigma);
         }
       }
       // The change of v, exact in double: (A_r alpha_r)_new - (A_r alpha_r)_old, recomputed from scratch.

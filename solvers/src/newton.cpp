@@ -855,7 +855,9 @@ SolveResult run_newton(const Form& form, const CsrMatrix& X, const SolverOptions
       shuffle(std::span<index_t>(active), rng);
       ++passes;  // every active column read twice (G, then q): counted as one pass
       double dec = 0;
-      for (index_t j : active) {
+      for (std::size_t pj = 0; pj < active.size(); ++pj) {
+        if (pj + kPrefetchRows < active.size()) prefetch_row(A, active[pj + kPrefetchRows]);
+        const index_t j = active[pj];
         const offset_t b = A.offsets[j], e = A.offsets[j + 1];
         const bool full = dense_cols && e - b == offset_t(n);  // a full column: contiguous values at samples 0 .. n-1
         double gq = 0;

@@ -83,7 +83,8 @@ std::vector<index_t> balanced_rows(const CsrMatrix& A, int parts) {
 }
 
 /// Software prefetch of the nonzeros (up to 1 KiB of values and of indices) and alpha entries of rows [lo, hi).
-inline void prefetch_bucket(const CsrMatrix& A, const double* alpha, index_t lo, index_t hi) {
+/// Always inlined, as prefetch_row (forms.hpp): GCC removed the calls of this function when it was not.
+[[gnu::always_inline]] inline void prefetch_bucket(const CsrMatrix& A, const double* alpha, index_t lo, index_t hi) {
   const offset_t k0 = A.offsets[lo];
   const offset_t k1 = A.offsets[hi];
   const std::size_t bytes = std::min<std::size_t>(static_cast<std::size_t>(k1 - k0) * sizeof(float), 1024);
@@ -95,20 +96,11 @@ inline void prefetch_bucket(const CsrMatrix& A, const double* alpha, index_t lo,
   }
   __builtin_prefetch(alpha + lo, 1, 1);
 }
-/// The same for the rows listed in [first, last) (anywhere in A): up to 1 KiB of each array per row; a full row
-/// (forms.hpp detail::full_row: its indices are not read) its values up to 4 KiB.
-inline void prefetch_rows(const CsrMatrix& A, const double* alpha, const index_t* first, const index_t* last) {
+/// The same for the rows listed in [first, last) (anywhere in A): prefetch_row of each, and its alpha entry.
+[[gnu::always_inline]] inline void prefetch_rows(const CsrMatrix& A, const double* alpha, const index_t* first,
+                                                 const index_t* last) {
   for (const index_t* it = first; it != last; ++it) {
-    const offset_t k0 = A.offsets[*it], k1 = A.offsets[*it + 1];
-    const bool full = detail::full_row(A, k0, k1);
-    const std::size_t bytes =
-        std::min<std::size_t>(static_cast<std::size_t>(k1 - k0) * sizeof(float), full ? 4096 : 1024);
-    const char* pv = reinterpret_cast<const char*>(A.values.data() + k0);
-    const char* pi = reinterpret_cast<const char*>(A.indices.data() + k0);
-    for (std::size_t off = 0; off < bytes; off += 64) {
-      __builtin_prefetch(pv + off, 0, 1);
-      if (!full) __builtin_prefetch(pi + off, 0, 1);
-    }
+    prefetch_row(A, *it);
     __builtin_prefetch(alpha + *it, 1, 1);
   }
 }
@@ -382,7 +374,7 @@ struct ReplicaEpochs {
       else step_passcode(it[q], buf);
     }
   }
-  void prefetch(int k, index_t b) const {
+  [[gnu::always_inline]] void prefetch(int k, index_t b) const {
     const auto [first, last] = bucket_range(k, b);
     if (first == last) return;
     if (pos_of.empty()) prefetch_bucket(A, alpha, *first, *(last - 1) + 1);
