@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -191,20 +192,37 @@ std::uint64_t parse_byte_size(const std::string& text, const std::string& what) 
   };
   std::size_t end = 0;
   while (end < text.size() && ((text[end] >= '0' && text[end] <= '9') || text[end] == '.')) ++end;
+  const std::string suffix = text.substr(end);
+  auto too_large = [&] {
+    return InvalidArgument(fmt::format("{}: {} is too large (at most {} bytes)", what, quote_token(text),
+                                       std::numeric_limits<std::uint64_t>::max()));
+  };
+  auto too_small = [&] {
+    return InvalidArgument(fmt::format("{}: must be at least 1 byte, got {} (a limit of no bytes keeps no data)", what,
+                                       quote_token(text)));
+  };
+  // A plain count of bytes is read exactly as an integer (every value up to 2^64 - 1).
+  if (end > 0 && (suffix.empty() || suffix == "B") && text.find('.') >= end) {
+    std::uint64_t n = 0;
+    const auto [p, ec] = std::from_chars(text.data(), text.data() + end, n);
+    if (ec == std::errc::result_out_of_range) throw too_large();
+    if (ec != std::errc() || p != text.data() + end) throw bad();
+    if (n == 0) throw too_small();
+    return n;
+  }
   double x = 0;
   const auto [p, ec] = std::from_chars(text.data(), text.data() + end, x, std::chars_format::fixed);
   if (end == 0 || ec != std::errc() || p != text.data() + end) throw bad();
-  const std::string suffix = text.substr(end);
   static const std::pair<const char*, double> units[] = {
       {"", 1},     {"B", 1},        {"K", 1e3},       {"M", 1e6},         {"G", 1e9},
       {"T", 1e12}, {"Ki", 1024.0}, {"Mi", 1048576.0}, {"Gi", 1073741824.0}, {"Ti", 1099511627776.0}};
   for (const auto& [name, mult] : units) {
     if (suffix != name) continue;
     const double bytes = std::round(x * mult);
-    if (bytes < 1)
-      throw InvalidArgument(fmt::format("{}: must be at least 1 byte, got {} (a limit of no bytes keeps no data)", what,
-                                        quote_token(text)));
-    if (!(bytes < 1.8e19)) throw bad();
+    if (bytes < 1) throw too_small();
+    if (mult == 1 && bytes != x)
+      throw InvalidArgument(fmt::format("{}: a number of bytes must be whole, got {}", what, quote_token(text)));
+    if (!(bytes < 0x1p64)) throw too_large();
     return static_cast<std::uint64_t>(bytes);
   }
   throw bad();

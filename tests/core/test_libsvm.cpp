@@ -1180,6 +1180,9 @@ TEST(LibsvmMemory, ByteSizesAsTextAndBack) {
   EXPECT_EQ(hetglm::parse_byte_size("512B", "x"), 512u);
   EXPECT_EQ(hetglm::parse_byte_size("3K", "x"), 3000u);
   EXPECT_EQ(hetglm::parse_byte_size("1T", "x"), 1000000000000u);
+  EXPECT_EQ(hetglm::parse_byte_size("18446744073709551615", "x"), 18446744073709551615u);  // 2^64 - 1, exactly
+  EXPECT_EQ(hetglm::parse_byte_size("18446744073709551615B", "x"), 18446744073709551615u);
+  EXPECT_EQ(hetglm::parse_byte_size("2.5K", "x"), 2500u);
   for (const char* bad : {"0", "0.1", "0K"}) {
     try {
       hetglm::parse_byte_size(bad, "--memory-limit");
@@ -1189,7 +1192,25 @@ TEST(LibsvmMemory, ByteSizesAsTextAndBack) {
                                            " (a limit of no bytes keeps no data)");
     }
   }
-  for (const char* bad : {"", "M", "12X", "-5M", "1e3", "1 M", "nan", "inf", "20000000T"}) {
+  for (const char* big : {"18446744073709551616", "99999999999999999999999", "20000000T", "16777216Ti"}) {
+    try {
+      hetglm::parse_byte_size(big, "--memory-limit");
+      ADD_FAILURE() << big;
+    } catch (const hetglm::InvalidArgument& e) {
+      EXPECT_EQ(std::string(e.what()), "--memory-limit: " + hetglm::quote_token(big) +
+                                           " is too large (at most 18446744073709551615 bytes)");
+    }
+  }
+  for (const char* frac : {"1.9", "2.5B", "1000.5"}) {
+    try {
+      hetglm::parse_byte_size(frac, "--memory-limit");
+      ADD_FAILURE() << frac;
+    } catch (const hetglm::InvalidArgument& e) {
+      EXPECT_EQ(std::string(e.what()),
+                "--memory-limit: a number of bytes must be whole, got " + hetglm::quote_token(frac));
+    }
+  }
+  for (const char* bad : {"", "M", "12X", "-5M", "1e3", "1 M", "nan", "inf", "1.2.3"}) {
     try {
       hetglm::parse_byte_size(bad, "--memory-limit");
       ADD_FAILURE() << bad;
