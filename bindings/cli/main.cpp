@@ -685,6 +685,7 @@ int run_cross_validation(TrainArgs& a, const Dataset& data, double load_seconds,
       hetglm::eprint("warning: at {} of {} values of C some fold stopped before the tolerance (--max-epochs {}, or no "
                      "measurable progress)\n",
                      unconverged, r.path.size(), a.opt.solver.max_epochs);
+    for (const std::string& w : auto_ignored_cd_options(a, r.solver, "trained the folds")) hetglm::eprint("{}", w);
     if (r.start_above_max)  // LIBLINEAR clamps the same way, without a word
       hetglm::eprint("warning: -c {:g} is above the search's largest C ({:g}, LIBLINEAR's limit for -C): only C = {:g} "
                      "was tried\n",
@@ -1226,7 +1227,7 @@ int hetglm_cli_main(int argc, char** argv) {
   train->add_option("--duhl-epochs", ta.opt.device.duhl.epochs_per_round, "DuHL: accelerator epochs per round")->capture_default_str();
   train->add_option("--solver", ta.solver,
                     "auto | newton | working-set | sequential | syscd | passcode-atomic | passcode-wild (auto: newton for the "
-                    "primal of logistic, squared hinge and ridge, working-set for the primal of lasso and elastic net, else "
+                    "primal of logistic, squared hinge, huber and ridge, working-set for the primal of lasso and elastic net, else "
                     "syscd, or sequential with --threads 1 and for the hinge loss below 10^6 nonzeros)")
       ->capture_default_str();
   train->add_option("--numa-nodes", ta.opt.solver.numa_nodes, "syscd: NUMA nodes (0 = the machine's; K = K virtual nodes)")
@@ -1260,8 +1261,9 @@ int hetglm_cli_main(int argc, char** argv) {
   train->add_flag("-q,--quiet", ta.quiet, "no progress output");
   train->add_option("--memory-limit", ta.memory_limit,
                     "stop reading TRAIN / --test once the data kept would exceed SIZE bytes, and refuse to train when "
-                    "the memory estimate exceeds it (K M G or Ki Mi Gi; default: 90% of the cgroup limit or "
-                    "MemAvailable)");
+                    "the memory estimate (data included) exceeds it (K M G T or Ki Mi Gi Ti; default: reading stops at "
+                    "90% of the data kept plus the cgroup limit or MemAvailable, training is refused when its estimate "
+                    "exceeds what is still available then)");
   train->add_flag("--distributed", ta.distributed,
                   "CoCoA+ over MPI: run under `mpirun -np K`; each rank reads its byte range of TRAIN (docs/mpi.md)");
   train->add_option("--local-epochs", ta.local_epochs, "--distributed: local epochs per communication round")
@@ -1300,7 +1302,7 @@ int hetglm_cli_main(int argc, char** argv) {
   pred->add_option("--threads", pa.threads, "threads for reading (0 = all cores)");
   pred->add_flag("-q,--quiet", pa.quiet, "print nothing but errors");
   pred->add_option("--memory-limit", pa.memory_limit,
-                   "stop reading MODEL / DATA once what is kept would exceed SIZE bytes (K M G or Ki Mi Gi)");
+                   "stop reading MODEL / DATA once what is kept would exceed SIZE bytes (K M G T or Ki Mi Gi Ti)");
 
   // Unknown options are reported by us, naming the token and what to write instead (liblinear.hpp).
   train->allow_extras();

@@ -1298,6 +1298,13 @@ TEST_F(Cli, EmptyValuesAndOptionsThatDoNotApplyAreChecked) {
   EXPECT_EQ(r.err, "warning: --no-shrinking applies to coordinate descent; --solver auto trained the folds with the "
                    "Newton solver; ignored\n");
   EXPECT_EQ(run("train -q -v 5 --no-shrinking --formulation dual " + data("heart_scale")).err, "");
+  // And the search of C (the first fold's solver at the first C).
+  r = run("train -q -C --no-shrinking " + data("heart_scale"));
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.err, "warning: --no-shrinking applies to coordinate descent; --solver auto trained the folds with the "
+                   "Newton solver; ignored\n");
+  EXPECT_EQ(run("train -q -C --no-shrinking --model svm " + data("heart_scale")).err.find("--no-shrinking"),
+            std::string::npos);
   // --replica-sigma is warned about once (its CoCoA+ cap, then auto's Newton solver said the opposite).
   if (tbb::info::default_concurrency() == 2)
     EXPECT_EQ(run("train -q --replica-sigma 5 ok.svm m").err,

@@ -414,6 +414,7 @@ CPathResult search_C(const Dataset& data, const TrainOptions& o, const CvOptions
     step.C = C;
     step.warm = !first;
     std::vector<int> moved(F, 0), epochs(F, 0), converged(F, 1), interrupted(F, 0);
+    std::vector<SolverKind> solver(F, SolverKind::automatic);
     for_each_fold(p, [&](int f) {
       TrainOptions fo = o;
       fo.problem.C = path.c_factor * C;
@@ -441,6 +442,7 @@ CPathResult search_C(const Dataset& data, const TrainOptions& o, const CvOptions
       if (std::all_of(w.begin(), w.end(), [](double x) { return x == 0.0; })) moved[f] = 1;
       prev_w[f] = w;
       epochs[f] = max_epochs_of(r.result);
+      solver[f] = r.result.solver;
       converged[f] = r.result.converged;
       interrupted[f] = r.result.interrupted;
     });
@@ -450,6 +452,7 @@ CPathResult search_C(const Dataset& data, const TrainOptions& o, const CvOptions
       res.interrupted = res.interrupted || interrupted[f];
     }
     if (res.interrupted) break;
+    if (first && F > 0) res.solver = solver[0];
     step.score = score_of(classifier, data.y, predictions, nullptr);
     step.seconds = seconds_since(ts);
     if (first || step.score.better_than(res.best)) {

@@ -147,6 +147,8 @@ struct CPathResult {
   std::string stop_reason;         ///< "maximum C reached" or "w unchanged for 5 values of C" (LIBLINEAR's rule)
   double max_C = 0;                ///< the search's largest C (CPathOptions::max_C or LIBLINEAR's default)
   bool start_above_max = false;    ///< the first C given was above max_C: the search ran at max_C alone (LIBLINEAR)
+  /// The solver that trained the first fold at the first C (--solver auto's choice, or the one asked for)
+  SolverKind solver = SolverKind::automatic;
   bool interrupted = false;
   double seconds = 0;
 };
