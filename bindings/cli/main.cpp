@@ -349,14 +349,33 @@ bool prints_option_warnings(const TrainArgs& a) {
   return true;
 }
 
+/// The options of the parallel coordinate-descent solvers (syscd, PASSCoDe) among those given that the sequential
+/// solver has no use for: its one loop has no buckets and no replicas to merge or scale (under --distributed the
+/// ranks' merge is aggregated all the same).
+std::vector<std::string> parallel_only_options(const TrainArgs& a) {
+  std::vector<std::string> out;
+  for (const std::string& name : a.cd_options_given)
+    if (name == "--bucket-size" || (!a.distributed && name == "--aggregation") ||
+        (name == "--replica-sigma" && !a.replica_sigma_warned))
+      out.push_back(name);
+  return out;
+}
+
 /// Coordinate descent's options given (a.cd_options_given) when --solver auto chose a solver without them, known only
-/// after training: Newton or the working-set solver (`ran`); "trained" or "trained the folds" (`what`). None for the
-/// multinomial model (parse_options said it) and --replica-sigma's when parse_options warned about it already.
+/// after training: Newton or the working-set solver, or the sequential solver for the parallel solvers' options
+/// (`ran`); "trained" or "trained the folds" (`what`). None for the multinomial model (parse_options said it) and
+/// --replica-sigma's when parse_options warned about it already.
 std::vector<std::string> auto_ignored_cd_options(const TrainArgs& a, hetglm::SolverKind ran, std::string_view what) {
   std::vector<std::string> out;
-  if (a.opt.solver.solver != hetglm::SolverKind::automatic || a.opt.problem.model.multinomial ||
-      (ran != hetglm::SolverKind::newton && ran != hetglm::SolverKind::working_set))
+  if (a.opt.solver.solver != hetglm::SolverKind::automatic || a.opt.problem.model.multinomial) return out;
+  if (ran == hetglm::SolverKind::sequential) {
+    for (const std::string& name : parallel_only_options(a))
+      out.push_back(fmt::format("warning: {} applies to the parallel solvers (syscd, passcode-*); --solver auto {} "
+                                "with the sequential solver; ignored\n",
+                                name, what));
     return out;
+  }
+  if (ran != hetglm::SolverKind::newton && ran != hetglm::SolverKind::working_set) return out;
   for (const std::string& name : a.cd_options_given)
     if (name != "--replica-sigma" || !a.replica_sigma_warned)
       out.push_back(fmt::format("warning: {} applies to coordinate descent; --solver auto {} with the {} solver; "
@@ -442,6 +461,7 @@ void parse_options(TrainArgs& a) {
                                      o.problem.model.multinomial ? "--model multinomial trains with its Newton solvers"
                                      : newton ? "--solver newton is a Newton solver"
                                               : "--solver working-set keeps its own working sets and schedule"));
+  const bool sequential = o.solver.solver == hetglm::SolverKind::sequential;
   if (a.replica_sigma_given && o.solver.replica_sigma != 0 && !o.problem.model.multinomial && !newton &&
       !working_set) {
     const int t = a.threads > 0 ? a.threads : cores;
@@ -464,6 +484,12 @@ void parse_options(TrainArgs& a) {
       a.replica_sigma_warned = true;
     }
   }
+  if (sequential && !o.problem.model.multinomial)
+    for (const std::string& name : parallel_only_options(a))  // --replica-sigma: said above
+      warnings.push_back(fmt::format(
+          "warning: {} applies to the parallel solvers (syscd, passcode-*); --solver sequential has one loop, without "
+          "buckets or replicas; ignored\n",
+          name));
   const std::string& xclbin = o.device.backend.xclbin;
   if (!xclbin.empty()) {  // the FPGA binary: a file that exists, whichever device runs
     std::error_code ec;

@@ -1242,12 +1242,28 @@ TEST_F(Cli, EmptyValuesAndOptionsThatDoNotApplyAreChecked) {
       {"train -q -s 6 --l1-ratio 0.3 ok.svm m",
        "warning: --l1-ratio applies to the elastic-net penalty only (-s 6 is --model logistic --penalty l1); "
        "ignored\n"},
+      // The sequential solver has no buckets and no replicas: asked for, or chosen by auto (one thread).
+      {"train -q --solver sequential --bucket-size 4 --aggregation fixed ok.svm m",
+       "warning: --bucket-size applies to the parallel solvers (syscd, passcode-*); --solver sequential has one loop, "
+       "without buckets or replicas; ignored\n"
+       "warning: --aggregation applies to the parallel solvers (syscd, passcode-*); --solver sequential has one loop, "
+       "without buckets or replicas; ignored\n"},
+      {"train -q --model svm --threads 1 --bucket-size 4 ok.svm m",
+       "warning: --bucket-size applies to the parallel solvers (syscd, passcode-*); --solver auto trained with the "
+       "sequential solver; ignored\n"},
+      {"train -q --model svm --threads 1 -v 2 --bucket-size 4 " + data("heart_scale"),
+       "warning: --bucket-size applies to the parallel solvers (syscd, passcode-*); --solver auto trained the folds "
+       "with the sequential solver; ignored\n"},
   };
   if (tbb::info::default_concurrency() >= 2) {
     warned.push_back({"train -q --replica-sigma 3 --threads 2 --solver syscd ok.svm m",
                       "warning: --replica-sigma 3: above the 2 solver threads; using 2 (CoCoA+)\n"});
     warned.push_back({"train -q --replica-sigma 1.5 --threads 2 --solver sequential ok.svm m",
                       rs + "a solver other than syscd\n"});
+    // The hinge below 10^6 nonzeros trains with the sequential solver on any number of threads.
+    warned.push_back({"train -q --model svm --replica-sigma 1.5 --threads 2 --formulation dual ok.svm m",
+                      "warning: --replica-sigma applies to the parallel solvers (syscd, passcode-*); --solver auto "
+                      "trained with the sequential solver; ignored\n"});
   }
   for (const auto& [args, warning] : warned) {
     SCOPED_TRACE(args);
