@@ -21,8 +21,8 @@ taking the fastest run that reaches the threshold, then re-timed (hetglm: train_
 TOL`). hetglm's rows also give, in the JSON (`t_history`) and in parentheses, the time from the per-epoch history of
 its tight runs (seconds since the start of the solve, gap passes included, plus the setup before the solve), the
 method of the results before 2026-12-06: those runs read float64 values (tol below 1e-6) and certify only every few
-epochs, so they are slower than a run at the tolerance a user would ask for. Training time excludes loading: hetglm reports load_seconds and
-train_seconds; LIBLINEAR (2.50, PyPI liblinear-official, the C library in this process) is timed around
+epochs, so they are slower than a run at the tolerance a user would ask for. Training time excludes loading: hetglm
+reports load_seconds and train_seconds; LIBLINEAR (2.50, PyPI liblinear-official, the C library in this process) is timed around
 train() on its problem structure already built (its load time: load_svmlight_file + building that structure);
 scikit-learn and Snap ML are timed around fit() on arrays already in memory (load time: load_svmlight_file). Medians of REPS runs (5; 3 on the large synthetic sets).
 """
