@@ -349,15 +349,18 @@ bool prints_option_warnings(const TrainArgs& a) {
   return true;
 }
 
-/// The options of the parallel coordinate-descent solvers (syscd, PASSCoDe) among those given that the sequential
-/// solver has no use for: its one loop has no buckets and no replicas to merge or scale (under --distributed the
-/// ranks' merge is aggregated all the same).
-std::vector<std::string> parallel_only_options(const TrainArgs& a) {
-  std::vector<std::string> out;
-  for (const std::string& name : a.cd_options_given)
-    if (name == "--bucket-size" || (!a.distributed && name == "--aggregation") ||
-        (name == "--replica-sigma" && !a.replica_sigma_warned))
-      out.push_back(name);
+/// The options of the parallel coordinate-descent solvers among those given that the sequential solver has no use
+/// for, each with what it applies to: its one loop has no buckets, no replicas to merge or scale and no work stealing
+/// (under --distributed the ranks' merge is aggregated all the same).
+std::vector<std::pair<std::string, const char*>> parallel_only_options(const TrainArgs& a) {
+  std::vector<std::pair<std::string, const char*>> out;
+  for (const std::string& name : a.cd_options_given) {
+    if (name == "--bucket-size") out.emplace_back(name, "the parallel solvers' buckets (syscd, passcode-*)");
+    if (name == "--aggregation" && !a.distributed) out.emplace_back(name, "syscd's merge of its replicas");
+    if (name == "--replica-sigma" && !a.replica_sigma_warned) out.emplace_back(name, "syscd's replicas");
+    if (name == "--nondeterministic")
+      out.emplace_back(name, "the parallel solvers' work stealing (syscd, passcode-*)");
+  }
   return out;
 }
 
@@ -369,10 +372,9 @@ std::vector<std::string> auto_ignored_cd_options(const TrainArgs& a, hetglm::Sol
   std::vector<std::string> out;
   if (a.opt.solver.solver != hetglm::SolverKind::automatic || a.opt.problem.model.multinomial) return out;
   if (ran == hetglm::SolverKind::sequential) {
-    for (const std::string& name : parallel_only_options(a))
-      out.push_back(fmt::format("warning: {} applies to the parallel solvers (syscd, passcode-*); --solver auto {} "
-                                "with the sequential solver; ignored\n",
-                                name, what));
+    for (const auto& [name, applies] : parallel_only_options(a))
+      out.push_back(fmt::format("warning: {} applies to {}; --solver auto {} with the sequential solver; ignored\n",
+                                name, applies, what));
     return out;
   }
   if (ran != hetglm::SolverKind::newton && ran != hetglm::SolverKind::working_set) return out;
@@ -485,11 +487,9 @@ void parse_options(TrainArgs& a) {
     }
   }
   if (sequential && !o.problem.model.multinomial)
-    for (const std::string& name : parallel_only_options(a))  // --replica-sigma: said above
-      warnings.push_back(fmt::format(
-          "warning: {} applies to the parallel solvers (syscd, passcode-*); --solver sequential has one loop, without "
-          "buckets or replicas; ignored\n",
-          name));
+    for (const auto& [name, applies] : parallel_only_options(a))  // --replica-sigma: said above
+      warnings.push_back(
+          fmt::format("warning: {} applies to {}; --solver sequential runs one loop; ignored\n", name, applies));
   const std::string& xclbin = o.device.backend.xclbin;
   if (!xclbin.empty()) {  // the FPGA binary: a file that exists, whichever device runs
     std::error_code ec;
@@ -1286,7 +1286,8 @@ int hetglm_cli_main(int argc, char** argv) {
                   "exit code 130");
   train->add_flag("-q,--quiet", ta.quiet, "no progress output");
   train->add_option("--memory-limit", ta.memory_limit,
-                    "stop reading TRAIN / --test once the data kept would exceed SIZE bytes, and refuse to train when "
+                    "stop reading TRAIN (and --test, each file within SIZE) once the data kept would exceed SIZE "
+                    "bytes, and refuse to train when "
                     "the memory estimate (data included) exceeds it (K M G T or Ki Mi Gi Ti; default: reading stops at "
                     "90% of the data kept plus the cgroup limit or MemAvailable, training is refused when its estimate "
                     "exceeds what is still available then)");
@@ -1328,7 +1329,8 @@ int hetglm_cli_main(int argc, char** argv) {
   pred->add_option("--threads", pa.threads, "threads for reading (0 = all cores)");
   pred->add_flag("-q,--quiet", pa.quiet, "print nothing but errors");
   pred->add_option("--memory-limit", pa.memory_limit,
-                   "stop reading MODEL / DATA once what is kept would exceed SIZE bytes (K M G T or Ki Mi Gi Ti)");
+                   "stop reading MODEL / DATA (each file within SIZE) once what is kept would exceed SIZE bytes (K M "
+                   "G T or Ki Mi Gi Ti)");
 
   // Unknown options are reported by us, naming the token and what to write instead (liblinear.hpp).
   train->allow_extras();
@@ -1348,6 +1350,12 @@ int hetglm_cli_main(int argc, char** argv) {
   std::vector<char*> cargs;
   for (std::string& s : args) cargs.push_back(s.data());
   cargs.push_back(nullptr);
+  // The help to point to after a parse error: the subcommand's, once it was reached.
+  auto usage_hint = [&]() -> std::string {
+    if (pred->parsed()) return "Run 'hetglm predict --help' for usage.";
+    if (train->parsed()) return "Run 'hetglm train --help' for usage.";
+    return "Run 'hetglm --help' or 'hetglm train --help' for usage.";
+  };
   try {
     app.parse(static_cast<int>(args.size()), cargs.data());
     for (CLI::App* sub : {train, pred}) {
@@ -1418,13 +1426,13 @@ int hetglm_cli_main(int argc, char** argv) {
     const std::size_t eq = what.find(" = ");
     if (what.rfind(head, 0) == 0 && eq != std::string::npos)
       hetglm::eprint("error: {}: '{}' is not a value this option takes (a malformed number, or one out of its "
-                     "range)\nRun 'hetglm --help' or 'hetglm train --help' for usage.\n",
-                     what.substr(head.size(), eq - head.size()), what.substr(eq + 3));
+                     "range)\n{}\n",
+                     what.substr(head.size(), eq - head.size()), what.substr(eq + 3), usage_hint());
     else
-      hetglm::eprint("error: {}\nRun 'hetglm --help' or 'hetglm train --help' for usage.\n", what);
+      hetglm::eprint("error: {}\n{}\n", what, usage_hint());
     return kExitUsage;
   } catch (const CLI::ParseError& e) {
-    hetglm::eprint("error: {}\nRun 'hetglm --help' or 'hetglm train --help' for usage.\n", e.what());
+    hetglm::eprint("error: {}\n{}\n", e.what(), usage_hint());
     return kExitUsage;
   }
   try {

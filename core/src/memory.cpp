@@ -201,17 +201,28 @@ std::uint64_t parse_byte_size(const std::string& text, const std::string& what) 
     return InvalidArgument(fmt::format("{}: must be at least 1 byte, got {} (a limit of no bytes keeps no data)", what,
                                        quote_token(text)));
   };
-  // A plain count of bytes is read exactly as an integer (every value up to 2^64 - 1).
-  if (end > 0 && (suffix.empty() || suffix == "B") && text.find('.') >= end) {
+  // A plain count of bytes is read exactly as an integer (every value up to 2^64 - 1); a fraction must be zeros.
+  if (end > 0 && (suffix.empty() || suffix == "B")) {
+    const std::size_t dot = std::min(text.find('.'), end);
+    if (text.find('.', dot + 1) < end) throw bad();
+    if (end == 1 && dot == 0) throw bad();  // "."
     std::uint64_t n = 0;
-    const auto [p, ec] = std::from_chars(text.data(), text.data() + end, n);
-    if (ec == std::errc::result_out_of_range) throw too_large();
-    if (ec != std::errc() || p != text.data() + end) throw bad();
+    if (dot > 0) {
+      const auto [p, ec] = std::from_chars(text.data(), text.data() + dot, n);
+      if (ec == std::errc::result_out_of_range) throw too_large();
+      if (ec != std::errc() || p != text.data() + dot) throw bad();
+    }
     if (n == 0) throw too_small();
+    if (text.find_first_not_of('0', dot + 1) < end)
+      throw InvalidArgument(fmt::format("{}: a number of bytes must be whole, got {}", what, quote_token(text)));
     return n;
   }
   double x = 0;
   const auto [p, ec] = std::from_chars(text.data(), text.data() + end, x, std::chars_format::fixed);
+  if (ec == std::errc::result_out_of_range && p == text.data() + end) {  // digits beyond a double's range
+    const std::size_t first = text.find_first_not_of("0.");
+    throw first < end && first < text.find('.') ? too_large() : too_small();
+  }
   if (end == 0 || ec != std::errc() || p != text.data() + end) throw bad();
   static const std::pair<const char*, double> units[] = {
       {"", 1},     {"B", 1},        {"K", 1e3},       {"M", 1e6},         {"G", 1e9},
@@ -220,8 +231,6 @@ std::uint64_t parse_byte_size(const std::string& text, const std::string& what) 
     if (suffix != name) continue;
     const double bytes = std::round(x * mult);
     if (bytes < 1) throw too_small();
-    if (mult == 1 && bytes != x)
-      throw InvalidArgument(fmt::format("{}: a number of bytes must be whole, got {}", what, quote_token(text)));
     if (!(bytes < 0x1p64)) throw too_large();
     return static_cast<std::uint64_t>(bytes);
   }
@@ -230,7 +239,7 @@ std::uint64_t parse_byte_size(const std::string& text, const std::string& what) 
 
 std::string format_bytes(std::uint64_t bytes) {
   const double b = static_cast<double>(bytes);
-  if (bytes < 1000) return fmt::format("{} bytes", bytes);
+  if (bytes < 1000) return fmt::format("{} byte{}", bytes, bytes == 1 ? "" : "s");
   if (b < 999950) return fmt::format("{:.1f} kB", b / 1e3);
   if (b < 999950000) return fmt::format("{:.1f} MB", b / 1e6);
   if (b < 999950000000) return fmt::format("{:.1f} GB", b / 1e9);

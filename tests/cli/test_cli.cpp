@@ -497,7 +497,7 @@ TEST_F(Cli, HugeFeatureIndexIsRefusedBeforeAllocating) {
   const CliRun r = run("train -q huge.svm m");
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err.rfind("error: training needs about ", 0), 0u) << r.err;
-  EXPECT_NE(r.err.find("(2 samples, 2147483646 features, 2 nonzeros, 1 weight columns), more than the "),
+  EXPECT_NE(r.err.find("(2 samples, 2147483646 features, 2 nonzeros, 1 weight column), more than the "),
             std::string::npos)
       << r.err;
   EXPECT_FALSE(fs::exists(dir / "m"));
@@ -595,13 +595,13 @@ TEST_F(Cli, MemoryLimitOptionForPredictAndBadSizes) {
   r = run("train -q --threads 2 --memory-limit 1500M wide.svm m3");
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err, "error: training needs about 19.2 GB of memory (2 samples, 300000000 features, 2 nonzeros, 1 weight "
-                   "columns), more than the memory limit of 1.5 GB (--memory-limit)\n");
+                   "column), more than the memory limit of 1.5 GB (--memory-limit)\n");
   EXPECT_FALSE(fs::exists(dir / "m3"));
   // Small limits are worded in their own unit (it said "needs about 0.0 GB ..., more than ... 0.0 GB").
   r = run("train -q --threads 1 --memory-limit 50K " + data("heart_scale") + " m3");
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err, "error: training needs about 67.8 kB of memory (270 samples, 13 features, 3378 nonzeros, 1 weight "
-                   "columns), more than the memory limit of 50.0 kB (--memory-limit)\n");
+                   "column), more than the memory limit of 50.0 kB (--memory-limit)\n");
   // The multinomial model's n x K and d x K matrices and its K x K blocks count too (500 classes): one-vs-rest
   // fits in 1 MB (the CLI keeps no class's coordinate variables: TrainOptions::keep_alpha), the softmax model does
   // not.
@@ -1242,18 +1242,19 @@ TEST_F(Cli, EmptyValuesAndOptionsThatDoNotApplyAreChecked) {
       {"train -q -s 6 --l1-ratio 0.3 ok.svm m",
        "warning: --l1-ratio applies to the elastic-net penalty only (-s 6 is --model logistic --penalty l1); "
        "ignored\n"},
-      // The sequential solver has no buckets and no replicas: asked for, or chosen by auto (one thread).
-      {"train -q --solver sequential --bucket-size 4 --aggregation fixed ok.svm m",
-       "warning: --bucket-size applies to the parallel solvers (syscd, passcode-*); --solver sequential has one loop, "
-       "without buckets or replicas; ignored\n"
-       "warning: --aggregation applies to the parallel solvers (syscd, passcode-*); --solver sequential has one loop, "
-       "without buckets or replicas; ignored\n"},
+      // The sequential solver has no buckets, replicas or work stealing: asked for, or chosen by auto (one thread).
+      {"train -q --solver sequential --bucket-size 4 --aggregation fixed --nondeterministic ok.svm m",
+       "warning: --bucket-size applies to the parallel solvers' buckets (syscd, passcode-*); --solver sequential runs "
+       "one loop; ignored\n"
+       "warning: --aggregation applies to syscd's merge of its replicas; --solver sequential runs one loop; ignored\n"
+       "warning: --nondeterministic applies to the parallel solvers' work stealing (syscd, passcode-*); --solver "
+       "sequential runs one loop; ignored\n"},
       {"train -q --model svm --threads 1 --bucket-size 4 ok.svm m",
-       "warning: --bucket-size applies to the parallel solvers (syscd, passcode-*); --solver auto trained with the "
-       "sequential solver; ignored\n"},
-      {"train -q --model svm --threads 1 -v 2 --bucket-size 4 " + data("heart_scale"),
-       "warning: --bucket-size applies to the parallel solvers (syscd, passcode-*); --solver auto trained the folds "
+       "warning: --bucket-size applies to the parallel solvers' buckets (syscd, passcode-*); --solver auto trained "
        "with the sequential solver; ignored\n"},
+      {"train -q --model svm --threads 1 -v 2 --bucket-size 4 " + data("heart_scale"),
+       "warning: --bucket-size applies to the parallel solvers' buckets (syscd, passcode-*); --solver auto trained "
+       "the folds with the sequential solver; ignored\n"},
   };
   if (tbb::info::default_concurrency() >= 2) {
     warned.push_back({"train -q --replica-sigma 3 --threads 2 --solver syscd ok.svm m",
@@ -1262,8 +1263,8 @@ TEST_F(Cli, EmptyValuesAndOptionsThatDoNotApplyAreChecked) {
                       rs + "a solver other than syscd\n"});
     // The hinge below 10^6 nonzeros trains with the sequential solver on any number of threads.
     warned.push_back({"train -q --model svm --replica-sigma 1.5 --threads 2 --formulation dual ok.svm m",
-                      "warning: --replica-sigma applies to the parallel solvers (syscd, passcode-*); --solver auto "
-                      "trained with the sequential solver; ignored\n"});
+                      "warning: --replica-sigma applies to syscd's replicas; --solver auto trained with the "
+                      "sequential solver; ignored\n"});
   }
   for (const auto& [args, warning] : warned) {
     SCOPED_TRACE(args);

@@ -1183,6 +1183,8 @@ TEST(LibsvmMemory, ByteSizesAsTextAndBack) {
   EXPECT_EQ(hetglm::parse_byte_size("18446744073709551615", "x"), 18446744073709551615u);  // 2^64 - 1, exactly
   EXPECT_EQ(hetglm::parse_byte_size("18446744073709551615B", "x"), 18446744073709551615u);
   EXPECT_EQ(hetglm::parse_byte_size("2.5K", "x"), 2500u);
+  EXPECT_EQ(hetglm::parse_byte_size("18446744073709551615.000", "x"), 18446744073709551615u);
+  EXPECT_EQ(hetglm::parse_byte_size("1024.", "x"), 1024u);
   for (const char* bad : {"0", "0.1", "0K"}) {
     try {
       hetglm::parse_byte_size(bad, "--memory-limit");
@@ -1192,7 +1194,19 @@ TEST(LibsvmMemory, ByteSizesAsTextAndBack) {
                                            " (a limit of no bytes keeps no data)");
     }
   }
-  for (const char* big : {"18446744073709551616", "99999999999999999999999", "20000000T", "16777216Ti"}) {
+  const std::string nines(400, '9'), tiny = "0." + std::string(400, '0') + "1";
+  for (const std::string& small : {std::string(".0"), tiny, tiny + "K"}) {
+    try {
+      hetglm::parse_byte_size(small, "--memory-limit");
+      ADD_FAILURE() << small;
+    } catch (const hetglm::InvalidArgument& e) {
+      EXPECT_EQ(std::string(e.what()), "--memory-limit: must be at least 1 byte, got " + hetglm::quote_token(small) +
+                                           " (a limit of no bytes keeps no data)");
+    }
+  }
+  for (const std::string& big : {std::string("18446744073709551616"), std::string("99999999999999999999999"),
+                                  std::string("20000000T"), std::string("16777216Ti"), nines, nines + ".0",
+                                  nines + "Ki"}) {
     try {
       hetglm::parse_byte_size(big, "--memory-limit");
       ADD_FAILURE() << big;
@@ -1201,7 +1215,7 @@ TEST(LibsvmMemory, ByteSizesAsTextAndBack) {
                                            " is too large (at most 18446744073709551615 bytes)");
     }
   }
-  for (const char* frac : {"1.9", "2.5B", "1000.5"}) {
+  for (const char* frac : {"1.9", "2.5B", "1000.5", "9007199254740993.5", "1.0000000000000000000000000000001"}) {
     try {
       hetglm::parse_byte_size(frac, "--memory-limit");
       ADD_FAILURE() << frac;
@@ -1210,7 +1224,7 @@ TEST(LibsvmMemory, ByteSizesAsTextAndBack) {
                 "--memory-limit: a number of bytes must be whole, got " + hetglm::quote_token(frac));
     }
   }
-  for (const char* bad : {"", "M", "12X", "-5M", "1e3", "1 M", "nan", "inf", "1.2.3"}) {
+  for (const char* bad : {"", "M", "12X", "-5M", "1e3", "1 M", "nan", "inf", "1.2.3", ".", "1..5"}) {
     try {
       hetglm::parse_byte_size(bad, "--memory-limit");
       ADD_FAILURE() << bad;

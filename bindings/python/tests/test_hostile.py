@@ -94,7 +94,7 @@ def test_regressors_refuse_a_sparse_x_with_3e9_columns_before_allocating(Est):
     X = sp.csr_matrix((np.array([1.0, 2.0, 1.5]), (np.array([0, 1, 2]), np.array([5, 2_999_999_999, 7]))),
                       shape=(3, 3_000_000_000))
     with pytest.raises(ValueError, match=r"^training needs about [0-9.]+ GB of memory \(3 samples, 3000000000 "
-                                         r"features, 3 nonzeros, 1 weight columns\), more than the [0-9.]+ GB "
+                                         r"features, 3 nonzeros, 1 weight column\), more than the [0-9.]+ GB "
                                          r"available$"):
         Est().fit(X, np.array([1.0, -1.0, 1.0]))
 

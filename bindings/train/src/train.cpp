@@ -313,10 +313,10 @@ void check_training_memory(double n, double d, double nnz, std::size_t classes, 
   const double avail = limit > 0 ? double(limit) : available_memory_bytes();
   if (avail > 0 && need > avail)
     throw InvalidArgument(fmt::format(
-        "training needs about {} of memory ({} samples, {} features, {} nonzeros{}, {} weight columns), more than {}",
+        "training needs about {} of memory ({} samples, {} features, {} nonzeros{}, {} weight column{}), more than {}",
         format_bytes(static_cast<std::uint64_t>(need)), static_cast<std::int64_t>(n), static_cast<std::int64_t>(d),
         static_cast<std::int64_t>(nnz), float64_values ? " kept to double precision, as a tol below 1e-6 asks" : "",
-        classes,
+        classes, classes == 1 ? "" : "s",
         limit > 0 ? fmt::format("the memory limit of {} ({})", format_bytes(limit), limit_name)
                   : fmt::format("the {} available", format_bytes(static_cast<std::uint64_t>(avail)))));
 }
