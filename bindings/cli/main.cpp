@@ -386,6 +386,24 @@ std::vector<std::string> auto_ignored_cd_options(const TrainArgs& a, hetglm::Sol
   return out;
 }
 
+/// The options of several replicas (--aggregation outside --distributed, --nondeterministic, --replica-sigma when
+/// not said already) among those given, when the parallel solver that ran (`ran`: syscd or PASSCoDe) had one thread
+/// (`threads`): it then has one replica, nothing to merge and no one to steal from. `why` says where the one thread
+/// came from.
+std::vector<std::string> one_thread_ignored(const TrainArgs& a, hetglm::SolverKind ran, int threads,
+                                            std::string_view why) {
+  std::vector<std::string> out;
+  using hetglm::SolverKind;
+  if (threads != 1 || a.opt.problem.model.multinomial ||
+      (ran != SolverKind::syscd && ran != SolverKind::passcode_atomic && ran != SolverKind::passcode_wild))
+    return out;
+  for (const std::string& name : a.cd_options_given)
+    if ((name == "--aggregation" && !a.distributed) || name == "--nondeterministic" ||
+        (name == "--replica-sigma" && !a.replica_sigma_warned))
+      out.push_back(fmt::format("warning: {} applies to several threads' replicas; {}; ignored\n", name, why));
+  return out;
+}
+
 /// The summary lines' note when cross-validation trained fewer folds at once to stay within the memory.
 std::string folds_memory_note(bool memory_bound, int at_once) {
   return memory_bound ? fmt::format(", {} fold{} at a time to stay within the memory", at_once, at_once == 1 ? "" : "s")
@@ -647,6 +665,8 @@ int run_cross_validation(TrainArgs& a, const Dataset& data, double load_seconds,
       const hetglm::FoldReport& fr = r.folds[f];
       unconverged += !fr.converged;
       if (ignored.empty()) ignored = auto_ignored_cd_options(a, fr.solver, "trained the folds");
+      if (ignored.empty())
+        ignored = one_thread_ignored(a, fr.solver, r.fold_threads, "cross-validation trains each fold on one thread");
       fj.push_back({{"fold", f + 1}, {"n_train", fr.n_train}, {"n_test", fr.n_test}, {"score", score_json(fr.score)},
                     {"epochs", fr.epochs}, {"converged", fr.converged}, {"seconds", fr.seconds},
                     {"formulation", hetglm::formulation_name(fr.formulation)}});
@@ -712,6 +732,9 @@ int run_cross_validation(TrainArgs& a, const Dataset& data, double load_seconds,
                      "measurable progress)\n",
                      unconverged, r.path.size(), a.opt.solver.max_epochs);
     for (const std::string& w : auto_ignored_cd_options(a, r.solver, "trained the folds")) hetglm::eprint("{}", w);
+    for (const std::string& w :
+         one_thread_ignored(a, r.solver, r.fold_threads, "the search of C trains each fold on one thread"))
+      hetglm::eprint("{}", w);
     if (r.start_above_max)  // LIBLINEAR clamps the same way, without a word
       hetglm::eprint("warning: -c {:g} is above the search's largest C ({:g}, LIBLINEAR's limit for -C): only C = {:g} "
                      "was tried\n",
@@ -989,6 +1012,9 @@ int run_train(TrainArgs& a) {
   // The warnings about the certificate (and the options auto's solver ignored) are printed once the model is
   // written (they say so).
   std::vector<std::string> warnings = auto_ignored_cd_options(a, res.solver, "trained");
+  for (std::string& w : one_thread_ignored(a, res.solver, a.threads > 0 ? a.threads : tbb::info::default_concurrency(),
+                                           "one thread runs one replica"))
+    warnings.push_back(std::move(w));
   for (const auto& c : res.columns) {
     if (!c.converged && !res.interrupted) {
       const std::string who = res.spec.classifier && res.columns.size() > 1 ? fmt::format(" (class {})", c.label) : "";

@@ -1252,6 +1252,10 @@ TEST_F(Cli, EmptyValuesAndOptionsThatDoNotApplyAreChecked) {
       {"train -q --model svm --threads 1 --bucket-size 4 ok.svm m",
        "warning: --bucket-size applies to the parallel solvers' buckets (syscd, passcode-*); --solver auto trained "
        "with the sequential solver; ignored\n"},
+      // syscd on one thread has one replica: nothing to merge or steal (its buckets stay).
+      {"train -q --model svm --solver syscd --threads 1 --aggregation fixed --nondeterministic --bucket-size 4 ok.svm m",
+       "warning: --aggregation applies to several threads' replicas; one thread runs one replica; ignored\n"
+       "warning: --nondeterministic applies to several threads' replicas; one thread runs one replica; ignored\n"},
       {"train -q --model svm --threads 1 -v 2 --bucket-size 4 " + data("heart_scale"),
        "warning: --bucket-size applies to the parallel solvers' buckets (syscd, passcode-*); --solver auto trained "
        "the folds with the sequential solver; ignored\n"},
@@ -1261,6 +1265,10 @@ TEST_F(Cli, EmptyValuesAndOptionsThatDoNotApplyAreChecked) {
                       "warning: --replica-sigma 3: above the 2 solver threads; using 2 (CoCoA+)\n"});
     warned.push_back({"train -q --replica-sigma 1.5 --threads 2 --solver sequential ok.svm m",
                       rs + "a solver other than syscd\n"});
+    // Cross-validation's folds train side by side on one thread each.
+    warned.push_back({"train -q --model svm --solver syscd --threads 2 -v 2 --aggregation fixed " + data("heart_scale"),
+                      "warning: --aggregation applies to several threads' replicas; cross-validation trains each "
+                      "fold on one thread; ignored\n"});
     // The hinge below 10^6 nonzeros trains with the sequential solver on any number of threads.
     warned.push_back({"train -q --model svm --replica-sigma 1.5 --threads 2 --formulation dual ok.svm m",
                       "warning: --replica-sigma applies to syscd's replicas; --solver auto trained with the "
