@@ -1331,9 +1331,10 @@ TEST_F(Cli, EmptyValuesAndOptionsThatDoNotApplyAreChecked) {
   EXPECT_EQ(run("train -q -C --no-shrinking --model svm " + data("heart_scale")).err.find("--no-shrinking"),
             std::string::npos);
   // --replica-sigma is warned about once (its CoCoA+ cap, then auto's Newton solver said the opposite).
-  if (tbb::info::default_concurrency() == 2)
+  if (tbb::info::default_concurrency() == 2) {
     EXPECT_EQ(run("train -q --replica-sigma 5 ok.svm m").err,
               "warning: --replica-sigma 5: above the 2 solver threads; using 2 (CoCoA+)\n");
+  }
 }
 
 // Issue 18: a class weight or a regression target beyond float range overflowed the objective to a "numerical
