@@ -1265,7 +1265,8 @@ int hetglm_cli_main(int argc, char** argv) {
                     "cpu stand-in when --accel-memory is given)")
       ->capture_default_str();
   train->add_option("--accel-memory", ta.accel_memory,
-                    "DuHL accelerator budget: bytes with K M G (10^3..) or Ki Mi Gi (2^10..), or a percentage such as 25%");
+                    "DuHL accelerator budget: bytes with K M G T (10^3..) or Ki Mi Gi Ti (2^10..), or a percentage such as "
+                    "25%");
   train->add_option("--cpu-role", ta.cpu_role, "DuHL: gaps (as published) | solve (the CPU also trains)")
       ->capture_default_str();
   train->add_option("--duhl-selection", ta.duhl_selection, "DuHL working sets: duhl | random | streaming (baselines)")

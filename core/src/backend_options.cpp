@@ -7,17 +7,20 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <limits>
 #include <stdexcept>
+#include <string_view>
 
 #include "hetglm/error.hpp"
+#include "hetglm/memory.hpp"
 
 namespace hetglm {
 
 MemoryBudget parse_memory_budget(const std::string& text) {
   auto bad = [&]() {
     return InvalidArgument(fmt::format(
-        "--accel-memory: cannot parse '{}' (expected bytes with an optional K M G Ki Mi Gi suffix, or a percentage "
-        "such as 25%)",
+        "--accel-memory: cannot parse '{}' (expected bytes with an optional K M G T Ki Mi Gi Ti suffix, or a "
+        "percentage such as 25%)",
         text));
   };
   std::size_t pos = 0;
@@ -29,7 +32,7 @@ MemoryBudget parse_memory_budget(const std::string& text) {
   }
   const std::string suffix = text.substr(pos);
   if (!std::isfinite(x)) throw bad();
-  static const char* const kSuffixes[] = {"", "B", "K", "M", "G", "Ki", "Mi", "Gi", "%"};
+  static const char* const kSuffixes[] = {"", "B", "K", "M", "G", "T", "Ki", "Mi", "Gi", "Ti", "%"};
   if (!(x > 0) && std::find(std::begin(kSuffixes), std::end(kSuffixes), suffix) != std::end(kSuffixes))
     throw InvalidArgument(fmt::format(
         "--accel-memory: must be positive, got '{}' (a budget of no bytes holds no coordinate: give bytes such as "
@@ -41,22 +44,21 @@ MemoryBudget parse_memory_budget(const std::string& text) {
     b.percent = x;
     return b;
   }
-  double mult = 1;
-  if (suffix.empty() || suffix == "B") mult = 1;
-  else if (suffix == "K") mult = 1e3;
-  else if (suffix == "M") mult = 1e6;
-  else if (suffix == "G") mult = 1e9;
-  else if (suffix == "Ki") mult = 1024.0;
-  else if (suffix == "Mi") mult = 1024.0 * 1024.0;
-  else if (suffix == "Gi") mult = 1024.0 * 1024.0 * 1024.0;
-  else throw bad();
-  b.bytes = x * mult;
+  // Bytes: memory.hpp's parse_byte_size, as --memory-limit reads them (a whole count read exactly, a fraction of a
+  // byte refused, "too large" past 2^64 - 1); its "cannot parse" in this option's words.
+  try {
+    b.bytes = static_cast<double>(parse_byte_size(text, "--accel-memory"));
+  } catch (const InvalidArgument& e) {
+    if (std::string_view(e.what()).find(": cannot parse ") != std::string_view::npos) throw bad();
+    throw;
+  }
   return b;
 }
 
 std::size_t MemoryBudget::resolve(std::size_t total_bytes) const {
   if (percent > 0) return static_cast<std::size_t>(std::ceil(percent / 100.0 * double(total_bytes)));
-  if (bytes > 0) return static_cast<std::size_t>(std::llround(bytes));
+  if (bytes > 0)
+    return bytes >= 0x1p64 ? std::numeric_limits<std::size_t>::max() : static_cast<std::size_t>(std::round(bytes));
   return 0;
 }
 

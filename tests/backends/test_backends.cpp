@@ -5,6 +5,10 @@
 // strings, budgets, and the exact error messages.
 #include <cmath>
 #include <cstdlib>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
 #include <sys/wait.h>
 
 #include "hetglm/io.hpp"
@@ -181,14 +185,31 @@ TEST(Registry, MemorySizes) {
   EXPECT_EQ(parse_memory_size("1Gi", 0), 1024u * 1024 * 1024);
   EXPECT_EQ(parse_memory_size("25%", 1000), 250u);
   EXPECT_EQ(parse_memory_size("100%", 1234), 1234u);
+  // Bytes as --memory-limit reads them: exact up to 2^64 - 1 (it was capped at 2^63), T and Ti, no fraction of a byte.
+  EXPECT_EQ(parse_memory_size("2T", 0), 2000000000000u);
+  EXPECT_EQ(parse_memory_size("1Ti", 0), 1099511627776u);
+  EXPECT_EQ(parse_memory_size("18446744073709551615", 0), std::numeric_limits<std::size_t>::max());
+  for (const auto& [text, msg] : std::vector<std::pair<std::string, std::string>>{
+           {"1e3", "--accel-memory: cannot parse '1e3' (expected bytes with an optional K M G T Ki Mi Gi Ti suffix, or "
+                   "a percentage such as 25%)"},
+           {"1.9", "--accel-memory: a number of bytes must be whole, got '1.9'"},
+           {"18446744073709551616",
+            "--accel-memory: '18446744073709551616' is too large (at most 18446744073709551615 bytes)"}}) {
+    try {
+      parse_memory_size(text, 100);
+      FAIL() << text;
+    } catch (const InvalidArgument& e) {
+      EXPECT_EQ(std::string(e.what()), msg);
+    }
+  }
   for (const char* bad : {"", "abc", "12X", "0Q"}) {
     try {
       parse_memory_size(bad, 100);
       FAIL() << bad;
     } catch (const InvalidArgument& e) {
       EXPECT_EQ(std::string(e.what()), std::string("--accel-memory: cannot parse '") + bad +
-                                           "' (expected bytes with an optional K M G Ki Mi Gi suffix, or a "
-                                           "percentage such as 25%)");
+                                           "' (expected bytes with an optional K M G T Ki Mi Gi Ti suffix, or "
+                                           "a percentage such as 25%)");
     }
   }
   // Zero and negative sizes parse: the message says what is wrong with them (issue 18).
@@ -235,8 +256,8 @@ TEST(Cli, BadDeviceConfigurationExitsWith2AndAClearMessage) {
             "least 4080 bytes");
   r = run_cli(base + "--device cpu --accel-memory 12Q");
   EXPECT_EQ(r.first, 2);
-  EXPECT_EQ(r.second, "error: --accel-memory: cannot parse '12Q' (expected bytes with an optional K M G Ki Mi Gi "
-                      "suffix, or a percentage such as 25%)");
+  EXPECT_EQ(r.second, "error: --accel-memory: cannot parse '12Q' (expected bytes with an optional K M G T Ki Mi Gi "
+                      "Ti suffix, or a percentage such as 25%)");
   r = run_cli(base + "--device cpu --accel-memory 25% --cpu-role solve --link-bandwidth 16");
   EXPECT_EQ(r.first, 0) << r.second;
 #if defined(HETGLM_WITH_OPENCL)

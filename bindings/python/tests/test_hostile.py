@@ -115,8 +115,8 @@ def test_regressors_refuse_a_sparse_x_with_3e9_columns_before_allocating(Est):
     (dict(warm_start="no"), "warm_start must be True or False, got 'no'"),
     (dict(verbose=-1), "verbose must be a non-negative integer or a bool, got -1"),
     # The engine's option errors in the parameter's name (it said "--accel-memory: cannot parse 'lots' ...").
-    (dict(accel_memory="lots"), "accel_memory: cannot parse 'lots' (expected bytes with an optional K M G Ki Mi Gi "
-                                "suffix, or a percentage such as 25%)"),
+    (dict(accel_memory="lots"), "accel_memory: cannot parse 'lots' (expected bytes with an optional K M G T Ki Mi "
+                                "Gi Ti suffix, or a percentage such as 25%)"),
 ])
 def test_parameters_beyond_what_the_engine_holds_are_value_errors(small, kwargs, msg):
     # Found by an adversarial trial: max_iter / n_jobs beyond 32 bits raised the binding's TypeError, a seed beyond

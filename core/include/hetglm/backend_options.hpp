@@ -18,10 +18,11 @@ struct MemoryBudget {
   std::size_t resolve(std::size_t total_bytes) const;
 };
 
-/// Parse --accel-memory: a byte count with an optional decimal suffix K M G (10^3, 10^6, 10^9) or binary Ki Mi Gi
-/// (2^10...), or a percentage ("25%"). Throws InvalidArgument "--accel-memory: cannot parse 'X' (expected bytes with
-/// an optional K M G Ki Mi Gi suffix, or a percentage such as 25%)" or "--accel-memory: a percentage must be at most
-/// 100%, got 'X'".
+/// Parse --accel-memory: a byte count as --memory-limit reads it (memory.hpp parse_byte_size: optional decimal suffix
+/// K M G T or binary Ki Mi Gi Ti, a whole count read exactly), or a percentage ("25%"). Throws InvalidArgument
+/// "--accel-memory: cannot parse 'X' (expected bytes with an optional K M G T Ki Mi Gi Ti suffix, or a percentage such
+/// as 25%)", "--accel-memory: must be positive, got 'X' (...)", "--accel-memory: a percentage must be at most 100%,
+/// got 'X'", or parse_byte_size's "too large" / "must be whole".
 MemoryBudget parse_memory_budget(const std::string& text);
 /// parse_memory_budget(text).resolve(total_bytes).
 std::size_t parse_memory_size(const std::string& text, std::size_t total_bytes);
