@@ -404,6 +404,11 @@ std::vector<std::string> one_thread_ignored(const TrainArgs& a, hetglm::SolverKi
   return out;
 }
 
+/// The report's name of the solver that ran (--solver auto resolved): "duhl" when an accelerator trained.
+std::string solver_report_name(hetglm::SolverKind ran) {
+  return ran == hetglm::SolverKind::automatic ? std::string("duhl") : std::string(hetglm::solver_kind_name(ran));
+}
+
 /// The summary lines' note when cross-validation trained fewer folds at once to stay within the memory.
 std::string folds_memory_note(bool memory_bound, int at_once) {
   return memory_bound ? fmt::format(", {} fold{} at a time to stay within the memory", at_once, at_once == 1 ? "" : "s")
@@ -669,7 +674,8 @@ int run_cross_validation(TrainArgs& a, const Dataset& data, double load_seconds,
         ignored = one_thread_ignored(a, fr.solver, r.fold_threads, "cross-validation trains each fold on one thread");
       fj.push_back({{"fold", f + 1}, {"n_train", fr.n_train}, {"n_test", fr.n_test}, {"score", score_json(fr.score)},
                     {"epochs", fr.epochs}, {"converged", fr.converged}, {"seconds", fr.seconds},
-                    {"formulation", hetglm::formulation_name(fr.formulation)}});
+                    {"formulation", hetglm::formulation_name(fr.formulation)},
+                    {"solver", solver_report_name(fr.solver)}});
       if (!a.quiet)
         fmt::print("fold {}/{}: {} train, {} test, {} {:g}, {} epochs, {:.3f}s\n", f + 1, r.n_folds, fr.n_train,
                    fr.n_test, classifier ? "accuracy" : "mse", classifier ? fr.score.accuracy : fr.score.mse,
@@ -726,7 +732,8 @@ int run_cross_validation(TrainArgs& a, const Dataset& data, double load_seconds,
                           {"fold_threads", r.fold_threads}, {"parallel_folds", r.parallel},
                           {"folds_at_once", r.folds_at_once}, {"folds_memory_bound", r.memory_bound},
                           {"c_factor", a.c_factor}, {"seconds", r.seconds}, {"stop_reason", r.stop_reason},
-                          {"best_C", r.best_C}, {"best_score", score_json(r.best)}, {"path", std::move(pj)}};
+                          {"best_C", r.best_C}, {"best_score", score_json(r.best)},
+                          {"solver", solver_report_name(r.solver)}, {"path", std::move(pj)}};
     if (unconverged > 0)
       hetglm::eprint("warning: at {} of {} values of C some fold stopped before the tolerance (--max-epochs {}, or no "
                      "measurable progress)\n",
@@ -935,8 +942,7 @@ int run_train(TrainArgs& a) {
   report["formulation"] = hetglm::formulation_name(res.formulation);
   report["formulation_reason"] = res.formulation_reason;
   // The solver that ran (--solver auto resolved); "duhl" when an accelerator trained.
-  report["solver"] = res.solver == hetglm::SolverKind::automatic ? std::string("duhl")
-                                                                  : std::string(hetglm::solver_kind_name(res.solver));
+  report["solver"] = solver_report_name(res.solver);
   report["device"] = a.device;
   if (!res.device_reason.empty()) {
     report["device_reason"] = res.device_reason;

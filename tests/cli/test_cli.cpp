@@ -851,6 +851,7 @@ TEST_F(Cli, CrossValidationPrintsLiblinearsLineAndWritesNoModel) {
     EXPECT_EQ(f["n_train"].get<int>() + f["n_test"].get<int>(), 270);
     EXPECT_GE(f["n_test"].get<int>(), 54);
     EXPECT_LE(f["n_test"].get<int>(), 54);
+    EXPECT_EQ(f["solver"].get<std::string>(), "newton");  // -s 0: the primal logistic, auto's Newton solver
   }
   EXPECT_EQ(n_test, 270);
   const double acc = cv["score"]["accuracy"].get<double>();
@@ -905,6 +906,7 @@ TEST_F(Cli, CrossValidationUsesLiblinearsFoldsByDefault) {
   ASSERT_EQ(c.code, 0) << c.err;
   EXPECT_EQ(c.out, "Best C = 0.00390625  CV accuracy = 83.3333%\n");
   EXPECT_EQ(nlohmann::json::parse(slurp(dir / "c.json"))["c_search"]["folds_kind"].get<std::string>(), "liblinear");
+  EXPECT_EQ(nlohmann::json::parse(slurp(dir / "c.json"))["c_search"]["solver"].get<std::string>(), "newton");
   // --seed does not move LIBLINEAR's folds; it decides the stratified ones.
   const CliRun s9 = run("train -q -s 0 -v 5 --seed 9 " + data("heart_scale"));
   EXPECT_EQ(s9.out, "Cross Validation Accuracy = 82.2222%\n");
