@@ -183,12 +183,13 @@ MemoryLimit memory_limit() { return memory_limit_at(""); }
 
 std::uint64_t memory_limit_bytes() { return memory_limit().bytes; }
 
-std::uint64_t parse_byte_size(const std::string& text, const std::string& what) {
+std::uint64_t parse_byte_size(const std::string& text, const std::string& what, const char* expected) {
   auto bad = [&] {
     return InvalidArgument(fmt::format(
-        "{}: cannot parse {} (expected a positive number of bytes with an optional K M G T or Ki Mi Gi Ti suffix, "
-        "such as 512M or 2Gi)",
-        what, quote_token(text)));
+        "{}: cannot parse {} ({})", what, quote_token(text),
+        expected ? expected
+                 : "expected a positive number of bytes with an optional K M G T or Ki Mi Gi Ti suffix, such as 512M "
+                   "or 2Gi"));
   };
   std::size_t end = 0;
   while (end < text.size() && ((text[end] >= '0' && text[end] <= '9') || text[end] == '.')) ++end;

@@ -1185,56 +1185,31 @@ TEST(LibsvmMemory, ByteSizesAsTextAndBack) {
   EXPECT_EQ(hetglm::parse_byte_size("2.5K", "x"), 2500u);
   EXPECT_EQ(hetglm::parse_byte_size("18446744073709551615.000", "x"), 18446744073709551615u);
   EXPECT_EQ(hetglm::parse_byte_size("1024.", "x"), 1024u);
-  for (const char* bad : {"0", "0.1", "0K"}) {
+  // parse_byte_size(text) throws InvalidArgument with exactly `message`.
+  auto expect_error = [](const std::string& text, const std::string& message) {
     try {
-      hetglm::parse_byte_size(bad, "--memory-limit");
-      ADD_FAILURE() << bad;
+      hetglm::parse_byte_size(text, "--memory-limit");
+      ADD_FAILURE() << text;
     } catch (const hetglm::InvalidArgument& e) {
-      EXPECT_EQ(std::string(e.what()), "--memory-limit: must be at least 1 byte, got " + hetglm::quote_token(bad) +
-                                           " (a limit of no bytes keeps no data)");
+      EXPECT_EQ(std::string(e.what()), message) << text;
     }
-  }
+  };
   const std::string nines(400, '9'), tiny = "0." + std::string(400, '0') + "1";
-  for (const std::string& small : {std::string(".0"), tiny, tiny + "K"}) {
-    try {
-      hetglm::parse_byte_size(small, "--memory-limit");
-      ADD_FAILURE() << small;
-    } catch (const hetglm::InvalidArgument& e) {
-      EXPECT_EQ(std::string(e.what()), "--memory-limit: must be at least 1 byte, got " + hetglm::quote_token(small) +
-                                           " (a limit of no bytes keeps no data)");
-    }
-  }
+  for (const std::string& small : {std::string("0"), std::string("0.1"), std::string("0K"), std::string(".0"), tiny,
+                                    tiny + "K"})
+    expect_error(small, "--memory-limit: must be at least 1 byte, got " + hetglm::quote_token(small) +
+                            " (a limit of no bytes keeps no data)");
   for (const std::string& big : {std::string("18446744073709551616"), std::string("99999999999999999999999"),
                                   std::string("20000000T"), std::string("16777216Ti"), nines, nines + ".0",
-                                  nines + "Ki"}) {
-    try {
-      hetglm::parse_byte_size(big, "--memory-limit");
-      ADD_FAILURE() << big;
-    } catch (const hetglm::InvalidArgument& e) {
-      EXPECT_EQ(std::string(e.what()), "--memory-limit: " + hetglm::quote_token(big) +
-                                           " is too large (at most 18446744073709551615 bytes)");
-    }
-  }
-  for (const char* frac : {"1.9", "2.5B", "1000.5", "9007199254740993.5", "1.0000000000000000000000000000001"}) {
-    try {
-      hetglm::parse_byte_size(frac, "--memory-limit");
-      ADD_FAILURE() << frac;
-    } catch (const hetglm::InvalidArgument& e) {
-      EXPECT_EQ(std::string(e.what()),
-                "--memory-limit: a number of bytes must be whole, got " + hetglm::quote_token(frac));
-    }
-  }
-  for (const char* bad : {"", "M", "12X", "-5M", "1e3", "1 M", "nan", "inf", "1.2.3", ".", "1..5"}) {
-    try {
-      hetglm::parse_byte_size(bad, "--memory-limit");
-      ADD_FAILURE() << bad;
-    } catch (const hetglm::InvalidArgument& e) {
-      EXPECT_EQ(std::string(e.what()),
-                "--memory-limit: cannot parse " + hetglm::quote_token(bad) +
-                    " (expected a positive number of bytes with an optional K M G T or Ki Mi Gi Ti suffix, such as "
-                    "512M or 2Gi)");
-    }
-  }
+                                  nines + "Ki"})
+    expect_error(big, "--memory-limit: " + hetglm::quote_token(big) +
+                          " is too large (at most 18446744073709551615 bytes)");
+  for (const char* frac : {"1.9", "2.5B", "1000.5", "9007199254740993.5", "1.0000000000000000000000000000001"})
+    expect_error(frac, "--memory-limit: a number of bytes must be whole, got " + hetglm::quote_token(frac));
+  for (const char* bad : {"", "M", "12X", "-5M", "1e3", "1 M", "nan", "inf", "1.2.3", ".", "1..5"})
+    expect_error(bad, "--memory-limit: cannot parse " + hetglm::quote_token(bad) +
+                          " (expected a positive number of bytes with an optional K M G T or Ki Mi Gi Ti suffix, such "
+                          "as 512M or 2Gi)");
   EXPECT_EQ(hetglm::format_bytes(0), "0 bytes");
   EXPECT_EQ(hetglm::format_bytes(999), "999 bytes");
   EXPECT_EQ(hetglm::format_bytes(1000), "1.0 kB");

@@ -34,9 +34,11 @@ MemoryLimit memory_limit_at(const std::string& root);
 /// A byte size as given on the command line: a decimal number with an optional suffix B, K M G T (10^3, 10^6, ...)
 /// or Ki Mi Gi Ti (2^10, 2^20, ...): "512M", "1.5G", "64Mi", "1000"; a suffixed value is rounded to whole bytes, a
 /// plain count must be whole and is read exactly (up to 2^64 - 1). Throws InvalidArgument: "WHAT: cannot parse 'TEXT'
-/// (...)", "WHAT: must be at least 1 byte, ...", "WHAT: 'TEXT' is too large (at most 18446744073709551615 bytes)",
-/// "WHAT: a number of bytes must be whole, got 'TEXT'".
-std::uint64_t parse_byte_size(const std::string& text, const std::string& what);
+/// (EXPECTED)", "WHAT: must be at least 1 byte, ...", "WHAT: 'TEXT' is too large (at most 18446744073709551615
+/// bytes)", "WHAT: a number of bytes must be whole, got 'TEXT'". `expected`: the forms the option takes, for the
+/// "cannot parse" message (null: "expected a positive number of bytes with an optional K M G T or Ki Mi Gi Ti suffix,
+/// such as 512M or 2Gi").
+std::uint64_t parse_byte_size(const std::string& text, const std::string& what, const char* expected = nullptr);
 
 /// 1500000000 -> "1.5 GB", 67108864 -> "67.1 MB", 999 -> "999 bytes" (decimal units, one decimal).
 std::string format_bytes(std::uint64_t bytes);
