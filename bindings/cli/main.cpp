@@ -397,9 +397,8 @@ std::vector<std::string> one_thread_ignored(const TrainArgs& a, hetglm::SolverKi
   if (threads != 1 || a.opt.problem.model.multinomial ||
       (ran != SolverKind::syscd && ran != SolverKind::passcode_atomic && ran != SolverKind::passcode_wild))
     return out;
-  for (const std::string& name : a.cd_options_given)
-    if ((name == "--aggregation" && !a.distributed) || name == "--nondeterministic" ||
-        (name == "--replica-sigma" && !a.replica_sigma_warned))
+  for (const auto& [name, applies] : parallel_only_options(a))
+    if (name != "--bucket-size")  // one thread still visits its buckets
       out.push_back(fmt::format("warning: {} applies to several threads' replicas; {}; ignored\n", name, why));
   return out;
 }
@@ -1411,8 +1410,8 @@ int hetglm_cli_main(int argc, char** argv) {
         for (const std::string& s : o->get_snames()) known.push_back("-" + s);
       }
       const std::string hint = hetglm::cli::unknown_option_hint(token, sub == train, known);
-      hetglm::eprint("error: The following argument was not expected: {}\n{}Run 'hetglm {} --help' for usage.\n",
-                     token, hint.empty() ? "" : hint + "\n", sub == train ? "train" : "predict");
+      hetglm::eprint("error: The following argument was not expected: {}\n{}{}\n", token,
+                     hint.empty() ? "" : hint + "\n", usage_hint());
       return kExitUsage;
     }
     ta.model_given = train->count("--model") > 0;

@@ -49,13 +49,20 @@ std::vector<Fold> fold_rows(const Dataset& data, const std::vector<int>& fold_of
   return folds;
 }
 
+/// v[i] for the rows i listed (empty when v is).
+std::vector<double> at_rows(const std::vector<double>& v, const std::vector<index_t>& rows) {
+  std::vector<double> out;
+  if (v.empty()) return out;
+  out.reserve(rows.size());
+  for (index_t i : rows) out.push_back(v[static_cast<std::size_t>(i)]);
+  return out;
+}
+
 /// Fold `fo`'s sub-datasets: its training rows (labels, weights) and its test rows.
 void build_fold(const Dataset& data, const std::vector<double>& sample_weight, Fold& fo) {
   fo.train.X = select_rows(data.X, fo.train_rows);
-  fo.train.y.reserve(fo.train_rows.size());
-  for (index_t i : fo.train_rows) fo.train.y.push_back(data.y[i]);
-  if (!sample_weight.empty())
-    for (index_t i : fo.train_rows) fo.sample_weight.push_back(sample_weight[i]);
+  fo.train.y = at_rows(data.y, fo.train_rows);
+  fo.sample_weight = at_rows(sample_weight, fo.train_rows);
   fo.test_X = select_rows(data.X, fo.test_rows);
 }
 
@@ -179,10 +186,7 @@ Plan make_plan(const Dataset& data, const TrainOptions& o, const CvOptions& cv, 
   if (o.problem.model.multinomial) {
     const std::vector<double> all = distinct_labels(data.y);
     for (const Fold& fo : p.folds) {
-      std::vector<double> train_y;
-      train_y.reserve(fo.train_rows.size());
-      for (index_t i : fo.train_rows) train_y.push_back(data.y[i]);
-      const std::vector<double> here = distinct_labels(train_y);
+      const std::vector<double> here = distinct_labels(at_rows(data.y, fo.train_rows));
       if (here.size() >= 3 || all.size() < 3) continue;  // (fewer than 3 in the data: train()'s own error)
       std::vector<double> missing;
       std::set_difference(all.begin(), all.end(), here.begin(), here.end(), std::back_inserter(missing));
