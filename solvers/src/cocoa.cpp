@@ -121,7 +121,15 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
   // the previous round's step, over a fixed grid of (gamma, beta); their partial objectives are summed over the
   // ranks by one allreduce, and every rank then picks the same pair.
   const bool adaptive = o.adaptive_aggregation && plan.searches();
-  const std::vector<double> trials = adaptive ? aggregation_grid(plan, kGridPoints) : std::vector<double>{1.0};
+  // The lookahead (aggregation.hpp kLookaheadChunks): the rank's epoch in parts, after each of which v_loc takes a
+  // share of `others`, the other ranks' part of the previous round's step. Its local steps then no longer improve
+  // CoCoA+'s local subproblem at v for sure, so the search also offers the current point (gamma = 0): a round never
+  // lowers the dual objective, and a round after one that took gamma = 0 runs without the lookahead.
+  const int chunks = !local && adaptive ? plan.lookahead_chunks : 0;
+  std::vector<double> trials = adaptive ? aggregation_grid(plan, kGridPoints) : std::vector<double>{1.0};
+  if (chunks > 0) trials.push_back(0.0);
+  std::vector<double> others(chunks > 0 ? dim : 0);
+  bool gamma_zero = false;  // the last search chose gamma = 0
   const std::size_t n_beta = adaptive ? kAggregationMomenta.size() : 1;
   std::vector<double> alpha_old, fvals(trials.size() * n_beta), ids(fvals.size());
   std::iota(ids.begin(), ids.end(), 0.0);  // candidate q: gamma = trials[q % n_gamma], beta = momenta[q / n_gamma]
@@ -143,10 +151,21 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
       if (local) {
         local->run(alpha, v_loc, co.local_epochs);
       } else {
+        const int parts = chunks > 0 && have_step && !gamma_zero ? chunks : 1;
+        if (parts > 1)  // the previous round's step of v less this rank's part of it, spread over the parts
+          for (std::size_t k = 0; k < dim; ++k)
+            others[k] = (vstep[k] - pstep[k]) / (double(parts) * double(co.local_epochs));
         for (int h = 0; h < co.local_epochs; ++h) {
           shuffle(std::span<index_t>(order), rng);
-          // The local copy sees its own updates sigma'-scaled (CoCoA+ subproblem).
-          update_coordinates(form, order.data(), order.size(), alpha.data(), v_loc.data(), step_sigma);
+          // The local copy sees its own updates sigma'-scaled (CoCoA+ subproblem), and with the lookahead the
+          // other ranks' predicted steps after each part.
+          for (int c = 0; c < parts; ++c) {
+            const std::size_t b = order.size() * std::size_t(c) / std::size_t(parts),
+                              e = order.size() * std::size_t(c + 1) / std::size_t(parts);
+            update_coordinates(form, order.data() + b, e - b, alpha.data(), v_loc.data(), step_sigma);
+            if (parts > 1)
+              for (std::size_t k = 0; k < dim; ++k) v_loc[k] += others[k];
+          }
         }
       }
       // The change of v, exact in double: (A_r alpha_r)_new - (A_r alpha_r)_old, recomputed from scratch.
@@ -202,6 +221,7 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
         for (std::size_t q = ng; q < fvals.size(); ++q) fvals[q] = -INFINITY;
       const auto best = static_cast<std::size_t>(aggregation_best(ids, fvals));
       gamma = trials[best % ng], beta = kAggregationMomenta[best / ng];
+      gamma_zero = gamma == 0;
       for (index_t i : changed) {
         const double a = alpha_old[i] + gamma * (alpha[i] - alpha_old[i]) + beta * astep[i];
         astep[i] = a - alpha_old[i];

@@ -589,13 +589,15 @@ int run(const Comm& c, const DistributedArgs& a) {
       fmt::print("distributed Newton: primal formulation (samples partitioned), {} thread(s) per rank, lambda {:.6g}\n",
                  threads, lambda);
     else
-      fmt::print("distributed CoCoA+: {} formulation ({}), local solver {} per rank, sigma' = {}, {} local epoch(s) per "
-                 "round, lambda {:.6g}\n",
+      fmt::print("distributed CoCoA+: {} formulation ({}), local solver {} per rank, sigma' = {}{}, {} local epoch(s) "
+                 "per round, lambda {:.6g}\n",
                  formulation_name(fk), fk == Formulation::dual ? "samples partitioned" : "features partitioned",
                  local_threads > 1 ? fmt::format("syscd on {} threads", local_threads) : std::string("sequential"),
                  local_threads > 1 ? fmt::format("{} ranks x {} threads = {}", K, local_threads, sigma_all)
                  : plan.step_sigma != K ? fmt::format("{} (gamma in [1/{}, {}])", plan.step_sigma, K, plan.hi)
                                         : fmt::format("{}", K),
+                 plan.lookahead_chunks > 0
+                     ? fmt::format(", lookahead in {} parts of an epoch", plan.lookahead_chunks) : std::string(),
                  a.local_epochs, lambda);
     fmt::print("formulation {}: {}\n", formulation_name(fk), fk_reason);
     std::fflush(stdout);
@@ -778,6 +780,7 @@ int run(const Comm& c, const DistributedArgs& a) {
         rep["sigma"] = use_newton ? K : plan.step_sigma;
         rep["gamma"] = o.solver.adaptive_aggregation && plan.searches() && !use_newton ? json("adaptive") : json(1);
         rep["local_epochs"] = a.local_epochs;
+        rep["lookahead_chunks"] = use_newton ? 0 : plan.lookahead_chunks;
         rep["solver"] = use_newton ? "newton" : "cocoa+";
         rep["local_solver"] = use_newton ? "newton" : local_threads > 1 ? "syscd" : "sequential";
         rep["threads"] = threads;  // per rank

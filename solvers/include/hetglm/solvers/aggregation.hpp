@@ -101,6 +101,7 @@ struct MergePlan {
   double step_sigma = 1;  ///< sigma' of each part's coordinate steps (and the divisor of their merged change)
   double far = 1;         ///< the trial step besides 1 and the midpoint: sigma' (CoCoA+) or sigma' / P (between)
   double lo = 1, hi = 1;  ///< the range of the searched step
+  int lookahead_chunks = 0;  ///< CoCoA+ ranks only: the lookahead's parts per epoch (kLookaheadChunks), 0 = none
 
   /// CoCoA+ with sigma' = `sigma` (no search when sigma <= 1).
   static MergePlan cocoa(double sigma) { return {sigma, sigma, 0.25, std::max(sigma, 1.0)}; }
@@ -136,15 +137,31 @@ inline MergePlan replica_merge_plan(bool box_dual, int T, double sigma) {
   return MergePlan::between(sigma, T, box_dual);
 }
 
+/// The lookahead of the logistic dual's CoCoA+ ranks (cocoa.cpp; docs/mpi.md, "The lookahead"): a rank's epoch runs
+/// in this many equal parts of its random order, and after each part its local copy of v takes 1 / kLookaheadChunks
+/// of the other ranks' share of the previous round's step (that step less the rank's own part of it), so that its
+/// later coordinates see an estimate of what the other ranks are doing in this round, as the coordinates of one
+/// process's epoch see every earlier step. Measured (bench/results/mpi.md, section 8; rounds to relative gap 1e-4,
+/// seeds 1-3, a9a, w7a and mushrooms, as given and label-sorted): 2, 3 and 4 parts cut the rounds at K = 2 from a
+/// median of 117-129 to 64-74 on a9a; 3 was the best at K = 2 and 2 at K = 4 (6 and more were worse: the previous
+/// round's step, momentum included, overstates this round's); for the hinge it helped at K = 2 and cost rounds at
+/// K = 4 (the squared hinge: mixed at K = 2), so the box duals do not use it.
+inline constexpr int kLookaheadChunks = 3;
+
 /// The merge across `ranks` MPI ranks (CoCoA+, cocoa.cpp; the CLI's report states it): CoCoA+ over the ranks x
 /// `local_threads` blocks when the ranks run SySCD on several threads or the aggregation is fixed; else, on the
 /// sequential local loop, the ranks step at sigma' = 1 (MergePlan::between(1, K, .)) for the box duals (`box_dual`:
-/// gamma in [1/K, 1]) and the logistic dual (`logistic_dual`: gamma in [1/K, K]), and at CoCoA+'s sigma' = K for the
-/// others (ridge: measured more rounds at sigma' = 1). docs/mpi.md (the CoCoA+ entry at the top), measured in
-/// bench/results/mpi.md, section 7.
+/// gamma in [1/K, 1]) and the logistic dual (`logistic_dual`: gamma in [1/K, K], with the lookahead at K > 1), and at
+/// CoCoA+'s sigma' = K for the others (ridge: measured more rounds at sigma' = 1). docs/mpi.md (the CoCoA+ entry at
+/// the top), measured in bench/results/mpi.md, sections 7 and 8.
 inline MergePlan cocoa_merge_plan(bool box_dual, bool logistic_dual, int ranks, int local_threads, bool adaptive) {
   if (local_threads > 1 || !adaptive) return MergePlan::cocoa(double(ranks) * double(local_threads));
-  if (box_dual || logistic_dual) return replica_merge_plan(box_dual, ranks, 1.0);
+  if (box_dual) return replica_merge_plan(true, ranks, 1.0);
+  if (logistic_dual) {
+    MergePlan p = replica_merge_plan(false, ranks, 1.0);
+    if (ranks > 1) p.lookahead_chunks = kLookaheadChunks;
+    return p;
+  }
   return MergePlan::cocoa(double(ranks));
 }
 
