@@ -207,6 +207,8 @@ struct TrainArgs {
   std::vector<std::string> duhl_options_given;
   std::vector<std::string> cd_options_given;  ///< coordinate descent's options given (ignored by the Newton solvers)
   bool replica_sigma_warned = false;           ///< parse_options warned about --replica-sigma already
+  bool replica_sigma_cap_pending = false;      ///< --replica-sigma above the threads with --solver auto: said once
+                                               ///< syscd ran (replica_sigma_cap), else ignored by the solver auto chose
   bool local_epochs_given = false;
   bool replica_sigma_given = false;
   bool partition_given = false;
@@ -403,6 +405,22 @@ std::vector<std::string> one_thread_ignored(const TrainArgs& a, hetglm::SolverKi
   return out;
 }
 
+/// --replica-sigma above the `threads` of syscd: the replicas step at CoCoA+'s sigma' = threads.
+std::string replica_sigma_cap_text(double sigma, int threads) {
+  return fmt::format("warning: --replica-sigma {}: above the {} solver threads; using {} (CoCoA+)\n", sigma, threads,
+                     threads);
+}
+
+/// The cap of --replica-sigma with --solver auto (TrainArgs::replica_sigma_cap_pending), once auto is known to have
+/// run syscd (`ran`) on `threads` > 1 threads; where it chose another solver, or one thread, the warnings of
+/// auto_ignored_cd_options and one_thread_ignored say that the option was ignored instead.
+std::vector<std::string> replica_sigma_cap(const TrainArgs& a, hetglm::SolverKind ran, int threads) {
+  if (!a.replica_sigma_cap_pending || ran != hetglm::SolverKind::syscd || threads < 2 ||
+      a.opt.solver.replica_sigma <= threads)
+    return {};
+  return {replica_sigma_cap_text(a.opt.solver.replica_sigma, threads)};
+}
+
 /// The report's name of the solver that ran (--solver auto resolved): "duhl" when an accelerator trained.
 std::string solver_report_name(hetglm::SolverKind ran) {
   return ran == hetglm::SolverKind::automatic ? std::string("duhl") : std::string(hetglm::solver_kind_name(ran));
@@ -502,9 +520,10 @@ void parse_options(TrainArgs& a) {
                                      why));
       a.replica_sigma_warned = true;
     }
-    else if (o.solver.replica_sigma > t) {
-      warnings.push_back(fmt::format("warning: --replica-sigma {}: above the {} solver threads; using {} (CoCoA+)\n",
-                                     o.solver.replica_sigma, t, t));
+    else if (o.solver.replica_sigma > t && o.solver.solver == hetglm::SolverKind::automatic) {
+      a.replica_sigma_cap_pending = true;  // auto's solver is known after training
+    } else if (o.solver.replica_sigma > t) {
+      warnings.push_back(replica_sigma_cap_text(o.solver.replica_sigma, t));
       a.replica_sigma_warned = true;
     }
   }
@@ -671,6 +690,7 @@ int run_cross_validation(TrainArgs& a, const Dataset& data, double load_seconds,
       if (ignored.empty()) ignored = auto_ignored_cd_options(a, fr.solver, "trained the folds");
       if (ignored.empty())
         ignored = one_thread_ignored(a, fr.solver, r.fold_threads, "cross-validation trains each fold on one thread");
+      if (ignored.empty()) ignored = replica_sigma_cap(a, fr.solver, r.fold_threads);
       fj.push_back({{"fold", f + 1}, {"n_train", fr.n_train}, {"n_test", fr.n_test}, {"score", score_json(fr.score)},
                     {"epochs", fr.epochs}, {"converged", fr.converged}, {"seconds", fr.seconds},
                     {"formulation", hetglm::formulation_name(fr.formulation)},
@@ -741,6 +761,7 @@ int run_cross_validation(TrainArgs& a, const Dataset& data, double load_seconds,
     for (const std::string& w :
          one_thread_ignored(a, r.solver, r.fold_threads, "the search of C trains each fold on one thread"))
       hetglm::eprint("{}", w);
+    for (const std::string& w : replica_sigma_cap(a, r.solver, r.fold_threads)) hetglm::eprint("{}", w);
     if (r.start_above_max)  // LIBLINEAR clamps the same way, without a word
       hetglm::eprint("warning: -c {:g} is above the search's largest C ({:g}, LIBLINEAR's limit for -C): only C = {:g} "
                      "was tried\n",
@@ -1017,9 +1038,10 @@ int run_train(TrainArgs& a) {
   // The warnings about the certificate (and the options auto's solver ignored) are printed once the model is
   // written (they say so).
   std::vector<std::string> warnings = auto_ignored_cd_options(a, res.solver, "trained");
-  for (std::string& w : one_thread_ignored(a, res.solver, a.threads > 0 ? a.threads : tbb::info::default_concurrency(),
-                                           "one thread runs one replica"))
+  const int solver_threads = a.threads > 0 ? a.threads : tbb::info::default_concurrency();
+  for (std::string& w : one_thread_ignored(a, res.solver, solver_threads, "one thread runs one replica"))
     warnings.push_back(std::move(w));
+  for (std::string& w : replica_sigma_cap(a, res.solver, solver_threads)) warnings.push_back(std::move(w));
   for (const auto& c : res.columns) {
     if (!c.converged && !res.interrupted) {
       const std::string who = res.spec.classifier && res.columns.size() > 1 ? fmt::format(" (class {})", c.label) : "";

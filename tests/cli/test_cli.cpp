@@ -1332,9 +1332,13 @@ TEST_F(Cli, EmptyValuesAndOptionsThatDoNotApplyAreChecked) {
                    "Newton solver; ignored\n");
   EXPECT_EQ(run("train -q -C --no-shrinking --model svm " + data("heart_scale")).err.find("--no-shrinking"),
             std::string::npos);
-  // --replica-sigma is warned about once (its CoCoA+ cap, then auto's Newton solver said the opposite).
-  if (tbb::info::default_concurrency() == 2) {
+  // --replica-sigma above the threads with --solver auto: its CoCoA+ cap is said once syscd is known to have run (it
+  // was said before training, and then auto's Newton solver ignored the option); otherwise that it was ignored.
+  if (tbb::info::default_concurrency() >= 2) {
     EXPECT_EQ(run("train -q --replica-sigma 5 ok.svm m").err,
+              "warning: --replica-sigma applies to coordinate descent; --solver auto trained with the Newton solver; "
+              "ignored\n");
+    EXPECT_EQ(run("train -q --replica-sigma 5 --threads 2 --model logistic --formulation dual ok.svm m").err,
               "warning: --replica-sigma 5: above the 2 solver threads; using 2 (CoCoA+)\n");
   }
 }
