@@ -130,14 +130,24 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
   if (chunks > 0) trials.push_back(0.0);
   std::vector<double> others(chunks > 0 ? dim : 0);
   bool gamma_zero = false;  // the last search chose gamma = 0
+  // The box duals' projected steps (aggregation.hpp kBoxExtrapolation): candidate e is alpha_old + g_e (alpha -
+  // alpha_old) projected onto the box; xloc holds this rank's change of A_r alpha_r for each, the allreduce's buffer
+  // `red` carries Δv and those E changes, xdv their sums over the ranks. The E candidates follow the plane's in fvals.
+  constexpr bool kBoxDualForm = Form::kBoxDual && Form::formulation == Formulation::dual;
+  const bool project = kBoxDualForm && adaptive && !local && plan.box_extrapolation;
+  const std::size_t E = project ? kBoxExtrapolation.size() : 0;
+  std::vector<double> xloc(E * dim), xdv(E * dim), red(project ? (1 + E) * dim : 0), xal;
+  std::vector<index_t> moved;  // the coordinates the local epochs changed (alpha_i != alpha_old_i)
   const std::size_t n_beta = adaptive ? kAggregationMomenta.size() : 1;
-  std::vector<double> alpha_old, fvals(trials.size() * n_beta), ids(fvals.size());
-  std::iota(ids.begin(), ids.end(), 0.0);  // candidate q: gamma = trials[q % n_gamma], beta = momenta[q / n_gamma]
+  const std::size_t n_plane = trials.size() * n_beta;
+  std::vector<double> alpha_old, fvals(n_plane + E), ids(fvals.size());
+  std::iota(ids.begin(), ids.end(), 0.0);  // candidate q < n_plane: gamma = trials[q % n_gamma], beta =
+                                           // momenta[q / n_gamma]; q >= n_plane: projected step q - n_plane
   std::vector<double> astep(adaptive ? static_cast<std::size_t>(m) : 0), vstep(adaptive ? dim : 0),
       pstep(adaptive ? dim : 0);
   bool have_step = false;
   std::vector<index_t> changed, touched;
-  out.allreduce_doubles_per_round = dim + 7 + (adaptive ? fvals.size() : 0);
+  out.allreduce_doubles_per_round = dim * (1 + E) + 7 + (adaptive ? fvals.size() : 0);
   int round = 0;
   while (driver.budget_left(round)) {
     const auto tr = Clock::now();
@@ -154,7 +164,7 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
         const int parts = chunks > 0 && have_step && !gamma_zero ? chunks : 1;
         if (parts > 1)  // the previous round's step of v less this rank's part of it, spread over the parts
           for (std::size_t k = 0; k < dim; ++k)
-            others[k] = (vstep[k] - pstep[k]) / (double(parts) * double(co.local_epochs));
+            others[k] = plan.lookahead_share * (vstep[k] - pstep[k]) / (double(parts) * double(co.local_epochs));
         for (int h = 0; h < co.local_epochs; ++h) {
           shuffle(std::span<index_t>(order), rng);
           // The local copy sees its own updates sigma'-scaled (CoCoA+ subproblem), and with the lookahead the
@@ -171,15 +181,39 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
       // The change of v, exact in double: (A_r alpha_r)_new - (A_r alpha_r)_old, recomputed from scratch.
       p_new = shared_vector(form, alpha);
       for (std::size_t k = 0; k < dim; ++k) dv[k] = p_new[k] - p_old[k];
+      if constexpr (kBoxDualForm)
+        if (project) {  // the projected steps' points (xal, E x moved) and their changes of A_r alpha_r (xloc)
+          moved.clear();
+          for (index_t i = 0; i < m; ++i)
+            if (alpha[i] != alpha_old[i]) moved.push_back(i);
+          xal.resize(E * moved.size());
+          std::fill(xloc.begin(), xloc.end(), 0.0);
+          for (std::size_t e = 0; e < E; ++e)
+            for (std::size_t q = 0; q < moved.size(); ++q) {
+              const index_t i = moved[q];
+              const double a = form.project_box(i, alpha_old[i] + kBoxExtrapolation[e] * (alpha[i] - alpha_old[i]));
+              xal[e * moved.size() + q] = a;
+              if (a != alpha_old[i]) row_axpy(*form.A, i, a - alpha_old[i], xloc.data() + e * dim, form.lo);
+            }
+        }
     } catch (const std::exception& e) {
       err = 1;
       code = exit_code_of(e);
       msg = e.what();
       std::fill(dv.begin(), dv.end(), 0.0);
+      std::fill(xloc.begin(), xloc.end(), 0.0);
     }
     double compute = since(tr);
     const auto tc = Clock::now();
-    MPI_Allreduce(MPI_IN_PLACE, dv.data(), static_cast<int>(dim), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    if (project) {  // Δv and the projected steps' changes in one allreduce
+      std::copy(dv.begin(), dv.end(), red.begin());
+      std::copy(xloc.begin(), xloc.end(), red.begin() + static_cast<std::ptrdiff_t>(dim));
+      MPI_Allreduce(MPI_IN_PLACE, red.data(), static_cast<int>(red.size()), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+      std::copy(red.begin(), red.begin() + static_cast<std::ptrdiff_t>(dim), dv.begin());
+      std::copy(red.begin() + static_cast<std::ptrdiff_t>(dim), red.end(), xdv.begin());
+    } else {
+      MPI_Allreduce(MPI_IN_PLACE, dv.data(), static_cast<int>(dim), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    }
     double comm_s = since(tc);
     double gamma = 1.0, beta = 0.0;
     if (adaptive) {
@@ -196,13 +230,24 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
         if constexpr (Form::formulation == Formulation::primal)
           for (index_t k = co.shared_lo; k < co.shared_hi; ++k)
             if (dv[k] != 0 || vstep[k] != 0) touched.push_back(k);
-        for (std::size_t q = 0; q < fvals.size(); ++q) {
+        for (std::size_t q = 0; q < n_plane; ++q) {
           const double g = trials[q % ng], b = kAggregationMomenta[q / ng];
           if (b != 0 && !have_step) continue;
           fvals[q] = plane_coordinate_terms(form, changed, alpha_old.data(), alpha.data(), sa, g, b);
           if constexpr (Form::formulation == Formulation::primal)
             fvals[q] += plane_primal_losses(form, touched, v.data(), dv.data(), sv, g, b);
         }
+        if constexpr (kBoxDualForm)
+          for (std::size_t e = 0; e < E; ++e) {  // a projected step: xal on the moved coordinates, alpha_old elsewhere
+            double acc = 0;
+            std::size_t q = 0;  // moved is a subsequence of changed (both in increasing order)
+            for (index_t i : changed) {
+              const bool mv = q < moved.size() && moved[q] == i;
+              acc -= Form::LossP::conjugate(form.y[i], mv ? xal[e * moved.size() + q] : alpha_old[i], form.c[i]);
+              q += mv;
+            }
+            fvals[n_plane + e] = acc * form.inv_n;
+          }
       }
       const auto tar = Clock::now();
       MPI_Allreduce(MPI_IN_PLACE, fvals.data(), static_cast<int>(fvals.size()), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
@@ -214,28 +259,56 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
           p.vv += v[k] * v[k], p.vd += v[k] * dv[k], p.dd += dv[k] * dv[k];
           if (have_step) p.vs += v[k] * vstep[k], p.ds += dv[k] * vstep[k], p.ss += vstep[k] * vstep[k];
         }
-        for (std::size_t q = 0; q < fvals.size(); ++q)
+        for (std::size_t q = 0; q < n_plane; ++q)
           fvals[q] += plane_dual_quadratic(form, p, trials[q % ng], kAggregationMomenta[q / ng]);
+        for (std::size_t e = 0; e < E; ++e) {  // -lambda/2 ||(v + xdv_e)/(lambda n)||^2
+          const double* x = xdv.data() + e * dim;
+          PlaneDots px;
+          for (std::size_t k = 0; k < dim; ++k) px.vv += v[k] * v[k], px.vd += v[k] * x[k], px.dd += x[k] * x[k];
+          fvals[n_plane + e] += plane_dual_quadratic(form, px, 1.0, 0.0);
+        }
       }
       if (!have_step)  // no previous step yet: the line only
-        for (std::size_t q = ng; q < fvals.size(); ++q) fvals[q] = -INFINITY;
+        for (std::size_t q = ng; q < n_plane; ++q) fvals[q] = -INFINITY;
       const auto best = static_cast<std::size_t>(aggregation_best(ids, fvals));
-      gamma = trials[best % ng], beta = kAggregationMomenta[best / ng];
-      gamma_zero = gamma == 0;
-      for (index_t i : changed) {
-        const double a = alpha_old[i] + gamma * (alpha[i] - alpha_old[i]) + beta * astep[i];
-        astep[i] = a - alpha_old[i];
-        alpha[i] = a;
-      }
-      for (std::size_t k = 0; k < dim; ++k) {
-        vstep[k] = gamma * dv[k] + beta * vstep[k];
-        v[k] += vstep[k];
-      }
-      if (!err)  // A_r alpha_r is linear in alpha_r: its new value is p_old + gamma (p_new - p_old) + beta pstep
-        for (std::size_t k = 0; k < dim; ++k) {
-          pstep[k] = gamma * (p_new[k] - p_old[k]) + beta * pstep[k];
-          p_old[k] += pstep[k];
+      if (best >= n_plane) {  // a projected step (box duals): the point itself, no momentum
+        const std::size_t e = best - n_plane;
+        gamma = kBoxExtrapolation[e], beta = 0;
+        gamma_zero = false;
+        std::size_t q = 0;
+        for (index_t i : changed) {
+          const bool mv = q < moved.size() && moved[q] == i;
+          const double a = mv ? xal[e * moved.size() + q] : alpha_old[i];
+          q += mv;
+          astep[i] = a - alpha_old[i];
+          alpha[i] = a;
         }
+        const double* x = xdv.data() + e * dim;
+        const double* xl = xloc.data() + e * dim;
+        for (std::size_t k = 0; k < dim; ++k) {
+          vstep[k] = x[k];
+          v[k] += x[k];
+          pstep[k] = xl[k];  // this rank's exact part of it
+          p_old[k] += xl[k];
+        }
+      } else {
+        gamma = trials[best % ng], beta = kAggregationMomenta[best / ng];
+        gamma_zero = gamma == 0;
+        for (index_t i : changed) {
+          const double a = alpha_old[i] + gamma * (alpha[i] - alpha_old[i]) + beta * astep[i];
+          astep[i] = a - alpha_old[i];
+          alpha[i] = a;
+        }
+        for (std::size_t k = 0; k < dim; ++k) {
+          vstep[k] = gamma * dv[k] + beta * vstep[k];
+          v[k] += vstep[k];
+        }
+        if (!err)  // A_r alpha_r is linear in alpha_r: its new value is p_old + gamma (p_new - p_old) + beta pstep
+          for (std::size_t k = 0; k < dim; ++k) {
+            pstep[k] = gamma * (p_new[k] - p_old[k]) + beta * pstep[k];
+            p_old[k] += pstep[k];
+          }
+      }
       have_step = true;
       compute += since(ta) - ar;  // the search's own arithmetic is computation
     } else {

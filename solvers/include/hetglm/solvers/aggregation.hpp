@@ -102,6 +102,8 @@ struct MergePlan {
   double far = 1;         ///< the trial step besides 1 and the midpoint: sigma' (CoCoA+) or sigma' / P (between)
   double lo = 1, hi = 1;  ///< the range of the searched step
   int lookahead_chunks = 0;  ///< CoCoA+ ranks only: the lookahead's parts per epoch (kLookaheadChunks), 0 = none
+  double lookahead_share = 0;  ///< CoCoA+ ranks only: the share of the other ranks' last step it adds (2 / K)
+  bool box_extrapolation = false;  ///< CoCoA+ ranks only: also try kBoxExtrapolation's projected steps
 
   /// CoCoA+ with sigma' = `sigma` (no search when sigma <= 1).
   static MergePlan cocoa(double sigma) { return {sigma, sigma, 0.25, std::max(sigma, 1.0)}; }
@@ -137,32 +139,45 @@ inline MergePlan replica_merge_plan(bool box_dual, int T, double sigma) {
   return MergePlan::between(sigma, T, box_dual);
 }
 
-/// The lookahead of the logistic dual's CoCoA+ ranks (cocoa.cpp; docs/mpi.md, "The lookahead"): a rank's epoch runs
-/// in this many equal parts of its random order, and after each part its local copy of v takes 1 / kLookaheadChunks
-/// of the other ranks' share of the previous round's step (that step less the rank's own part of it), so that its
-/// later coordinates see an estimate of what the other ranks are doing in this round, as the coordinates of one
-/// process's epoch see every earlier step. Measured (bench/results/mpi.md, section 8; rounds to relative gap 1e-4,
-/// seeds 1-3, a9a, w7a and mushrooms, as given and label-sorted): 2, 3 and 4 parts cut the rounds at K = 2 from a
-/// median of 117-129 to 64-74 on a9a; 3 was the best at K = 2 and 2 at K = 4 (6 and more were worse: the previous
-/// round's step, momentum included, overstates this round's); for the hinge it helped at K = 2 and cost rounds at
-/// K = 4 (the squared hinge: mixed at K = 2), so the box duals do not use it.
+/// The lookahead of the dual CoCoA+ ranks that step at sigma' = 1 (the logistic dual and the box duals; cocoa.cpp;
+/// docs/mpi.md, "The lookahead"): a rank's epoch runs in this many equal parts of its random order, and after each
+/// part its local copy of v takes 1 / parts of lookahead_share(K) times the other ranks' part of the previous
+/// round's step (that step less the rank's own part of it), so that its later coordinates see an estimate of what
+/// the other ranks are doing in this round, as the coordinates of one process's epoch see every earlier step.
+/// Measured (bench/results/mpi.md, section 8; rounds to relative gap 1e-4, seeds 1-3, a9a, w7a and mushrooms, as
+/// given and label-sorted): for the logistic dual at K = 2, 2, 3 and 4 parts cut the rounds from a median of 117-129
+/// to 64-74 on a9a, 3 the best, 6 and more worse (its previous round's step, momentum included, overstates this
+/// round's); the box duals, whose steps carry no momentum, gained with every count up to 8 (hinge, label-sorted
+/// a9a at K = 2: 2 parts 2635 rounds, 3 1554, 4 939, 6 555, 8 510, 12 494; 437 at K = 1).
 inline constexpr int kLookaheadChunks = 3;
+inline constexpr int kLookaheadChunksBox = 8;
+/// The share of the other ranks' last step that the lookahead adds at K ranks: 1 at K = 2, 1/2 at K = 4 (measured at
+/// those two: at K = 4 the whole step cost rounds where half of it gained; other K follow the rule untested).
+inline double lookahead_share(int ranks) { return ranks > 1 ? 2.0 / ranks : 0.0; }
+
+/// The projected steps past gamma = 1 that the box duals' ranks also try (cocoa.cpp; docs/mpi.md, "Projected
+/// steps"): alpha_old + gamma (alpha - alpha_old) projected onto the box coordinate by coordinate. The plane search
+/// cannot go past gamma = 1 inside a box (section 4 of bench/results/mpi.md: it chose 1 in most rounds), and the
+/// projected points are no longer on the line, so each rank sends the change of A_r alpha_r for each of them with
+/// Δv (the allreduce carries (1 + 3) d doubles) and their objectives join the search's sums.
+inline constexpr std::array<double, 3> kBoxExtrapolation = {1.5, 2.0, 3.0};
 
 /// The merge across `ranks` MPI ranks (CoCoA+, cocoa.cpp; the CLI's report states it): CoCoA+ over the ranks x
 /// `local_threads` blocks when the ranks run SySCD on several threads or the aggregation is fixed; else, on the
 /// sequential local loop, the ranks step at sigma' = 1 (MergePlan::between(1, K, .)) for the box duals (`box_dual`:
-/// gamma in [1/K, 1]) and the logistic dual (`logistic_dual`: gamma in [1/K, K], with the lookahead at K > 1), and at
-/// CoCoA+'s sigma' = K for the others (ridge: measured more rounds at sigma' = 1). docs/mpi.md (the CoCoA+ entry at
-/// the top), measured in bench/results/mpi.md, sections 7 and 8.
+/// gamma in [1/K, 1], and the projected steps of kBoxExtrapolation) and the logistic dual (`logistic_dual`: gamma in
+/// [1/K, K]), both with the lookahead at K > 1, and at CoCoA+'s sigma' = K for the others (ridge: measured more rounds
+/// at sigma' = 1). docs/mpi.md (the CoCoA+ entry at the top), measured in bench/results/mpi.md, sections 7 and 8.
 inline MergePlan cocoa_merge_plan(bool box_dual, bool logistic_dual, int ranks, int local_threads, bool adaptive) {
   if (local_threads > 1 || !adaptive) return MergePlan::cocoa(double(ranks) * double(local_threads));
-  if (box_dual) return replica_merge_plan(true, ranks, 1.0);
-  if (logistic_dual) {
-    MergePlan p = replica_merge_plan(false, ranks, 1.0);
-    if (ranks > 1) p.lookahead_chunks = kLookaheadChunks;
-    return p;
+  if (!box_dual && !logistic_dual) return MergePlan::cocoa(double(ranks));
+  MergePlan p = replica_merge_plan(box_dual, ranks, 1.0);
+  if (ranks > 1) {
+    p.lookahead_chunks = box_dual ? kLookaheadChunksBox : kLookaheadChunks;
+    p.lookahead_share = lookahead_share(ranks);
+    p.box_extrapolation = box_dual;
   }
-  return MergePlan::cocoa(double(ranks));
+  return p;
 }
 
 /// The first three trial steps: 1, (1 + far)/2, far.

@@ -11,9 +11,9 @@
 //        T > 1, H epochs of SySCD on T threads instead (SyscdLocalSolver): steps with sigma' = K T, each epoch's
 //        merge adds K x its A_r delta alpha_r to the local copy; the box duals (hinge, squared hinge) on the
 //        sequential loop with adaptive aggregation step at sigma' = 1 instead (MergePlan, aggregation.hpp), and so
-//        does the logistic dual, whose epoch runs in kLookaheadChunks parts with v_loc taking a share of the other
-//        ranks' part of the previous round's step after each (the lookahead; the search's grid then also holds
-//        gamma = 0);
+//        does the logistic dual; at K > 1 their epochs run in parts with v_loc taking a share of the other ranks'
+//        part of the previous round's step after each (the lookahead; the search's grid then also holds gamma =
+//        0), and the box duals also send the changes of v of three projected steps past gamma = 1 with Δv;
 //     2. dv_r = A_[r] alpha_[r] (new) - A_[r] alpha_[r] (old), recomputed exactly in double; one MPI_Allreduce (sum)
 //        of dv (length dim(): d in the dual, N in the primal);
 //     2b. options.adaptive_aggregation and K T > 1: the new point alpha_old + gamma (alpha - alpha_old) + beta s (s the

@@ -265,6 +265,13 @@ struct DualForm {
     if constexpr (L == Loss::hinge) return hetglm_hinge_dual_gradient_d(y[i], a, r * inv_lambda_n, c[i]);
     else return hetglm_squared_hinge_dual_gradient_d(y[i], a, r * inv_lambda_n, c[i]);
   }
+  /// Box duals: the point of sample i's dual domain nearest to a: b = y a clipped to [0, c_i] (hinge) or [0, inf)
+  /// (squared hinge), the domains of glm_math.h's conjugates (CoCoA+'s projected steps, aggregation.hpp).
+  double project_box(index_t i, double a) const {
+    const double b = std::max(y[i] * a, 0.0);
+    if constexpr (L == Loss::hinge) return y[i] * std::min(b, c[i]);
+    return y[i] * b;
+  }
   /// Box duals: where b = y alpha_i stands: -1 at its lower end 0, +1 at its upper end (hinge: c_i), 0 inside.
   int dual_bound(index_t i, double a) const {
     const double b = y[i] * a;
