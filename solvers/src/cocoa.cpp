@@ -132,11 +132,12 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
   bool gamma_zero = false;  // the last search chose gamma = 0
   // The box duals' projected steps (aggregation.hpp kBoxExtrapolation): candidate e is alpha_old + g_e (alpha -
   // alpha_old) projected onto the box; xloc holds this rank's change of A_r alpha_r for each, the allreduce's buffer
-  // `red` carries Δv and those E changes, xdv their sums over the ranks. The E candidates follow the plane's in fvals.
+  // `red` carries Δv and those E changes (after it, their sums over the ranks from red[dim] on). The E candidates
+  // follow the plane's in fvals.
   constexpr bool kBoxDualForm = Form::kBoxDual && Form::formulation == Formulation::dual;
   const bool project = kBoxDualForm && adaptive && !local && plan.box_extrapolation;
   const std::size_t E = project ? kBoxExtrapolation.size() : 0;
-  std::vector<double> xloc(E * dim), xdv(E * dim), red(project ? (1 + E) * dim : 0), xal;
+  std::vector<double> xloc(E * dim), red(project ? (1 + E) * dim : 0), xal;
   std::vector<index_t> moved;  // the coordinates the local epochs changed (alpha_i != alpha_old_i)
   const std::size_t n_beta = adaptive ? kAggregationMomenta.size() : 1;
   const std::size_t n_plane = trials.size() * n_beta;
@@ -147,6 +148,16 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
       pstep(adaptive ? dim : 0);
   bool have_step = false;
   std::vector<index_t> changed, touched;
+  // f(i, a) for each changed coordinate i, a its value at projected step e: xal on the moved coordinates, alpha_old
+  // elsewhere (moved is a subsequence of changed, both in increasing order).
+  auto for_projected = [&](std::size_t e, const auto& f) {
+    std::size_t q = 0;
+    for (index_t i : changed) {
+      const bool mv = q < moved.size() && moved[q] == i;
+      f(i, mv ? xal[e * moved.size() + q] : alpha_old[i]);
+      q += mv;
+    }
+  };
   out.allreduce_doubles_per_round = dim * (1 + E) + 7 + (adaptive ? fvals.size() : 0);
   int round = 0;
   while (driver.budget_left(round)) {
@@ -210,7 +221,6 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
       std::copy(xloc.begin(), xloc.end(), red.begin() + static_cast<std::ptrdiff_t>(dim));
       MPI_Allreduce(MPI_IN_PLACE, red.data(), static_cast<int>(red.size()), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
       std::copy(red.begin(), red.begin() + static_cast<std::ptrdiff_t>(dim), dv.begin());
-      std::copy(red.begin() + static_cast<std::ptrdiff_t>(dim), red.end(), xdv.begin());
     } else {
       MPI_Allreduce(MPI_IN_PLACE, dv.data(), static_cast<int>(dim), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     }
@@ -238,14 +248,9 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
             fvals[q] += plane_primal_losses(form, touched, v.data(), dv.data(), sv, g, b);
         }
         if constexpr (kBoxDualForm)
-          for (std::size_t e = 0; e < E; ++e) {  // a projected step: xal on the moved coordinates, alpha_old elsewhere
+          for (std::size_t e = 0; e < E; ++e) {
             double acc = 0;
-            std::size_t q = 0;  // moved is a subsequence of changed (both in increasing order)
-            for (index_t i : changed) {
-              const bool mv = q < moved.size() && moved[q] == i;
-              acc -= Form::LossP::conjugate(form.y[i], mv ? xal[e * moved.size() + q] : alpha_old[i], form.c[i]);
-              q += mv;
-            }
+            for_projected(e, [&](index_t i, double a) { acc -= Form::LossP::conjugate(form.y[i], a, form.c[i]); });
             fvals[n_plane + e] = acc * form.inv_n;
           }
       }
@@ -261,10 +266,11 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
         }
         for (std::size_t q = 0; q < n_plane; ++q)
           fvals[q] += plane_dual_quadratic(form, p, trials[q % ng], kAggregationMomenta[q / ng]);
-        for (std::size_t e = 0; e < E; ++e) {  // -lambda/2 ||(v + xdv_e)/(lambda n)||^2
-          const double* x = xdv.data() + e * dim;
+        for (std::size_t e = 0; e < E; ++e) {  // -lambda/2 ||(v + x_e)/(lambda n)||^2, x_e the summed change
+          const double* x = red.data() + (1 + e) * dim;
           PlaneDots px;
-          for (std::size_t k = 0; k < dim; ++k) px.vv += v[k] * v[k], px.vd += v[k] * x[k], px.dd += x[k] * x[k];
+          px.vv = p.vv;
+          for (std::size_t k = 0; k < dim; ++k) px.vd += v[k] * x[k], px.dd += x[k] * x[k];
           fvals[n_plane + e] += plane_dual_quadratic(form, px, 1.0, 0.0);
         }
       }
@@ -275,15 +281,11 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
         const std::size_t e = best - n_plane;
         gamma = kBoxExtrapolation[e], beta = 0;
         gamma_zero = false;
-        std::size_t q = 0;
-        for (index_t i : changed) {
-          const bool mv = q < moved.size() && moved[q] == i;
-          const double a = mv ? xal[e * moved.size() + q] : alpha_old[i];
-          q += mv;
+        for_projected(e, [&](index_t i, double a) {
           astep[i] = a - alpha_old[i];
           alpha[i] = a;
-        }
-        const double* x = xdv.data() + e * dim;
+        });
+        const double* x = red.data() + (1 + e) * dim;
         const double* xl = xloc.data() + e * dim;
         for (std::size_t k = 0; k < dim; ++k) {
           vstep[k] = x[k];
