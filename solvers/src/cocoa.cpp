@@ -16,6 +16,7 @@
 #include "hetglm/io.hpp"
 #include "hetglm/rng.hpp"
 #include "hetglm/solvers/aggregation.hpp"
+#include "hetglm/solvers/best_primal.hpp"
 #include "hetglm/solvers/epoch_driver.hpp"
 #include "hetglm/solvers/parallel_cpu.hpp"
 
@@ -39,26 +40,37 @@ int size_of_world() {
 }
 
 /// The global certificate for (alpha, v): this rank's coordinate terms and its share of the shared-vector terms, one
-/// MPI_Allreduce of the sums plus `local_error` and one of the maxima; `any_error` receives whether some rank raised its flag.
+/// MPI_Allreduce of the sums plus `local_error` and one of the maxima; `any_error` receives whether some rank raised its
+/// flag. With `best` (dual): the certificate's P is that of the kept primal point after this round (best_primal.hpp),
+/// its loss sums at the mixes reduced in the same allreduce; `margins` (size n_coords) holds the iterate's <a_i, v>.
 template <class Form>
 Certificate global_certificate(const Form& form, const CocoaOptions& co, std::span<const double> alpha,
-                               std::span<const double> v, int local_error, int& any_error) {
+                               std::span<const double> v, int local_error, int& any_error,
+                               BestPrimal<Form>* best = nullptr, std::vector<double>* margins = nullptr) {
   CertificateTerms coords, shared;
+  constexpr int K = CertificateTerms::kSums, B = BestPrimal<Form>::kSums;
+  double s[2 * K + 1 + B] = {};
   if (!local_error) {
-    coords = coordinate_terms(form, 0, form.n_coords(), alpha.data(), v.data());
+    coords = coordinate_terms(form, 0, form.n_coords(), alpha.data(), v.data(), nullptr,
+                              best ? margins->data() : nullptr);
     shared = shared_terms(form, co.shared_lo, co.shared_hi, v.data());
+    if constexpr (Form::formulation == Formulation::dual)
+      if (best) best->loss_sums(*margins, s + 2 * K + 1);
   }
-  // The sums of both term sets and the error flag in one MPI_SUM allreduce; the maxima (smax) in one MPI_MAX.
-  constexpr int K = CertificateTerms::kSums;
-  double s[2 * K + 1];
+  // The sums of both term sets, the error flag and the mixes' loss sums in one MPI_SUM allreduce; the maxima (smax)
+  // in one MPI_MAX.
   coords.sums(s);
   shared.sums(s + K);
   s[2 * K] = double(local_error);
-  MPI_Allreduce(MPI_IN_PLACE, s, 2 * K + 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, s, 2 * K + 1 + (best ? B : 0), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   double mx[2] = {coords.smax, shared.smax};
   MPI_Allreduce(MPI_IN_PLACE, mx, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   any_error = s[2 * K] > 0;
-  return form.finish(CertificateTerms::from_sums(s, mx[0]), CertificateTerms::from_sums(s + K, mx[1]));
+  const Certificate c =
+      form.finish(CertificateTerms::from_sums(s, mx[0]), CertificateTerms::from_sums(s + K, mx[1]));
+  if constexpr (Form::formulation == Formulation::dual)
+    if (best && !any_error) return best->keep(c, std::span<const double>(s + 2 * K + 1, B), v, *margins);
+  return c;
 }
 }  // namespace
 
@@ -158,7 +170,15 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
       q += mv;
     }
   };
-  out.allreduce_doubles_per_round = dim * (1 + E) + 7 + (adaptive ? fvals.size() : 0);
+  out.allreduce_doubles_per_round = dim * (1 + E) + 7 + (adaptive ? fvals.size() : 0) +
+                                    (Form::formulation == Formulation::dual ? BestPrimal<Form>::kSums : 0);
+  // The certificate's primal point (dual): the best of the rounds' primal points and their mixes (best_primal.hpp).
+  std::unique_ptr<BestPrimal<Form>> best;
+  std::vector<double> margins;
+  if constexpr (Form::formulation == Formulation::dual) {
+    best = std::make_unique<BestPrimal<Form>>(form, dim);
+    margins.resize(static_cast<std::size_t>(m));
+  }
   int round = 0;
   while (driver.budget_left(round)) {
     const auto tr = Clock::now();
@@ -169,10 +189,11 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
         throw TrainingError("injected failure in round 2 (HETGLM_TEST_FAIL_RANK)");
       v_loc = v;
       if (adaptive) alpha_old = alpha;
+      int parts = 1;
       if (local) {
         local->run(alpha, v_loc, co.local_epochs);
       } else {
-        const int parts = chunks > 0 && have_step && !gamma_zero ? chunks : 1;
+        parts = chunks > 0 && have_step && !gamma_zero ? chunks : 1;
         if (parts > 1)  // the previous round's step of v less this rank's part of it, spread over the parts
           for (std::size_t k = 0; k < dim; ++k)
             others[k] = plan.lookahead_share * (vstep[k] - pstep[k]) / (double(parts) * double(co.local_epochs));
@@ -189,9 +210,20 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
           }
         }
       }
-      // The change of v, exact in double: (A_r alpha_r)_new - (A_r alpha_r)_old, recomputed from scratch.
-      p_new = shared_vector(form, alpha);
-      for (std::size_t k = 0; k < dim; ++k) dv[k] = p_new[k] - p_old[k];
+      // This rank's change of v, A_r (alpha_r - alpha_r,old), in double. The sequential local loop's copy took it
+      // sigma'-scaled, plus the lookahead's additions: read off v_loc (no pass over the data); SySCD's replicas:
+      // (A_r alpha_r)_new - (A_r alpha_r)_old, recomputed from scratch.
+      if (local) {
+        p_new = shared_vector(form, alpha);
+        for (std::size_t k = 0; k < dim; ++k) dv[k] = p_new[k] - p_old[k];
+      } else {
+        const double added = parts > 1 ? double(parts) * double(co.local_epochs) : 0.0;
+        p_new.resize(dim);
+        for (std::size_t k = 0; k < dim; ++k) {
+          dv[k] = (v_loc[k] - v[k] - (parts > 1 ? added * others[k] : 0.0)) / step_sigma;
+          p_new[k] = p_old[k] + dv[k];
+        }
+      }
       if constexpr (kBoxDualForm)
         if (project) {  // the projected steps' points (xal, E x moved) and their changes of A_r alpha_r (xloc)
           moved.clear();
@@ -199,13 +231,19 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
             if (alpha[i] != alpha_old[i]) moved.push_back(i);
           xal.resize(E * moved.size());
           std::fill(xloc.begin(), xloc.end(), 0.0);
-          for (std::size_t e = 0; e < E; ++e)
+          // Step e's change is g_e dv plus, for the coordinates the projection moved, (a_i - lin_i) a_i (lin_i =
+          // alpha_old_i + g_e delta_i): a pass over the clipped rows only.
+          for (std::size_t e = 0; e < E; ++e) {
+            const double g = kBoxExtrapolation[e];
+            double* x = xloc.data() + e * dim;
             for (std::size_t q = 0; q < moved.size(); ++q) {
               const index_t i = moved[q];
-              const double a = form.project_box(i, alpha_old[i] + kBoxExtrapolation[e] * (alpha[i] - alpha_old[i]));
+              const double lin = alpha_old[i] + g * (alpha[i] - alpha_old[i]), a = form.project_box(i, lin);
               xal[e * moved.size() + q] = a;
-              if (a != alpha_old[i]) row_axpy(*form.A, i, a - alpha_old[i], xloc.data() + e * dim, form.lo);
+              if (a != lin) row_axpy(*form.A, i, a - lin, x, form.lo);
             }
+            for (std::size_t k = 0; k < dim; ++k) x[k] += g * dv[k];
+          }
         }
     } catch (const std::exception& e) {
       err = 1;
@@ -240,13 +278,14 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
         if constexpr (Form::formulation == Formulation::primal)
           for (index_t k = co.shared_lo; k < co.shared_hi; ++k)
             if (dv[k] != 0 || vstep[k] != 0) touched.push_back(k);
-        for (std::size_t q = 0; q < n_plane; ++q) {
-          const double g = trials[q % ng], b = kAggregationMomenta[q / ng];
-          if (b != 0 && !have_step) continue;
-          fvals[q] = plane_coordinate_terms(form, changed, alpha_old.data(), alpha.data(), sa, g, b);
-          if constexpr (Form::formulation == Formulation::primal)
+        plane_coordinate_terms_grid(form, changed, alpha_old.data(), alpha.data(), sa, trials,
+                                    std::span<const double>(kAggregationMomenta), fvals.data());
+        if constexpr (Form::formulation == Formulation::primal)
+          for (std::size_t q = 0; q < n_plane; ++q) {
+            const double g = trials[q % ng], b = kAggregationMomenta[q / ng];
+            if (b != 0 && !have_step) continue;
             fvals[q] += plane_primal_losses(form, touched, v.data(), dv.data(), sv, g, b);
-        }
+          }
         if constexpr (kBoxDualForm)
           for (std::size_t e = 0; e < E; ++e) {
             double acc = 0;
@@ -320,7 +359,7 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
     ++round;
     int any = 0;
     const auto tg = Clock::now();
-    const Certificate cert = global_certificate(form, co, alpha, v, err, any);
+    const Certificate cert = global_certificate(form, co, alpha, v, err, any, best.get(), &margins);
     comm_s += since(tg);
     if (any) throw RemoteFailure{agree_on_failure(err ? code : 0, msg)};
     out.compute_seconds += compute;
@@ -328,13 +367,22 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
     out.rounds.push_back({round, driver.seconds(), compute, comm_s, gamma, beta});
     if (driver.record(round, cert, alpha, v) != EpochDriver::Stop::none) break;
   }
-  // Exact final certificate: v = sum_r A_r alpha_r re-summed from the exact local parts (one more allreduce); with
-  // adaptive aggregation the local part is recomputed from alpha first.
-  if (adaptive) p_old = shared_vector(form, alpha);
+  // Exact final certificate: v = sum_r A_r alpha_r re-summed from the exact local parts, recomputed from alpha (one
+  // more allreduce).
+  p_old = shared_vector(form, alpha);
   std::copy(p_old.begin(), p_old.end(), v.begin());
   MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(dim), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   int any = 0;
-  const Certificate final_cert = global_certificate(form, co, alpha, v, 0, any);
+  Certificate final_cert = global_certificate(form, co, alpha, v, 0, any);
+  if (best && !best->point().empty()) {  // the kept primal point where it is better, its P recomputed exactly
+    const std::vector<double> vb(best->point().begin(), best->point().end());
+    const double pb = global_certificate(form, co, alpha, vb, 0, any).primal;
+    if (pb < final_cert.primal) {
+      final_cert.primal = pb;
+      final_cert.gap = final_cert.gap_sum = pb - final_cert.dual;
+      std::copy(vb.begin(), vb.end(), v.begin());
+    }
+  }
   driver.finish(form, final_cert, v, round);
   if constexpr (Form::formulation == Formulation::primal) {
     const int total = std::accumulate(co.coord_counts.begin(), co.coord_counts.end(), 0);

@@ -21,6 +21,7 @@
 #include "hetglm/libsvm.hpp"
 #include "hetglm/model.hpp"
 #include "hetglm/solvers/aggregation.hpp"
+#include "hetglm/solvers/best_primal.hpp"
 #include "hetglm/solvers/parallel_cpu.hpp"
 #include "hetglm/solvers/sequential.hpp"
 #include "hetglm/train.hpp"
@@ -51,6 +52,20 @@ const Dataset& dataset(const std::string& name, index_t rows = 0) {
   }
   return cache.emplace(key, std::move(full)).first->second;
 }
+
+/// A binary dual problem on the first `rows` samples of `name`: labels +-1 and unit weights, for a DualForm.
+struct BinaryDual {
+  ProblemData pd;
+  std::vector<double> y, c;
+  BinaryDual(const std::string& name, index_t rows) {
+    const Dataset& d = dataset(name, rows);
+    pd.X = &d.X;
+    pd.row_sq_norm = row_sq_norms(d.X);
+    y.resize(d.y.size());
+    c.assign(d.y.size(), 1.0);
+    for (std::size_t i = 0; i < y.size(); ++i) y[i] = d.y[i] > 0 ? 1.0 : -1.0;
+  }
+};
 
 struct Case {
   std::string name, data, model, formulation;
@@ -375,13 +390,8 @@ TEST(ParallelDeterministic, CliModelFilesAreByteIdentical) {
 // PASSCoDe-wild: the returned certificate is honest -- it equals Form::certificate of (alpha, A alpha) recomputed
 // here -- and the weights are the recomputed ones.
 TEST(PasscodeWild, CertificateIsRecomputedFromAlpha) {
-  const Dataset& d = dataset("w7a", small_mode() ? 800 : 5000);
-  ProblemData pd;
-  pd.X = &d.X;
-  pd.row_sq_norm = row_sq_norms(d.X);
-  std::vector<double> y(d.y.size()), c(d.y.size(), 1.0);
-  for (std::size_t i = 0; i < y.size(); ++i) y[i] = d.y[i] > 0 ? 1.0 : -1.0;
-  const DualForm<Loss::hinge> form(pd, y.data(), c.data(), 1.0 / double(y.size()));
+  const BinaryDual b("w7a", small_mode() ? 800 : 5000);
+  const DualForm<Loss::hinge> form(b.pd, b.y.data(), b.c.data(), 1.0 / double(b.y.size()));
   SolverOptions so;
   so.solver = SolverKind::passcode_wild;
   so.n_threads = 4;
@@ -397,6 +407,76 @@ TEST(PasscodeWild, CertificateIsRecomputedFromAlpha) {
   const std::vector<double> w = form.weights(r.alpha, v);
   ASSERT_EQ(r.w.size(), w.size());
   for (std::size_t j = 0; j < w.size(); ++j) EXPECT_NEAR(r.w[j], w[j], 1e-12 * (1 + std::fabs(w[j])));
+}
+
+// CoCoA+'s search evaluates its 55 points in one pass over the changed coordinates (plane_coordinate_terms_grid):
+// each point's sum equals plane_coordinate_terms at that point bit for bit, with and without the previous step.
+TEST(AggregationGrid, EqualsThePointByPointSums) {
+  const BinaryDual b("w7a", 600);
+  const std::vector<double>& y = b.y;
+  const DualForm<Loss::hinge> form(b.pd, b.y.data(), b.c.data(), 1.0 / double(y.size()));
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<double> alpha_old(y.size()), alpha(y.size()), step(y.size());
+  std::vector<index_t> changed;
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    alpha_old[i] = y[i] * u(rng);
+    alpha[i] = y[i] * u(rng);
+    step[i] = 0.2 * y[i] * (u(rng) - 0.5);
+    if (i % 3) changed.push_back(static_cast<index_t>(i));
+  }
+  const std::vector<double> gammas = aggregation_grid(MergePlan::between(1.0, 2, true), 8);
+  const std::span<const double> betas(kAggregationMomenta);
+  std::vector<double> out(gammas.size() * betas.size());
+  for (const double* st : {static_cast<const double*>(nullptr), static_cast<const double*>(step.data())}) {
+    plane_coordinate_terms_grid(form, changed, alpha_old.data(), alpha.data(), st, gammas, betas, out.data());
+    int finite = 0;
+    for (std::size_t q = 0; q < out.size(); ++q) {
+      const std::size_t g = q % gammas.size(), b = q / gammas.size();
+      if (!st && b > 0) {
+        EXPECT_EQ(out[q], 0.0) << q;
+        continue;
+      }
+      const double ref = plane_coordinate_terms(form, changed, alpha_old.data(), alpha.data(), st, gammas[g], betas[b]);
+      EXPECT_EQ(out[q], ref) << "gamma " << gammas[g] << " beta " << betas[b];
+      finite += std::isfinite(ref);
+    }
+    EXPECT_GT(finite, 0);
+  }
+}
+
+// The certificate's primal point (best_primal.hpp): after each keep() its P is at most both the iterate's and the
+// previous kept P, and equals P of the kept point recomputed from the data (certificate(form, alpha, v_b)); the
+// returned certificate is P_b - D of the iterate.
+TEST(BestPrimal, NeverRisesAndIsTheKeptPointsObjective) {
+  const BinaryDual b("w7a", 800);
+  const std::vector<double>& y = b.y;
+  const DualForm<Loss::hinge> form(b.pd, b.y.data(), b.c.data(), 1e-3);
+  const auto m = static_cast<std::size_t>(form.n_coords());
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  BestPrimal<DualForm<Loss::hinge>> best(form, static_cast<std::size_t>(form.dim()));
+  std::vector<double> alpha(m), r(m);
+  double last = INFINITY;
+  int improved_by_mix = 0;
+  for (int round = 0; round < 12; ++round) {  // iterates that jump about: random points of the box
+    for (std::size_t i = 0; i < m; ++i) alpha[i] = y[i] * u(rng);
+    const std::vector<double> v = shared_vector(form, alpha);
+    const Certificate it = form.finish(coordinate_terms(form, 0, form.n_coords(), alpha.data(), v.data(), nullptr, r.data()),
+                                       shared_terms(form, 0, form.dim(), v.data()));
+    double sums[BestPrimal<DualForm<Loss::hinge>>::kSums];
+    best.loss_sums(r, sums);
+    const Certificate kept = best.keep(it, sums, v, r);
+    EXPECT_LE(kept.primal, it.primal);
+    EXPECT_LE(kept.primal, last);
+    improved_by_mix += kept.primal < it.primal && kept.primal < last;
+    last = kept.primal;
+    EXPECT_EQ(kept.dual, it.dual);
+    EXPECT_EQ(kept.gap, kept.primal - it.dual);
+    const std::vector<double> vb(best.point().begin(), best.point().end());
+    EXPECT_NEAR(certificate(form, alpha, vb).primal, kept.primal, 1e-12 * kept.primal) << "round " << round;
+  }
+  EXPECT_GT(improved_by_mix, 0);  // a mix beat both ends at least once
 }
 
 // The merge of SySCD's replicas (aggregation.hpp MergePlan, parallel_cpu.cpp "merges per epoch"): on a dense
@@ -604,13 +684,8 @@ TEST(ParallelOrder, ListedAndCopiedOrdersGiveTheSameModel) {
 
 // Progress callback once per epoch and should_stop polled once per epoch, as in the sequential solver.
 TEST(ParallelSolver, ProgressAndStop) {
-  const Dataset& d = dataset("a9a", 2000);
-  ProblemData pd;
-  pd.X = &d.X;
-  pd.row_sq_norm = row_sq_norms(d.X);
-  std::vector<double> y(d.y.size()), c(d.y.size(), 1.0);
-  for (std::size_t i = 0; i < y.size(); ++i) y[i] = d.y[i] > 0 ? 1.0 : -1.0;
-  const DualForm<Loss::hinge> form(pd, y.data(), c.data(), 1.0 / double(y.size()));
+  const BinaryDual b("a9a", 2000);
+  const DualForm<Loss::hinge> form(b.pd, b.y.data(), b.c.data(), 1.0 / double(b.y.size()));
   for (SolverKind kind : {SolverKind::syscd, SolverKind::passcode_atomic, SolverKind::passcode_wild}) {
     SCOPED_TRACE(std::string(solver_kind_name(kind)));
     SolverOptions so;

@@ -41,6 +41,31 @@ double plane_coordinate_terms(const Form& form, std::span<const index_t> changed
   return acc;
 }
 
+/// plane_coordinate_terms at every point of a grid, in one pass over `changed`: out[q] for gamma = gammas[q % G],
+/// beta = betas[q / G], q < G x betas.size() (G = gammas.size()); step null: the line, out[q] = 0 for q >= G. Each
+/// out[q] is summed in the order of `changed`, so it equals plane_coordinate_terms(.., gamma, beta) bit for bit; a
+/// coordinate's values are read once for all points (CoCoA+'s 55-point search read them 55 times).
+template <class Form>
+void plane_coordinate_terms_grid(const Form& form, std::span<const index_t> changed, const double* alpha_old,
+                                 const double* alpha, const double* step, std::span<const double> gammas,
+                                 std::span<const double> betas, double* out) {
+  const std::size_t G = gammas.size(), Q = step ? G * betas.size() : G;
+  std::fill(out, out + G * betas.size(), 0.0);
+  for (index_t i : changed) {
+    const double a0 = alpha_old[i], d = alpha[i] - a0, s = step ? step[i] : 0.0;
+    for (std::size_t q = 0; q < Q; ++q) {
+      double a = a0 + gammas[q % G] * d;
+      if (step) a += betas[q / G] * s;
+      if constexpr (Form::formulation == Formulation::dual)
+        out[q] -= Form::LossP::conjugate(form.y[i], a, form.c[i]);
+      else
+        out[q] -= Form::PenP::value(a, form.lambda, form.eta);
+    }
+  }
+  if constexpr (Form::formulation == Formulation::dual)
+    for (std::size_t q = 0; q < Q; ++q) out[q] *= form.inv_n;
+}
+
 /// The same on the line alpha_old + gamma (alpha - alpha_old).
 template <class Form>
 double line_coordinate_terms(const Form& form, std::span<const index_t> changed, const double* alpha_old,

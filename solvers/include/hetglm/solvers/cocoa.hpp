@@ -14,8 +14,9 @@
 //        does the logistic dual; at K > 1 their epochs run in parts with v_loc taking a share of the other ranks'
 //        part of the previous round's step after each (the lookahead; the search's grid then also holds gamma =
 //        0), and the box duals also send the changes of v of three projected steps past gamma = 1 with Δv;
-//     2. dv_r = A_[r] alpha_[r] (new) - A_[r] alpha_[r] (old), recomputed exactly in double; one MPI_Allreduce (sum)
-//        of dv (length dim(): d in the dual, N in the primal);
+//     2. dv_r = A_[r] alpha_[r] (new) - A_[r] alpha_[r] (old) in double (the sequential loop: read off its local copy
+//        of v; SySCD: recomputed from alpha); one MPI_Allreduce (sum) of dv (length dim(): d in the dual, N in the
+//        primal);
 //     2b. options.adaptive_aggregation and K T > 1: the new point alpha_old + gamma (alpha - alpha_old) + beta s (s the
 //        previous round's step; heavy-ball momentum) by a safeguarded search on the global objective
 //        (aggregation.hpp) over a fixed grid: gamma in aggregation_grid (1, (1 + S)/2, S and 8 geometric steps from
@@ -28,7 +29,9 @@
 //     v += gamma sum_r dv_r + beta s_v;
 //     3. the global certificate: each rank adds the certificate terms of its coordinates and of its share of the
 //        entries of v (forms.hpp add_coordinate_terms / add_shared_terms), one MPI_Allreduce of the six sums and an
-//        error flag, then Form::finish; the epoch driver records the round and stops on P - D <= tol |P|.
+//        error flag (dual: and the loss sums of the certificate's primal point, the best of the rounds' primal
+//        points and their mixes, best_primal.hpp), then Form::finish; the epoch driver records the round and stops
+//        on P - D <= tol |P|.
 // Compiled only with -DHETGLM_ENABLE_MPI=ON; this header itself needs no MPI.
 #pragma once
 #include <exception>
@@ -60,8 +63,9 @@ struct CocoaRound {
 struct CocoaResult : SolveResult {
   std::vector<CocoaRound> rounds;
   double compute_seconds = 0, comm_seconds = 0;
-  /// doubles each rank contributes to the allreduces of one round: dv, the certificate's 6 sums and error flag, and
-  /// with adaptive aggregation the partial objectives of the trial steps
+  /// doubles each rank contributes to the allreduces of one round: dv, the certificate's 6 sums and error flag (dual:
+  /// and the loss sums of its primal point, best_primal.hpp), and with adaptive aggregation the partial objectives of
+  /// the trial steps
   std::size_t allreduce_doubles_per_round = 0;
   std::size_t allreduce_calls = 0, allreduce_doubles_total = 0;  ///< distributed Newton: every allreduce of the solve
 };
@@ -82,7 +86,8 @@ int agree_on_failure(int code, const std::string& msg, bool rank0_only = false);
 
 /// Runs CoCoA+ on this rank's `form` (its coordinates; the form's 1/n is over all ranks' samples) from alpha = 0.
 /// options: tol, max_epochs (= rounds), seed, on_epoch (rank 0 prints), should_stop. The returned w is the full
-/// weight vector on rank 0 (dual: on every rank); certificate exact for the global (alpha, v = A alpha).
+/// weight vector on rank 0 (dual: on every rank: the kept primal point where its P is below w(alpha)'s); certificate
+/// exact for the global alpha and that w (P recomputed from the data, D from v = A alpha).
 /// Throws RemoteFailure (collectively) when any rank failed in a round, TrainingError (on every rank) for a non-finite
 /// global objective.
 template <class Form>
