@@ -863,6 +863,30 @@ TEST(PrimalNewton, Float64ValuesReachTheFloat64Optimum) {
   }
 }
 
+// bias_column (train.hpp): without a bias, a matrix given up by the caller is moved, not copied (the distributed
+// trainer's ranks hand theirs over: a copy of the whole local matrix, 2 s of a 25 s run on 2,000,000 x 100,000); with a
+// bias, or from a matrix the caller keeps, the bias column is appended to a copy; values_lo follows when asked for.
+TEST(BiasColumn, MovesWithoutABiasAndAppendsOtherwise) {
+  const Float64Data f(40, 6, true, 3);
+  CsrMatrix x = f.d.X;
+  const float* values = x.values.data();
+  const CsrMatrix moved = bias_column(std::move(x), -1, false);
+  EXPECT_EQ(moved.values.data(), values);
+  EXPECT_EQ(moved.n_cols, 6);
+  EXPECT_EQ(moved.values_lo, f.d.X.values_lo);
+  const CsrMatrix kept = bias_column(f.d.X, -1, false);
+  EXPECT_NE(kept.values.data(), f.d.X.values.data());
+  EXPECT_EQ(kept.values, f.d.X.values);
+  CsrMatrix y = f.d.X;
+  y.values_lo.clear();
+  const CsrMatrix b = bias_column(std::move(y), 0.1, true);
+  ASSERT_EQ(b.n_cols, 7);
+  ASSERT_EQ(b.values_lo.size(), b.values.size());
+  EXPECT_EQ(b.indices[b.offsets[1] - 1], 6);
+  EXPECT_NEAR(double(b.values[b.offsets[1] - 1]) + double(b.values_lo[b.offsets[1] - 1]), 0.1, 0x1p-48 * 0.1);
+  EXPECT_EQ(b.values_lo[0], 0.0f);
+}
+
 // values_lo travels with every copy of the matrix (transpose, select_rows, with_bias_column) and is read by
 // multiply and decision_function; set_values_lo keeps nothing for float64 values that float32 holds exactly.
 TEST(Float64Values, CarriedByTheMatrixFunctions) {

@@ -553,7 +553,7 @@ int run(const Comm& c, const DistributedArgs& a) {
   std::vector<int> coord_counts(K), coord_displs(K, 0);
   std::uint64_t redistribution_bytes = 0;
   try {
-    Xb = bias_column(data.X, o.problem.bias, f64);
+    Xb = bias_column(std::move(data.X), o.problem.bias, f64);  // (without a bias: no copy)
     data.X = CsrMatrix{};
   } catch (const std::exception& e) {
     code = code_of(e);

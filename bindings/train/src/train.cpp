@@ -212,9 +212,9 @@ FormulationChoice newton_or_dual(const ModelSpec& spec, std::int64_t n, std::int
                          formulation_name(f))};
 }
 
-// Declared in train.hpp.
-CsrMatrix bias_column(const CsrMatrix& X, double bias, bool lo) {
-  CsrMatrix b = with_bias_column(X, bias);
+namespace {
+/// bias_column's values_lo of a matrix whose bias column is in place (or that has none).
+CsrMatrix with_lo_of_bias(CsrMatrix b, double bias, bool lo) {
   if (lo && !b.has_lo() && b.nnz() > 0) {
     b.values_lo.assign(static_cast<std::size_t>(b.nnz()), 0.0f);
     if (bias >= 0)
@@ -222,6 +222,15 @@ CsrMatrix bias_column(const CsrMatrix& X, double bias, bool lo) {
         b.values_lo[static_cast<std::size_t>(b.offsets[i + 1] - 1)] = values_lo_of(bias);
   }
   return b;
+}
+}  // namespace
+
+// Declared in train.hpp.
+CsrMatrix bias_column(const CsrMatrix& X, double bias, bool lo) {
+  return with_lo_of_bias(with_bias_column(X, bias), bias, lo);
+}
+CsrMatrix bias_column(CsrMatrix&& X, double bias, bool lo) {
+  return with_lo_of_bias(bias < 0 ? std::move(X) : with_bias_column(X, bias), bias, lo);
 }
 
 std::string float32_fallback_warning(const std::string& file) {

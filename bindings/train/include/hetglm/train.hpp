@@ -189,6 +189,8 @@ std::vector<double> class_labels(const ProblemOptions& o, const std::vector<doub
 /// does not hold the bias (-B 0.1); the distributed trainer when its ranks agreed on float64 values (a rank whose
 /// values float32 holds, or that holds no entry, then matches the others).
 CsrMatrix bias_column(const CsrMatrix& X, double bias, bool lo);
+/// The same from a matrix the caller gives up: with bias < 0, X itself (moved, not copied).
+CsrMatrix bias_column(CsrMatrix&& X, double bias, bool lo);
 
 /// The warning (one line, newline included) for a training file that held a nonzero value below 2^-100 at a tol
 /// below kFloat64Tol, so that the fit trains on its float32 values (LibsvmOptions::values_lo_tiny).
