@@ -116,7 +116,8 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
   // local steps at sigma' = 1 and gamma searched from 1/K up.
   const MergePlan plan =
       cocoa_merge_plan(Form::kBoxDual, Form::formulation == Formulation::dual && Form::LossP::id == Loss::logistic, K,
-                       local ? co.local_threads : 1, o.adaptive_aggregation);
+                       local ? co.local_threads : 1, o.adaptive_aggregation,
+                       co.nnz_per_rank > 0 ? co.nnz_per_rank / double(form.dim()) : INFINITY);
   const double step_sigma = plan.step_sigma;  // the sequential local loop's sigma'
   const index_t m = form.n_coords();
   const std::size_t dim = static_cast<std::size_t>(form.dim());

@@ -553,6 +553,20 @@ TEST(ParallelMerge, DualRisesEveryEpochAndReachesTheSequentialOptimum) {
 
 // sigma' between 1 and T (aggregation.hpp, docs/parallel-cpu.md): the plans at both ends and between, and the values
 // by loss.
+// The lookahead's parts across ranks (aggregation.hpp): 32 for the box duals, 3 for the logistic dual, none at K = 1
+// or with fixed aggregation, and capped at a quarter of a rank's nonzeros per entry of v (none below 2 parts).
+TEST(ParallelMerge, LookaheadParts) {
+  EXPECT_EQ(cocoa_merge_plan(true, false, 2, 1, true).lookahead_chunks, 32);
+  EXPECT_EQ(cocoa_merge_plan(false, true, 4, 1, true).lookahead_chunks, 3);
+  EXPECT_EQ(cocoa_merge_plan(true, false, 1, 1, true).lookahead_chunks, 0);
+  EXPECT_EQ(cocoa_merge_plan(true, false, 2, 1, false).lookahead_chunks, 0);
+  EXPECT_EQ(cocoa_merge_plan(true, false, 2, 1, true, 1950.0).lookahead_chunks, 32);  // a9a at K = 2
+  EXPECT_EQ(cocoa_merge_plan(true, false, 2, 1, true, 43.0).lookahead_chunks, 10);
+  EXPECT_EQ(cocoa_merge_plan(true, false, 2, 1, true, 3.3).lookahead_chunks, 0);  // news20 at K = 2
+  EXPECT_EQ(cocoa_merge_plan(false, true, 2, 1, true, 8.0).lookahead_chunks, 2);
+  EXPECT_EQ(cocoa_merge_plan(false, true, 2, 1, true, 7.9).lookahead_chunks, 0);
+}
+
 TEST(ParallelMerge, ReplicaSigmaPlans) {
   const MergePlan box = replica_merge_plan(true, 2, std::sqrt(2.0));
   EXPECT_DOUBLE_EQ(box.step_sigma, std::sqrt(2.0));

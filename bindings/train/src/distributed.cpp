@@ -581,9 +581,11 @@ int run(const Comm& c, const DistributedArgs& a) {
   // The merge across ranks, the one solve_cocoa runs (aggregation.hpp cocoa_merge_plan): the box duals and the
   // logistic dual with adaptive aggregation and the sequential local loop step at sigma' = 1 and merge with gamma
   // searched from 1/K up.
+  // (the ranks' mean nonzeros, bias entries included, cap the lookahead's parts: aggregation.hpp lookahead_parts)
+  const double nnz_per_rank = (double(nnz_global) + (o.problem.bias >= 0 ? double(N) : 0.0)) / K;
   const MergePlan plan = cocoa_merge_plan(fk == Formulation::dual && is_box_dual(spec.loss),
                                           fk == Formulation::dual && spec.loss == Loss::logistic, K, local_threads,
-                                          o.solver.adaptive_aggregation);
+                                          o.solver.adaptive_aggregation, nnz_per_rank / double(Xb.n_cols));
   if (!a.quiet && c.rank == 0) {
     if (use_newton)
       fmt::print("distributed Newton: primal formulation (samples partitioned), {} thread(s) per rank, lambda {:.6g}\n",
@@ -656,6 +658,7 @@ int run(const Comm& c, const DistributedArgs& a) {
   CocoaOptions co_opt;
   co_opt.local_epochs = a.local_epochs;
   co_opt.local_threads = local_threads;
+  co_opt.nnz_per_rank = nnz_per_rank;
   const index_t dim_v = fk == Formulation::dual ? D : N;  // the shared vector: d features (dual), N samples (primal)
   co_opt.shared_lo = static_cast<index_t>((std::int64_t(dim_v) * c.rank) / K);
   co_opt.shared_hi = static_cast<index_t>((std::int64_t(dim_v) * (c.rank + 1)) / K);

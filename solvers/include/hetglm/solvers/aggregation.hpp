@@ -173,9 +173,22 @@ inline MergePlan replica_merge_plan(bool box_dual, int T, double sigma) {
 /// given and label-sorted): for the logistic dual at K = 2, 2, 3 and 4 parts cut the rounds from a median of 117-129
 /// to 64-74 on a9a, 3 the best, 6 and more worse (its previous round's step, momentum included, overstates this
 /// round's); the box duals, whose steps carry no momentum, gained with every count up to 8 (hinge, label-sorted
-/// a9a at K = 2: 2 parts 2635 rounds, 3 1554, 4 939, 6 555, 8 510, 12 494; 437 at K = 1).
+/// a9a at K = 2: 2 parts 2635 rounds, 3 1554, 4 939, 6 555, 8 510, 12 494; 437 at K = 1), and with the certificate's
+/// kept primal point (best_primal.hpp) up to 32 (medians of seeds 1-3 at K = 2, label-sorted, bias 1, 8 / 16 / 32 /
+/// 64 parts: a9a hinge 440 / 421 / 414 / 427, w7a hinge 851 / 799 / 751 / 700, a9a squared hinge 545 / 324 / 238 /
+/// 228, w7a squared hinge 413 / 311 / 246 / 233; the generated 2,000,000 x 100,000 hinge 22 / 20 / 20 / 21 rounds;
+/// bench/results/mpi.md, section 10). The logistic dual stays at 3 (a9a: 3 / 6 / 16 parts 58 / 70 / 95).
 inline constexpr int kLookaheadChunks = 3;
-inline constexpr int kLookaheadChunksBox = 8;
+inline constexpr int kLookaheadChunksBox = 32;
+/// The parts of the lookahead on a rank whose part of the data holds `nnz_per_dim` nonzeros per entry of v: each
+/// part adds a d-vector to the rank's copy of v, so at most nnz / (4 d) parts (a quarter of the epoch's nonzeros),
+/// and none (0) below 2: on wide data (news20's 1.35 million features and 4.5 million nonzeros a rank at K = 2)
+/// 32 parts would cost more than the epoch.
+inline int lookahead_parts(int parts, double nnz_per_dim) {
+  const double cap = std::floor(nnz_per_dim / 4);
+  const int p = cap < parts ? static_cast<int>(cap) : parts;
+  return p >= 2 ? p : 0;
+}
 /// The share of the other ranks' last step that the lookahead adds at K ranks: 1 at K = 2, 1/2 at K = 4 (measured at
 /// those two: at K = 4 the whole step cost rounds where half of it gained; other K follow the rule untested).
 inline double lookahead_share(int ranks) { return ranks > 1 ? 2.0 / ranks : 0.0; }
@@ -191,14 +204,16 @@ inline constexpr std::array<double, 3> kBoxExtrapolation = {1.5, 2.0, 3.0};
 /// `local_threads` blocks when the ranks run SySCD on several threads or the aggregation is fixed; else, on the
 /// sequential local loop, the ranks step at sigma' = 1 (MergePlan::between(1, K, .)) for the box duals (`box_dual`:
 /// gamma in [1/K, 1], and the projected steps of kBoxExtrapolation) and the logistic dual (`logistic_dual`: gamma in
-/// [1/K, K]), both with the lookahead at K > 1, and at CoCoA+'s sigma' = K for the others (ridge: measured more rounds
-/// at sigma' = 1). docs/mpi.md (the CoCoA+ entry at the top), measured in bench/results/mpi.md, sections 7 and 8.
-inline MergePlan cocoa_merge_plan(bool box_dual, bool logistic_dual, int ranks, int local_threads, bool adaptive) {
+/// [1/K, K]), both with the lookahead at K > 1 (its parts capped by lookahead_parts for a rank's `nnz_per_dim`
+/// nonzeros per entry of v), and at CoCoA+'s sigma' = K for the others (ridge: measured more rounds at sigma' = 1).
+/// docs/mpi.md (the CoCoA+ entry at the top), measured in bench/results/mpi.md, sections 7, 8 and 10.
+inline MergePlan cocoa_merge_plan(bool box_dual, bool logistic_dual, int ranks, int local_threads, bool adaptive,
+                                  double nnz_per_dim = INFINITY) {
   if (local_threads > 1 || !adaptive) return MergePlan::cocoa(double(ranks) * double(local_threads));
   if (!box_dual && !logistic_dual) return MergePlan::cocoa(double(ranks));
   MergePlan p = replica_merge_plan(box_dual, ranks, 1.0);
   if (ranks > 1) {
-    p.lookahead_chunks = box_dual ? kLookaheadChunksBox : kLookaheadChunks;
+    p.lookahead_chunks = lookahead_parts(box_dual ? kLookaheadChunksBox : kLookaheadChunks, nnz_per_dim);
     p.lookahead_share = lookahead_share(ranks);
     p.box_extrapolation = box_dual;
   }

@@ -49,6 +49,8 @@ struct CocoaOptions {
   index_t shared_lo = 0, shared_hi = 0; ///< this rank's share [lo, hi) of the entries of v in the certificate sums
   std::vector<int> coord_counts;        ///< primal: features per rank (to gather w on rank 0)
   std::vector<int> coord_displs;
+  double nnz_per_rank = 0;              ///< the ranks' mean nonzeros (bias entries included), which caps the
+                                        ///< lookahead's parts (aggregation.hpp lookahead_parts); 0: no cap
   int fail_rank = -1;                   ///< test hook (HETGLM_TEST_FAIL_RANK): this rank fails in round 2
 };
 
