@@ -9,13 +9,16 @@
 // within it, in a round where P happens to be low. Averaging the primal points of the iterates is the classical
 // remedy for the non-smooth losses (Shalev-Shwartz and Zhang, JMLR 2013, "Stochastic Dual Coordinate Ascent Methods
 // for Regularized Loss Minimization", Theorem 2 and its averaged output w-bar): here, after each round's certificate,
-// the kept point w_b becomes the best of w_b + s (w(alpha) - w_b) for s = 0, 1/N, ..., 1 (s = 1: the iterate's own
-// point). P is convex, so the segment's best point is never worse than either end, and the kept point's P never rises.
+// the kept point w_b becomes the best point of two segments that end at the iterate's own point w(alpha), one from
+// w_b and one from a running average w_e of the iterates' points, at s = 0, 1/N, ..., 1. P is convex, so a segment's
+// best point is never worse than its ends, and the kept point's P never rises.
 //
 // The cost is no pass over the data: the certificate's pass computes the margins r_i = <x_i, v> of the iterate, and
-// the kept point's margins z_i = <x_i, v_b> are updated by the same mix (z_i <- z_i + s (r_i - z_i)), so P at every
-// mix is the sum of the samples' losses at z_i + s (r_i - z_i) (N - 1 sums, reduced with the certificate's own sums)
-// plus lambda/2 ||w||^2 from three dot products of v and v_b. Memory: the n margins and v_b.
+// the kept point's margins z_i = <x_i, v_b> (and the average's) are updated by the same mixes (z_i <- z_i + s (r_i -
+// z_i)), so P at every mix is the sum of the samples' losses at z_i + s (r_i - z_i) (2N - 1 sums, reduced with the
+// certificate's own sums) plus lambda/2 ||w||^2 from three dot products of d-vectors per segment. Memory: two
+// n-vectors of margins and two d-vectors. Used by CoCoA+ (cocoa.cpp); the single-process solvers' iterates do not
+// jump (mushrooms, hinge: the same epochs with it), so they certify w(alpha).
 #pragma once
 #include <cmath>
 #include <cstddef>
