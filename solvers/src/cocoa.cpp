@@ -42,20 +42,21 @@ int size_of_world() {
 /// The global certificate for (alpha, v): this rank's coordinate terms and its share of the shared-vector terms, one
 /// MPI_Allreduce of the sums plus `local_error` and one of the maxima; `any_error` receives whether some rank raised its
 /// flag. With `best` (dual): the certificate's P is that of the kept primal point after this round (best_primal.hpp),
-/// its loss sums at the mixes reduced in the same allreduce; `margins` (size n_coords) holds the iterate's <a_i, v>.
+/// its loss sums at the mixes reduced in the same allreduce (the certificate's pass writes the iterate's margins to
+/// best->margins()).
 template <class Form>
 Certificate global_certificate(const Form& form, const CocoaOptions& co, std::span<const double> alpha,
                                std::span<const double> v, int local_error, int& any_error,
-                               BestPrimal<Form>* best = nullptr, std::vector<double>* margins = nullptr) {
+                               BestPrimal<Form>* best = nullptr) {
   CertificateTerms coords, shared;
   constexpr int K = CertificateTerms::kSums, B = BestPrimal<Form>::kSums;
   double s[2 * K + 1 + B] = {};
   if (!local_error) {
     coords = coordinate_terms(form, 0, form.n_coords(), alpha.data(), v.data(), nullptr,
-                              best ? margins->data() : nullptr);
+                              best ? best->margins() : nullptr);
     shared = shared_terms(form, co.shared_lo, co.shared_hi, v.data());
     if constexpr (Form::formulation == Formulation::dual)
-      if (best) best->loss_sums(*margins, s + 2 * K + 1);
+      if (best) best->loss_sums(s + 2 * K + 1);
   }
   // The sums of both term sets, the error flag and the mixes' loss sums in one MPI_SUM allreduce; the maxima (smax)
   // in one MPI_MAX.
@@ -69,7 +70,7 @@ Certificate global_certificate(const Form& form, const CocoaOptions& co, std::sp
   const Certificate c =
       form.finish(CertificateTerms::from_sums(s, mx[0]), CertificateTerms::from_sums(s + K, mx[1]));
   if constexpr (Form::formulation == Formulation::dual)
-    if (best && !any_error) return best->keep(c, std::span<const double>(s + 2 * K + 1, B), v, *margins);
+    if (best && !any_error) return best->keep(c, std::span<const double>(s + 2 * K + 1, B), v);
   return c;
 }
 }  // namespace
@@ -175,11 +176,7 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
                                     (Form::formulation == Formulation::dual ? BestPrimal<Form>::kSums : 0);
   // The certificate's primal point (dual): the best of the rounds' primal points and their mixes (best_primal.hpp).
   std::unique_ptr<BestPrimal<Form>> best;
-  std::vector<double> margins;
-  if constexpr (Form::formulation == Formulation::dual) {
-    best = std::make_unique<BestPrimal<Form>>(form, dim);
-    margins.resize(static_cast<std::size_t>(m));
-  }
+  if constexpr (Form::formulation == Formulation::dual) best = std::make_unique<BestPrimal<Form>>(form, dim);
   int round = 0;
   while (driver.budget_left(round)) {
     const auto tr = Clock::now();
@@ -360,7 +357,7 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
     ++round;
     int any = 0;
     const auto tg = Clock::now();
-    const Certificate cert = global_certificate(form, co, alpha, v, err, any, best.get(), &margins);
+    const Certificate cert = global_certificate(form, co, alpha, v, err, any, best.get());
     comm_s += since(tg);
     if (any) throw RemoteFailure{agree_on_failure(err ? code : 0, msg)};
     out.compute_seconds += compute;

@@ -456,17 +456,18 @@ TEST(BestPrimal, NeverRisesAndIsTheKeptPointsObjective) {
   std::mt19937_64 rng(11);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   BestPrimal<DualForm<Loss::hinge>> best(form, static_cast<std::size_t>(form.dim()));
-  std::vector<double> alpha(m), r(m);
+  std::vector<double> alpha(m);
   double last = INFINITY;
   int improved_by_mix = 0;
   for (int round = 0; round < 12; ++round) {  // iterates that jump about: random points of the box
     for (std::size_t i = 0; i < m; ++i) alpha[i] = y[i] * u(rng);
     const std::vector<double> v = shared_vector(form, alpha);
-    const Certificate it = form.finish(coordinate_terms(form, 0, form.n_coords(), alpha.data(), v.data(), nullptr, r.data()),
-                                       shared_terms(form, 0, form.dim(), v.data()));
+    const Certificate it =
+        form.finish(coordinate_terms(form, 0, form.n_coords(), alpha.data(), v.data(), nullptr, best.margins()),
+                    shared_terms(form, 0, form.dim(), v.data()));
     double sums[BestPrimal<DualForm<Loss::hinge>>::kSums];
-    best.loss_sums(r, sums);
-    const Certificate kept = best.keep(it, sums, v, r);
+    best.loss_sums(sums);
+    const Certificate kept = best.keep(it, sums, v);
     EXPECT_LE(kept.primal, it.primal);
     EXPECT_LE(kept.primal, last);
     improved_by_mix += kept.primal < it.primal && kept.primal < last;

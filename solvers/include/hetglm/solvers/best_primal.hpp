@@ -45,15 +45,21 @@ class BestPrimal {
   /// is known), the average's at s = 0 .. (N - 1)/N
   static constexpr int kSums = 2 * kPrimalMixes - 1;
 
-  BestPrimal(const Form& form, std::size_t dim) : form_(form), vb_(dim, 0.0), ve_(dim, 0.0) {}
+  BestPrimal(const Form& form, std::size_t dim)
+      : form_(form), vb_(dim, 0.0), ve_(dim, 0.0), r_(static_cast<std::size_t>(form.n_coords())) {}
+
+  /// Where the certificate's pass writes the iterate's margins r_i = <a_i, v> (size n_coords; coordinate_terms'
+  /// `inners`) before loss_sums() and keep().
+  double* margins() { return r_.data(); }
 
   /// This process's (rank's) part of the loss sums at the segments' points: the kept point's, out[j - 1] = sum_i
   /// phi_i((z_i + s_j (r_i - z_i)) / (lambda n)) for j = 1 .. N - 1, s_j = j / N, and the average's, out[N - 1 + j]
-  /// with its margins e_i for j = 0 .. N - 1; over this part's coordinates, r_i the iterate's margins <a_i, v> (size
-  /// n_coords). Before the first keep() there is no kept point: zeros.
-  void loss_sums(std::span<const double> r, double* out) const {
+  /// with its margins e_i for j = 0 .. N - 1; over this part's coordinates, r_i the iterate's margins (margins()).
+  /// Before the first keep() there is no kept point: zeros.
+  void loss_sums(double* out) const {
     for (int j = 0; j < kSums; ++j) out[j] = 0;
     if (!have_) return;
+    const std::vector<double>& r = r_;
     for (std::size_t i = 0; i < r.size(); ++i) {
       const index_t c = static_cast<index_t>(i);
       const double y = form_.y[c], ci = form_.c[c], z = zb_[i], dz = r[i] - z, e = ze_[i], de = r[i] - e;
@@ -64,11 +70,11 @@ class BestPrimal {
     }
   }
 
-  /// After the certificate `cert` of the iterate (v, margins r): `sums` are loss_sums() summed over every rank. Keeps
-  /// the best point of the two segments (the iterate's own point included) and returns the certificate with its P
-  /// (P - D, with the iterate's D). Then folds the iterate into the average.
-  Certificate keep(const Certificate& cert, std::span<const double> sums, std::span<const double> v,
-                   std::span<const double> r) {
+  /// After the certificate `cert` of the iterate (v, margins()): `sums` are loss_sums() summed over every rank.
+  /// Keeps the best point of the two segments (the iterate's own point included) and returns the certificate with its
+  /// P (P - D, with the iterate's D). Then folds the iterate into the average.
+  Certificate keep(const Certificate& cert, std::span<const double> sums, std::span<const double> v) {
+    const std::vector<double>& r = r_;
     double best = cert.primal, s_best = 1;
     bool from_avg = false;
     if (have_) {
@@ -83,7 +89,8 @@ class BestPrimal {
         }
         for (int j = seg == 0 ? 1 : 0; j < kPrimalMixes; ++j) {
           const double s = mix(j);
-          const double p = sums[seg == 0 ? j - 1 : kPrimalMixes - 1 + j] * form_.inv_n + reg * (uu + s * (2 * ud + s * dd));
+          const double loss = sums[seg == 0 ? j - 1 : kPrimalMixes - 1 + j];
+          const double p = loss * form_.inv_n + reg * (uu + s * (2 * ud + s * dd));
           if (p < best) best = p, s_best = s, from_avg = seg == 1;
         }
       }
@@ -91,12 +98,11 @@ class BestPrimal {
     if (s_best == 1) {
       vb_.assign(v.begin(), v.end());
       zb_.assign(r.begin(), r.end());
-    } else if (from_avg) {
-      for (std::size_t k = 0; k < vb_.size(); ++k) vb_[k] = ve_[k] + s_best * (v[k] - ve_[k]);
-      for (std::size_t i = 0; i < zb_.size(); ++i) zb_[i] = ze_[i] + s_best * (r[i] - ze_[i]);
-    } else if (s_best > 0) {
-      for (std::size_t k = 0; k < vb_.size(); ++k) vb_[k] += s_best * (v[k] - vb_[k]);
-      for (std::size_t i = 0; i < zb_.size(); ++i) zb_[i] += s_best * (r[i] - zb_[i]);
+    } else if (from_avg || s_best > 0) {  // u + s (v - u) from the segment's start u (elementwise: u may be vb_)
+      const std::vector<double>& uv = from_avg ? ve_ : vb_;
+      const std::vector<double>& uz = from_avg ? ze_ : zb_;
+      for (std::size_t k = 0; k < vb_.size(); ++k) vb_[k] = uv[k] + s_best * (v[k] - uv[k]);
+      for (std::size_t i = 0; i < zb_.size(); ++i) zb_[i] = uz[i] + s_best * (r[i] - uz[i]);
     }
     if (!have_) {
       ve_.assign(v.begin(), v.end());
@@ -120,7 +126,7 @@ class BestPrimal {
  private:
   static double mix(int j) { return double(j) / kPrimalMixes; }
   const Form& form_;
-  std::vector<double> vb_, zb_, ve_, ze_;
+  std::vector<double> vb_, zb_, ve_, ze_, r_;
   double p_ = INFINITY;
   bool have_ = false;
 };
