@@ -258,9 +258,10 @@ DuhlResult run_duhl(const Form& form, Backend& accel, const SolverOptions& so, c
       while (visited < max_visits && (host_only || outside < min_out || !done.load(std::memory_order_acquire))) {
         for (int burst = 0; burst < 16 && visited < max_visits; ++burst, ++visited) {
           const index_t i = cpu_order[c.lo + c.pos];
-          if (len > kPrefetchRows) {
-            const std::size_t ahead = c.pos + kPrefetchRows;
-            prefetch_row(*form.A, cpu_order[c.lo + (ahead < len ? ahead : ahead - len)], form.lo);
+          if (len > kPrefetchRows) {  // forms.hpp prefetch_ahead, on the unit's cyclic range
+            const std::size_t far = (c.pos + 2 * kPrefetchRows) % len, near = c.pos + kPrefetchRows;
+            prefetch_scalars(form, cpu_order[c.lo + far], alpha.data());
+            prefetch_row(*form.A, cpu_order[c.lo + (near < len ? near : near - len)], form.lo);
           }
           c.pos = c.pos + 1 == len ? 0 : c.pos + 1;
           if (in_ws[i]) continue;

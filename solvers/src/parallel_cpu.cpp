@@ -96,12 +96,14 @@ std::vector<index_t> balanced_rows(const CsrMatrix& A, int parts) {
   }
   __builtin_prefetch(alpha + lo, 1, 1);
 }
-/// The same for the rows listed in [first, last) (anywhere in A): prefetch_row of each, and its alpha entry.
-[[gnu::always_inline]] inline void prefetch_rows(const CsrMatrix& A, const double* alpha, const index_t* first,
+/// The same for the rows listed in [first, last) (anywhere in A): prefetch_row of each, its alpha entry and the
+/// form's scalars of the coordinate (prefetch_scalars, forms.hpp).
+template <class Form>
+[[gnu::always_inline]] inline void prefetch_rows(const Form& form, const double* alpha, const index_t* first,
                                                  const index_t* last) {
   for (const index_t* it = first; it != last; ++it) {
-    prefetch_row(A, *it);
-    __builtin_prefetch(alpha + *it, 1, 1);
+    prefetch_scalars(form, *it, alpha);
+    prefetch_row(*form.A, *it);
   }
 }
 
@@ -378,7 +380,7 @@ struct ReplicaEpochs {
     const auto [first, last] = bucket_range(k, b);
     if (first == last) return;
     if (pos_of.empty()) prefetch_bucket(A, alpha, *first, *(last - 1) + 1);
-    else prefetch_rows(A, alpha, first, last);
+    else prefetch_rows(form, alpha, first, last);
   }
 
   /// Part `part` of `parts` of one epoch's coordinate steps on (alpha_, v_). Part 0 starts the epoch (virtual

@@ -46,10 +46,7 @@ SolveResult solve_sequential(const Form& form, const SolverOptions& options) {
         shuffle(std::span<index_t>(order.data(), n_active), rng);
         double pg_max = -std::numeric_limits<double>::infinity(), pg_min = std::numeric_limits<double>::infinity();
         for (std::size_t p = 0; p < n_active; ++p) {
-          if (p + kPrefetchRows < n_active) {
-            prefetch_row(A, order[p + kPrefetchRows], form.lo);
-            __builtin_prefetch(alpha + order[p + kPrefetchRows], 1, 1);
-          }
+          prefetch_ahead(form, order.data(), p, n_active, alpha);
           if (!rule.step(form, order[p], alpha, v.data(), 1.0, pg_max, pg_min)) {  // out until the next certificate
             std::swap(order[p], order[--n_active]);
             --p;

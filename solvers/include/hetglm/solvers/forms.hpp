@@ -665,14 +665,41 @@ double update_coordinate(const Form& f, index_t i, double* alpha, double* v, dou
   return delta;
 }
 
-/// update_coordinate for the coordinates order[0 .. n) in turn, each row prefetched kPrefetchRows steps ahead.
+/// What a coordinate step of coordinate i reads at random places besides its row, prefetched for the loops that
+/// visit coordinates in a random order, 2 kPrefetchRows steps ahead (prefetch_ahead): the row's two offsets (which
+/// prefetch_row needs in order to find the row), alpha_i (for writing, when alpha is given) and the form's
+/// per-coordinate scalars: the dual's y_i, c_i and ||x_i||^2, the primal's curvature bound h_j. Each of them is a
+/// cache miss on sets larger than the cache, and a step waited for them after its row had arrived: on a set of
+/// 200,000 rows (1.6 MB per array) the loads of y_i, c_i and ||x_i||^2, and then prefetch_row's own load of the
+/// offsets, drew most of a hinge SDCA epoch's samples (perf; bench/results/prefetch.md, "The per-coordinate scalars").
+template <class Form>
+[[gnu::always_inline]] inline void prefetch_scalars(const Form& f, index_t i, const double* alpha) {
+  __builtin_prefetch(f.A->offsets.data() + i, 0, 1);
+  __builtin_prefetch(f.A->offsets.data() + i + 1, 0, 1);
+  if (alpha) __builtin_prefetch(alpha + i, 1, 1);
+  if constexpr (Form::formulation == Formulation::dual) {
+    __builtin_prefetch(f.y + i, 0, 1);
+    __builtin_prefetch(f.c + i, 0, 1);
+    __builtin_prefetch(f.sq_norm + i, 0, 1);
+  } else {
+    if (!f.h.empty()) __builtin_prefetch(f.h.data() + i, 0, 1);
+  }
+}
+
+/// The prefetches of step p of a loop over order[0 .. n): the scalars of the coordinate 2 kPrefetchRows steps ahead
+/// (prefetch_scalars), the row of the one kPrefetchRows ahead (prefetch_row: its offsets are in the cache by then).
+template <class Form>
+[[gnu::always_inline]] inline void prefetch_ahead(const Form& f, const index_t* order, std::size_t p, std::size_t n,
+                                                  const double* alpha) {
+  if (p + 2 * kPrefetchRows < n) prefetch_scalars(f, order[p + 2 * kPrefetchRows], alpha);
+  if (p + kPrefetchRows < n) prefetch_row(*f.A, order[p + kPrefetchRows], f.lo);
+}
+
+/// update_coordinate for the coordinates order[0 .. n) in turn, with prefetch_ahead.
 template <class Form>
 void update_coordinates(const Form& f, const index_t* order, std::size_t n, double* alpha, double* v, double sigma) {
   for (std::size_t p = 0; p < n; ++p) {
-    if (p + kPrefetchRows < n) {
-      prefetch_row(*f.A, order[p + kPrefetchRows], f.lo);
-      __builtin_prefetch(alpha + order[p + kPrefetchRows], 1, 1);
-    }
+    prefetch_ahead(f, order, p, n, alpha);
     update_coordinate(f, order[p], alpha, v, sigma);
   }
 }
