@@ -230,16 +230,24 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
           xal.resize(E * moved.size());
           std::fill(xloc.begin(), xloc.end(), 0.0);
           // Step e's change is g_e dv plus, for the coordinates the projection moved, (a_i - lin_i) a_i (lin_i =
-          // alpha_old_i + g_e delta_i): a pass over the clipped rows only.
+          // alpha_old_i + g_e delta_i): one pass over the moved rows for all E steps (each x_e takes its rows in
+          // the same order as in a pass of its own), reading a clipped row once, the row kPrefetchRows ahead
+          // prefetched (the moved rows are a sparse subset: 11% of a K = 2 run's samples went to these
+          // row reads when each step made its own pass).
+          const std::size_t nm = moved.size();
+          for (std::size_t q = 0; q < nm; ++q) {
+            if (q + kPrefetchRows < nm) prefetch_row(*form.A, moved[q + kPrefetchRows], form.lo);
+            const index_t i = moved[q];
+            for (std::size_t e = 0; e < E; ++e) {
+              const double lin = alpha_old[i] + kBoxExtrapolation[e] * (alpha[i] - alpha_old[i]),
+                           a = form.project_box(i, lin);
+              xal[e * nm + q] = a;
+              if (a != lin) row_axpy(*form.A, i, a - lin, xloc.data() + e * dim, form.lo);
+            }
+          }
           for (std::size_t e = 0; e < E; ++e) {
             const double g = kBoxExtrapolation[e];
             double* x = xloc.data() + e * dim;
-            for (std::size_t q = 0; q < moved.size(); ++q) {
-              const index_t i = moved[q];
-              const double lin = alpha_old[i] + g * (alpha[i] - alpha_old[i]), a = form.project_box(i, lin);
-              xal[e * moved.size() + q] = a;
-              if (a != lin) row_axpy(*form.A, i, a - lin, x, form.lo);
-            }
             for (std::size_t k = 0; k < dim; ++k) x[k] += g * dv[k];
           }
         }
