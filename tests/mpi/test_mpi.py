@@ -406,6 +406,21 @@ def parse_error():
     check(f"bad.svm:{bad + 1}:" in r.stdout and "[rank 2 of 4]" in r.stdout,
           f"parse error names the global line {bad + 1} and rank 2: {r.stdout.strip()[:400]}")
     check(not os.path.exists(out), "parse error: no model written")
+    # A line that starts with gzip's two magic bytes exactly where rank 1's byte range begins (2 ranks): still a parse
+    # error with its global line (the rank reads such a range as text, not as a gzip stream).
+    with open(os.path.join(DATA, "housing_scale"), "rb") as f:
+        text = f.read()
+    nominal = len(text) // 2
+    start = nominal if text[nominal - 1:nominal] == b"\n" else text.index(b"\n", nominal) + 1
+    line = text[:start].count(b"\n")  # 0-based index of the line that starts there
+    magic_file = os.path.join(TMP, "magic.svm")
+    with open(magic_file, "wb") as f:
+        f.write(text[:start] + b"\x1f\x8b" + text[start + 2:])  # same length: the ranges do not move
+    r = run([*MPIRUN, "-np", "2", CLI, "train", "--distributed", "-q", "--model", "ridge", magic_file, out], timeout=60)
+    check(r.returncode == 2 and f"magic.svm:{line + 1}:1:" in r.stdout and "[rank 1 of 2]" in r.stdout
+          and "gzip" not in r.stdout and not os.path.exists(out),
+          f"gzip magic at rank 1's range start: exit {r.returncode} == 2, global line {line + 1} and rank 1 named, "
+          f"no model: {r.stdout.strip()[:400]}")
 
 
 def rank_failure():
