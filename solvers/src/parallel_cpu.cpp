@@ -96,14 +96,12 @@ std::vector<index_t> balanced_rows(const CsrMatrix& A, int parts) {
   }
   __builtin_prefetch(alpha + lo, 1, 1);
 }
-/// The same for the rows listed in [first, last) (anywhere in A): prefetch_row of each, its alpha entry and the
-/// form's scalars of the coordinate (prefetch_scalars, forms.hpp).
-template <class Form>
-[[gnu::always_inline]] inline void prefetch_rows(const Form& form, const double* alpha, const index_t* first,
+/// The same for the rows listed in [first, last) (anywhere in A): prefetch_row of each, and its alpha entry.
+[[gnu::always_inline]] inline void prefetch_rows(const CsrMatrix& A, const double* alpha, const index_t* first,
                                                  const index_t* last) {
   for (const index_t* it = first; it != last; ++it) {
-    prefetch_scalars(form, *it, alpha);
-    prefetch_row(*form.A, *it);
+    prefetch_row(A, *it);
+    __builtin_prefetch(alpha + *it, 1, 1);
   }
 }
 
@@ -380,7 +378,32 @@ struct ReplicaEpochs {
     const auto [first, last] = bucket_range(k, b);
     if (first == last) return;
     if (pos_of.empty()) prefetch_bucket(A, alpha, *first, *(last - 1) + 1);
-    else prefetch_rows(form, alpha, first, last);
+    else prefetch_rows(A, alpha, first, last);
+  }
+  // What prefetch() needs to find bucket b's rows, and the steps' scalars: the bucket's row offsets, alpha entries and
+  // the form's per-coordinate scalars (prefetch_scalars, forms.hpp).
+  [[gnu::always_inline]] void prefetch_scalars_of(int k, index_t b) const {
+    const auto [first, last] = bucket_range(k, b);
+    if (first == last) return;
+    if (pos_of.empty()) {  // copied order: the bucket's coordinates are consecutive
+      prefetch_scalars(form, *first, alpha);
+      prefetch_scalars(form, *(last - 1), alpha);
+    } else {
+      for (const index_t* it = first; it != last; ++it) prefetch_scalars(form, *it, alpha);
+    }
+  }
+  // The prefetches before the bucket at position p of node k's list pk (ending at `end`), at the distances of
+  // forms.hpp prefetch_ahead counted in buckets (D = kPrefetchRows / B): the rows D buckets ahead, their offsets and
+  // scalars 2 D ahead, and the bucket's entries of the active list (bucket_range's) 3 D ahead. One bucket ahead
+  // (what there was before) is 2 rows at the automatic B = 2: the rows, offsets and scalars then missed the cache in
+  // the step itself (bench/results/prefetch.md, "SySCD's buckets").
+  [[gnu::always_inline]] void prefetch_ahead(int k, const std::vector<index_t>& pk, std::int64_t p,
+                                             std::int64_t end) const {
+    const std::int64_t D = std::max<std::int64_t>(1, static_cast<std::int64_t>(kPrefetchRows) / B);
+    if (p + 3 * D < end)
+      __builtin_prefetch(node_act[k].data() + std::size_t(pk[std::size_t(p + 3 * D)]) * std::size_t(B), 0, 1);
+    if (p + 2 * D < end) prefetch_scalars_of(k, pk[std::size_t(p + 2 * D)]);
+    if (p + D < end) prefetch(k, pk[std::size_t(p + D)]);
   }
 
   /// Part `part` of `parts` of one epoch's coordinate steps on (alpha_, v_). Part 0 starts the epoch (virtual
@@ -415,7 +438,7 @@ struct ReplicaEpochs {
         const std::int64_t len = list_hi[t] - list_lo[t];
         const std::int64_t p0 = list_lo[t] + len * part / parts, p1 = list_lo[t] + len * (part + 1) / parts;
         for (std::int64_t p = p0; p < p1; ++p) {
-          if (p + 1 < p1) prefetch(k, pk[p + 1]);
+          prefetch_ahead(k, pk, p, p1);
           run_bucket(k, pk[p], buf, t);
         }
         return;
@@ -427,7 +450,7 @@ struct ReplicaEpochs {
         for (;;) {
           const std::int64_t p = cursor[owner].fetch_add(1, std::memory_order_relaxed);
           if (p >= hi) break;
-          if (p + 1 < hi) prefetch(k, pk[p + 1]);
+          prefetch_ahead(k, pk, p, hi);
           run_bucket(k, pk[p], buf, t);
         }
       }
