@@ -406,6 +406,22 @@ def parse_error():
     check(f"bad.svm:{bad + 1}:" in r.stdout and "[rank 2 of 4]" in r.stdout,
           f"parse error names the global line {bad + 1} and rank 2: {r.stdout.strip()[:400]}")
     check(not os.path.exists(out), "parse error: no model written")
+    # Two ranks fail: rank 1 early in its range (the reader stops there, long before the range's end: the ranges are
+    # larger than the reader's 4 MiB blocks) and rank 2; rank 2's message still names its global line, so rank 1
+    # counted the newlines of the rest of its range.
+    with open(os.path.join(DATA, "a9a"), "rb") as f:
+        lines = f.read().rstrip(b"\n").split(b"\n") * 10  # about 23 MB
+    bad1, bad2 = int(len(lines) * 0.26), int(len(lines) * 0.7)
+    for b in (bad1, bad2):
+        lines[b] = lines[b].replace(b":", b":x", 1)
+    two_file = os.path.join(TMP, "two-bad.svm")
+    with open(two_file, "wb") as f:
+        f.write(b"\n".join(lines) + b"\n")
+    r = run([*MPIRUN, "-np", "4", CLI, "train", "--distributed", "-q", "--model", "svm", two_file, out], timeout=120)
+    check(r.returncode == 2 and f"[rank 1 of 4] {two_file}:{bad1 + 1}:" in r.stdout
+          and f"[rank 2 of 4] {two_file}:{bad2 + 1}:" in r.stdout and not os.path.exists(out),
+          f"parse errors on ranks 1 and 2: exit {r.returncode} == 2, global lines {bad1 + 1} and {bad2 + 1}, no model: "
+          f"{r.stdout.strip()[:600]}")
     # A line that starts with gzip's two magic bytes exactly where rank 1's byte range begins (2 ranks): still a parse
     # error with its global line (the rank reads such a range as text, not as a gzip stream).
     with open(os.path.join(DATA, "housing_scale"), "rb") as f:
