@@ -580,9 +580,11 @@ def float64():
           f"--distributed --memory-limit banana: exit {r.returncode} == 2, {r.stdout.strip()[:200]}")
     r = run([*MPIRUN, "-np", "2", CLI, "train", "--distributed", "-q", "--tol", "1e-10", "--memory-limit", "5K", src,
              out])
+    # Each rank's message says that its line and bytes count from its own range's start.
     check(r.returncode == 2 and "exceed the memory limit of 5.0 kB (--memory-limit)" in r.stdout and
+          "read by rank 1: line and bytes counted from byte " in r.stdout and
           not os.path.exists(out), f"--distributed --memory-limit 5K: exit {r.returncode} == 2, "
-                                   f"{r.stdout.strip()[:300]}")
+                                   f"{r.stdout.strip()[:600]}")
     r = run([*MPIRUN, "-np", "2", CLI, "train", "--distributed", "-q", "--model", "svm", "--tol", "1e-10",
              "--max-epochs", "2", src, out])
     check(r.returncode == 0 and "warning: not converged (round limit --max-epochs 2)" in r.stdout,

@@ -193,6 +193,8 @@ LocalPart load_part(const Comm& c, const DistributedArgs& a, int& code, std::str
     msg = e.what();
   }
   bool gzip_head = false;  // the range starts with gzip's magic bytes (a line of garbage: parsed as text below)
+  bool plain = false;      // this rank opened TRAIN as a regular file
+  std::uint64_t size = 0;
   if (parts.empty() && code == 0) try {
     f.fd = ::open(a.train_file.c_str(), O_RDONLY | O_CLOEXEC);
     if (f.fd < 0) throw IoError(fmt::format("cannot open '{}': {}", a.train_file, std::strerror(errno)));
@@ -201,7 +203,17 @@ LocalPart load_part(const Comm& c, const DistributedArgs& a, int& code, std::str
     if (!S_ISREG(st.st_mode))
       throw IoError(fmt::format("cannot read '{}': --distributed reads byte ranges, so TRAIN must be a regular file",
                                 a.train_file));
-    const auto size = static_cast<std::uint64_t>(st.st_size);
+    size = static_cast<std::uint64_t>(st.st_size);
+    plain = true;
+  } catch (const std::exception& e) {
+    code = code_of(e);
+    msg = e.what();
+  }
+  // Every rank cuts its range from rank 0's size: with each rank's own fstat, a file that grew while the ranks
+  // opened it gave overlapping ranges (rows read twice, line numbers off) and a silent exit 0. A file that shrank
+  // below it is "the file shrank while reading" on the ranks that reach its end.
+  MPI_Bcast(&size, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  if (plain && code == 0) try {
     if (size >= 2) {
       const std::string magic = pread_range(f.fd, 0, 2, a.train_file);
       if (static_cast<unsigned char>(magic[0]) == 0x1f && static_cast<unsigned char>(magic[1]) == 0x8b)
@@ -265,6 +277,11 @@ LocalPart load_part(const Comm& c, const DistributedArgs& a, int& code, std::str
         part.data = read_libsvm_stream(std::ref(src), a.train_file, lo);
       } catch (const ParseError& e) {
         parse_error.emplace(e);
+      } catch (const MemoryLimitError& e) {  // its line and bytes are the range's own: say so
+        count_rest();
+        throw MemoryLimitError(fmt::format("{} (in bytes {}..{} of the file, read by rank {}: line and bytes counted "
+                                           "from byte {})",
+                                           e.what(), part.begin, part.end, c.rank, part.begin));
       } catch (...) {
         count_rest();
         throw;
