@@ -259,9 +259,11 @@ DuhlResult run_duhl(const Form& form, Backend& accel, const SolverOptions& so, c
         for (int burst = 0; burst < 16 && visited < max_visits; ++burst, ++visited) {
           const index_t i = cpu_order[c.lo + c.pos];
           if (len > kPrefetchRows) {  // forms.hpp prefetch_ahead, on the unit's cyclic range
-            const std::size_t far = (c.pos + 2 * kPrefetchRows) % len, near = c.pos + kPrefetchRows;
+            std::size_t far = c.pos + 2 * kPrefetchRows, near = c.pos + kPrefetchRows;  // wrapped without a division
+            while (far >= len) far -= len;  // at most twice: len > kPrefetchRows
+            if (near >= len) near -= len;
             prefetch_scalars(form, cpu_order[c.lo + far], alpha.data());
-            prefetch_row(*form.A, cpu_order[c.lo + (near < len ? near : near - len)], form.lo);
+            prefetch_row(*form.A, cpu_order[c.lo + near], form.lo);
           }
           c.pos = c.pos + 1 == len ? 0 : c.pos + 1;
           if (in_ws[i]) continue;

@@ -82,9 +82,10 @@ std::vector<index_t> balanced_rows(const CsrMatrix& A, int parts) {
   return b;
 }
 
-/// Software prefetch of the nonzeros (up to 1 KiB of values and of indices) and alpha entries of rows [lo, hi).
-/// Always inlined, as prefetch_row (forms.hpp): GCC removed the calls of this function when it was not.
-[[gnu::always_inline]] inline void prefetch_bucket(const CsrMatrix& A, const double* alpha, index_t lo, index_t hi) {
+/// Software prefetch of the nonzeros (up to 1 KiB of values and of indices) of rows [lo, hi) (their alpha entries
+/// come with the scalars: ReplicaEpochs::prefetch_scalars_of). Always inlined, as prefetch_row (forms.hpp): GCC
+/// removed the calls of this function when it was not.
+[[gnu::always_inline]] inline void prefetch_bucket(const CsrMatrix& A, index_t lo, index_t hi) {
   const offset_t k0 = A.offsets[lo];
   const offset_t k1 = A.offsets[hi];
   const std::size_t bytes = std::min<std::size_t>(static_cast<std::size_t>(k1 - k0) * sizeof(float), 1024);
@@ -94,15 +95,10 @@ std::vector<index_t> balanced_rows(const CsrMatrix& A, int parts) {
     __builtin_prefetch(pv + off, 0, 1);
     __builtin_prefetch(pi + off, 0, 1);
   }
-  __builtin_prefetch(alpha + lo, 1, 1);
 }
-/// The same for the rows listed in [first, last) (anywhere in A): prefetch_row of each, and its alpha entry.
-[[gnu::always_inline]] inline void prefetch_rows(const CsrMatrix& A, const double* alpha, const index_t* first,
-                                                 const index_t* last) {
-  for (const index_t* it = first; it != last; ++it) {
-    prefetch_row(A, *it);
-    __builtin_prefetch(alpha + *it, 1, 1);
-  }
+/// The same for the rows listed in [first, last) (anywhere in A): prefetch_row of each.
+[[gnu::always_inline]] inline void prefetch_rows(const CsrMatrix& A, const index_t* first, const index_t* last) {
+  for (const index_t* it = first; it != last; ++it) prefetch_row(A, *it);
 }
 
 /// The parallel solvers' seeded random order of m coordinates (solve_parallel_cpu and a CoCoA+ rank's
@@ -377,8 +373,8 @@ struct ReplicaEpochs {
   [[gnu::always_inline]] void prefetch(int k, index_t b) const {
     const auto [first, last] = bucket_range(k, b);
     if (first == last) return;
-    if (pos_of.empty()) prefetch_bucket(A, alpha, *first, *(last - 1) + 1);
-    else prefetch_rows(A, alpha, first, last);
+    if (pos_of.empty()) prefetch_bucket(A, *first, *(last - 1) + 1);
+    else prefetch_rows(A, first, last);
   }
   // What prefetch() needs to find bucket b's rows, and the steps' scalars: the bucket's row offsets, alpha entries and
   // the form's per-coordinate scalars (prefetch_scalars, forms.hpp).

@@ -69,18 +69,23 @@ struct Fd {
   }
 };
 
-std::string pread_range(int fd, std::uint64_t begin, std::uint64_t end, const std::string& path) {
-  std::string out(end - begin, '\0');
-  std::uint64_t done = 0;
-  while (done < out.size()) {
-    const ssize_t r = ::pread(fd, out.data() + done, out.size() - done, static_cast<off_t>(begin + done));
+/// Reads exactly n bytes at `offset` into buf (pread, retried on EINTR); a file that ends before them is an error.
+void pread_full(int fd, char* buf, std::size_t n, std::uint64_t offset, const std::string& path) {
+  std::size_t done = 0;
+  while (done < n) {
+    const ssize_t r = ::pread(fd, buf + done, n - done, static_cast<off_t>(offset + done));
     if (r < 0) {
       if (errno == EINTR) continue;
       throw IoError(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
     }
     if (r == 0) throw IoError(fmt::format("cannot read '{}': the file shrank while reading", path));
-    done += static_cast<std::uint64_t>(r);
+    done += static_cast<std::size_t>(r);
   }
+}
+
+std::string pread_range(int fd, std::uint64_t begin, std::uint64_t end, const std::string& path) {
+  std::string out(end - begin, '\0');
+  pread_full(fd, out.data(), out.size(), begin, path);
   return out;
 }
 
@@ -156,16 +161,7 @@ struct RangeSource {
 
   std::size_t operator()(char* buf, std::size_t n) {
     n = static_cast<std::size_t>(std::min<std::uint64_t>(n, end - pos));
-    std::size_t done = 0;
-    while (done < n) {
-      const ssize_t r = ::pread(fd, buf + done, n - done, static_cast<off_t>(pos + done));
-      if (r < 0) {
-        if (errno == EINTR) continue;
-        throw IoError(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
-      }
-      if (r == 0) throw IoError(fmt::format("cannot read '{}': the file shrank while reading", path));
-      done += static_cast<std::size_t>(r);
-    }
+    pread_full(fd, buf, n, pos, path);
     newlines += std::count(buf, buf + n, '\n');
     pos += n;
     return n;
