@@ -63,7 +63,7 @@ def _to_matrix(X, by_feature=False, estimator=None, bias=-1.0, float64=True):
     _float64_for). by_feature (the primal-only models, Lasso and ElasticNet): store X^T (features as
     rows), the layout their coordinate descent works on, straight from a dense array (C or Fortran order) or a CSC
     matrix, so the engine needs no transposed copy; CSR input is stored by sample (the engine transposes it).
-    A dense array is checked by the conversion itself (NaN, infinity, beyond float32 range: Matrix.bad_values); one
+    A dense array is checked by the conversion itself (NaN, infinity, outside float32 range: Matrix.bad_values); one
     that fails raises the ValueError scikit-learn's check raises (naming `estimator`) or _check_float_range's.
     bias >= 0 (the classifiers' intercept_scaling, samples as rows): a dense array gets its bias column in the same
     pass (Matrix.bias_column; the engine then adds none, where it would copy the whole matrix to append it)."""
@@ -98,6 +98,20 @@ def _to_matrix(X, by_feature=False, estimator=None, bias=-1.0, float64=True):
     return M
 
 
+def _check_sparse_format(X):
+    """A scipy sparse X's index arrays checked (scipy's ``check_format(full_check=True)``) before anything reads
+    them: scipy's conversions and products trust them, and a column index beyond the shape made them read and
+    write out of bounds (a crash in ``Ridge.fit``, garbage from ``predict``). Raises ValueError naming X and what
+    is wrong; returns X."""
+    if sp.issparse(X) and X.format in ("csr", "csc", "bsr"):
+        try:
+            X.check_format(full_check=True)
+        except ValueError as e:
+            raise ValueError(f"X: invalid {X.format.upper()} matrix (its index arrays do not describe a "
+                             f"{X.shape[0]} x {X.shape[1]} matrix): {e}") from None
+    return X
+
+
 def _float64_for(tol):
     """Whether a fit at `tol` keeps float64 input's float64 values: every host solver (Newton, multinomial, the
     coordinate-descent and the working-set solvers) reads them below _hetglm.float64_tol (docs/formulation.md,
@@ -110,30 +124,47 @@ def _check_values(X, estimator=None):
     (its own message, naming the estimator), then the float32 range (_check_float_range)."""
     check_array(X, accept_sparse=True, dtype=None, ensure_2d=False, ensure_all_finite=True, estimator=estimator,
                 input_name="X")
-    _check_float_range(X, "X")
+    _check_float_range(X, "X", tiny=True)
 
 
 _FLOAT_MAX = float(np.finfo(np.float32).max)
 _INT_MAX = 2**31 - 1  # the engine's epoch budget and thread count are 32-bit ints
 
 
-def _check_float_range(a, name):
+_FLOAT_MIN = float(np.finfo(np.float32).tiny)  # the smallest normal float32, 1.1754944e-38
+
+
+def _check_float_range(a, name, tiny=False):
     """ValueError naming the first entry of ``a`` (a validated array or sparse matrix) beyond float32 range, as the
-    command line refuses such a value: the engine stores X as float32, and a weight beyond it overflows."""
+    command line refuses such a value: the engine stores X as float32, and a weight beyond it overflows. With
+    ``tiny`` (X), also a nonzero float64 entry below float32's normal range (|x| < 1.1754944e-38): float32 would
+    make it 0 or a subnormal of a few digits, and the fit would silently be another problem's."""
     vals = a.data if sp.issparse(a) else np.asarray(a)
-    if vals.dtype == np.float32 or vals.size == 0 or (vals.max() <= _FLOAT_MAX and vals.min() >= -_FLOAT_MAX):
+    if vals.dtype == np.float32 or vals.size == 0:
         return
+    big = not (vals.max() <= _FLOAT_MAX and vals.min() >= -_FLOAT_MAX)
+    small = False
+    if tiny and not big:
+        mag = np.abs(vals)
+        small = bool(np.any((mag < _FLOAT_MIN) & (mag > 0)))
+    if not big and not small:
+        return
+    bad = (lambda v: np.abs(v) > _FLOAT_MAX) if big else (lambda v: (np.abs(v) < _FLOAT_MIN) & (v != 0))
     if sp.issparse(a):
         coo = a.tocoo()
-        k = int(np.flatnonzero(np.abs(coo.data) > _FLOAT_MAX)[0])
+        k = int(np.flatnonzero(bad(coo.data))[0])
         where, value = f"[{int(coo.row[k])}, {int(coo.col[k])}]", coo.data[k]
     else:
         flat = vals.ravel()
-        k = int(np.flatnonzero(np.abs(flat) > _FLOAT_MAX)[0])
+        k = int(np.flatnonzero(bad(flat))[0])
         where = "[" + ", ".join(str(int(i)) for i in np.unravel_index(k, vals.shape)) + "]"
         value = flat[k]
-    raise ValueError(f"{name}{where} = {float(value)!r} is out of float range (the engine stores data as float32: at "
-                     f"most {_FLOAT_MAX:g} in magnitude)")
+    if big:
+        raise ValueError(f"{name}{where} = {float(value)!r} is out of float range (the engine stores data as float32: "
+                         f"at most {_FLOAT_MAX:g} in magnitude)")
+    raise ValueError(f"{name}{where} = {float(value)!r} is below float range (the engine stores data as float32, "
+                     f"whose nonzero values start at {_FLOAT_MIN:g} in magnitude: this one would become 0 or lose its "
+                     f"digits); rescale {name}")
 
 
 def _positive_finite(x):
@@ -462,8 +493,9 @@ class _BaseClassifier(LinearClassifierMixin, _HetGLMBase):
                     raise ValueError(f"class_weight[{k!r}] must be a finite number >= 0, got {v!r}")
         # A dense X is checked for NaN, infinity and float32 range by its conversion (_to_matrix): two to three passes
         # over it fewer (400,000 x 100 float64: about 140 ms of a 0.8 s fit); a sparse one here.
-        X, y = validate_data(self, X, y, accept_sparse=["csr", "csc"], dtype=[np.float64, np.float32],
-                             order="C", accept_large_sparse=True, ensure_all_finite=False)
+        X, y = validate_data(self, _check_sparse_format(X), y, accept_sparse=["csr", "csc"],
+                             dtype=[np.float64, np.float32], order="C", accept_large_sparse=True,
+                             ensure_all_finite=False)
         check_classification_targets(y)
         if sp.issparse(X):
             _check_values(X, self)
@@ -547,6 +579,11 @@ class _BaseClassifier(LinearClassifierMixin, _HetGLMBase):
                                  f"value (integers beyond 2^53 = 9007199254740992 do not), and the model file "
                                  f"stores labels as doubles; relabel the classes") from None
         return d
+
+    def decision_function(self, X):
+        """Confidence scores (n_samples,) for two classes, (n_samples, n_classes) otherwise: X coef_.T +
+        intercept_ (scikit-learn's LinearClassifierMixin, after the sparse index check)."""
+        return super().decision_function(_check_sparse_format(X))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -760,15 +797,15 @@ class _BaseRegressor(RegressorMixin, _HetGLMBase):
         Ridge also (n_samples, n_targets): one engine fit per target on the same converted matrix).
         Returns self. Raises ValueError for bad parameters or data, RuntimeError for a training failure."""
         self._check_common()
-        X, y = validate_data(self, X, y, accept_sparse=["csr", "csc"], dtype=[np.float64, np.float32],
-                             order=None if self._by_feature else "C", y_numeric=True, accept_large_sparse=True,
-                             multi_output=self._multi_target)
+        X, y = validate_data(self, _check_sparse_format(X), y, accept_sparse=["csr", "csc"],
+                             dtype=[np.float64, np.float32], order=None if self._by_feature else "C", y_numeric=True,
+                             accept_large_sparse=True, multi_output=self._multi_target)
         y = np.asarray(y, dtype=np.float64)
         # The engine's memory estimate before anything of n_features entries is made here (the feature means, a
         # transposed copy): a sparse X with 3e9 columns is refused at once, as the classifiers are by train().
         _hetglm.check_training_memory(X.shape[0], X.shape[1], X.nnz if sp.issparse(X) else X.size,
                                       self._options(self._engine_model_name).n_threads)
-        _check_float_range(X, "X")
+        _check_float_range(X, "X", tiny=True)
         _check_float_range(y, "y")
         Y = y.reshape(-1, 1) if y.ndim == 1 else y
         sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
@@ -844,7 +881,7 @@ class _BaseRegressor(RegressorMixin, _HetGLMBase):
         """Predicted targets (n_samples,) = X coef_ + intercept_ (float32 when both X and coef_ are, as
         scikit-learn's; float64 otherwise)."""
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse=["csr", "csc", "coo"], reset=False)
+        X = validate_data(self, _check_sparse_format(X), accept_sparse=["csr", "csc", "coo"], reset=False)
         return safe_sparse_dot(X, self.coef_.T) + self.intercept_
 
     def __sklearn_tags__(self):

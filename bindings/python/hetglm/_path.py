@@ -26,8 +26,8 @@ from sklearn.utils.validation import _check_sample_weight, check_array, check_is
 from . import _hetglm
 from ._estimators import (_MAX_DENSE_ENTRIES, ElasticNet, Lasso, LogisticRegression, Ridge, _BaseRegressor,
                           _HetGLMBase, _centre, _check_cd_params, _check_float_range, _check_l1_ratio,
-                          _check_tol_max_iter, _engine_call, _float64_for, _penalty_from, _positive_finite,
-                          _resolve_penalty, _seed, _threads_for, _to_matrix)
+                          _check_sparse_format, _check_tol_max_iter, _engine_call, _float64_for, _penalty_from,
+                          _positive_finite, _resolve_penalty, _seed, _threads_for, _to_matrix)
 
 __all__ = ["lasso_path", "enet_path", "logistic_regression_path", "LassoCV", "ElasticNetCV",
            "LogisticRegressionCV", "RidgeCV"]
@@ -169,8 +169,10 @@ def enet_path(X, y, *, l1_ratio=0.5, eps=1e-3, n_alphas=100, alphas=None, tol=1e
     if params.get("positive"):
         raise ValueError("positive=True is not supported by the hetglm engine")
     if check_input:
-        X = check_array(X, accept_sparse=["csr", "csc"], dtype=[np.float64, np.float32], order="C",
-                        accept_large_sparse=True, input_name="X")
+        X = check_array(_check_sparse_format(X), accept_sparse=["csr", "csc"], dtype=[np.float64, np.float32],
+                        order="C", accept_large_sparse=True, input_name="X")
+        if sp.issparse(X):  # (a dense X: by its conversion, _to_matrix)
+            _check_float_range(X, "X", tiny=True)
     y = np.asarray(y, dtype=np.float64)
     if y.ndim not in (1, 2) or (y.ndim == 2 and y.shape[1] == 0):
         raise ValueError(f"y must be (n_samples,) or (n_samples, n_targets) with n_targets >= 1, got shape {y.shape}")
@@ -330,8 +332,9 @@ class _LinearModelCV(_BaseRegressor):
         as scikit-learn's LassoCV uses it: in the grid, each fold's fit and MSE, and the refit). Returns self."""
         self._check_common()
         _check_cd_params(self)
-        X, y = validate_data(self, X, y, accept_sparse=["csr", "csc"], dtype=[np.float64, np.float32],
-                             order="C", y_numeric=True, accept_large_sparse=True)
+        X, y = validate_data(self, _check_sparse_format(X), y, accept_sparse=["csr", "csc"],
+                             dtype=[np.float64, np.float32], order="C", y_numeric=True, accept_large_sparse=True)
+        _check_float_range(X, "X", tiny=True)  # the caller's entry named, not a fold's
         y32 = np.asarray(y).dtype == np.float32  # (mse_path_ is float32 when X and y both are, as scikit-learn's)
         y = column_or_1d(y).astype(np.float64)
         X = X.tocsr() if sp.issparse(X) else X
@@ -569,8 +572,9 @@ class LogisticRegressionCV(LogisticRegression):
         n_features) array or sparse matrix, y (n_samples,), sample_weight (n_samples,) non-negative or None (each
         fold's fit and score and the refit use it, as scikit-learn's). Returns self. ValueError for bad parameters
         (named) or data."""
-        X, y = validate_data(self, X, y, accept_sparse=["csr", "csc"], dtype=[np.float64, np.float32],
-                             order="C", accept_large_sparse=True)
+        X, y = validate_data(self, _check_sparse_format(X), y, accept_sparse=["csr", "csc"],
+                             dtype=[np.float64, np.float32], order="C", accept_large_sparse=True)
+        _check_float_range(X, "X", tiny=True)  # the caller's entry named, not a fold's
         X = X.tocsr() if sp.issparse(X) else X
         sw = _sample_weight_or_none(sample_weight, X)
         legacy = self.use_legacy_attributes
@@ -778,8 +782,9 @@ class RidgeCV(_BaseRegressor):
         matrix, y (n_samples,) or (n_samples, n_targets) (one alpha for all targets; coef_ (n_targets,
         n_features)), sample_weight (n_samples,) non-negative or None. Returns self."""
         self._check_common()
-        X, y = validate_data(self, X, y, accept_sparse=["csr", "csc"], dtype=[np.float64, np.float32],
-                             order="C", y_numeric=True, accept_large_sparse=True, multi_output=True)
+        X, y = validate_data(self, _check_sparse_format(X), y, accept_sparse=["csr", "csc"],
+                             dtype=[np.float64, np.float32], order="C", y_numeric=True, accept_large_sparse=True,
+                             multi_output=True)
         y = np.asarray(y, dtype=np.float64)  # (n,) or (n, k): one alpha for every target, as scikit-learn's default
         column = y.ndim == 2 and y.shape[1] == 1
         if column:  # scikit-learn's RidgeCV gives coef_ (n_features,) for y (n, 1)

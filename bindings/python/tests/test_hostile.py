@@ -45,6 +45,70 @@ def test_values_beyond_float32_are_value_errors_naming_the_entry(small, Est):
     assert np.all(np.isfinite(Est(max_iter=20).fit(edge, y).coef_))
 
 
+BELOW = ("is below float range (the engine stores data as float32, whose nonzero values start at 1.17549e-38 in "
+         "magnitude: this one would become 0 or lose its digits); rescale X")
+
+
+@pytest.mark.parametrize("Est", ESTIMATORS)
+def test_values_below_float32_are_value_errors_naming_the_entry(small, Est):
+    """A nonzero float64 entry below float32's normal range became 0 (X * 1e-46: Ridge's coef_ all zero, no
+    message) or a subnormal of a few digits (X * 1e-44: 2% off)."""
+    X, y = small
+    tiny = X.copy()
+    tiny[4, 1] = 1e-46
+    for Xin, text in [(tiny, "X[4, 1] = 1e-46 "), (sp.csr_matrix(tiny), "X[4, 1] = 1e-46 "),
+                      (sp.csc_matrix(-tiny), "X[4, 1] = -1e-46 ")]:
+        with pytest.raises(ValueError) as e:
+            Est().fit(Xin, y)
+        assert str(e.value) == text + BELOW
+    tiny[4, 1] = 2e-40  # a float32 subnormal: representable, with 3 of its digits
+    with pytest.raises(ValueError) as e:
+        Est().fit(tiny, y)
+    assert str(e.value) == "X[4, 1] = 2e-40 " + BELOW
+    # float32 input holds its own subnormals exactly: trained as given.
+    assert np.all(np.isfinite(Est(max_iter=20).fit(tiny.astype(np.float32), y).coef_))
+
+
+def test_paths_and_cv_name_the_callers_entry_below_float32(small):
+    X, y = small
+    tiny = X.copy()
+    tiny[4, 1] = 1e-46
+    for call in [lambda: hetglm.lasso_path(tiny, y), lambda: hetglm.lasso_path(sp.csc_matrix(tiny), y),
+                 lambda: hetglm.LassoCV(cv=3).fit(tiny, y), lambda: hetglm.LogisticRegressionCV(cv=3).fit(tiny, y),
+                 lambda: hetglm.RidgeCV().fit(tiny, y)]:
+        with pytest.raises(ValueError) as e:
+            call()
+        assert str(e.value) == "X[4, 1] = 1e-46 " + BELOW
+
+
+def _corrupt_csr(X):
+    A = sp.csr_matrix(X)
+    A.indices = A.indices.copy()
+    A.indices[3] = X.shape[1] + 40  # a column beyond the shape: scipy's own conversions then read out of bounds
+    return A
+
+
+CORRUPT = ("X: invalid CSR matrix (its index arrays do not describe a 60 x 13 matrix): indices must be < 13")
+
+
+def test_a_corrupt_sparse_matrix_is_a_value_error_not_a_crash(small):
+    """Ridge, Lasso, ElasticNet, RidgeCV and lasso_path crashed (segfault) on a CSR whose column index is beyond its
+    shape: scipy's toarray / tocsc / products ran before the engine's index check; predict returned garbage."""
+    X, y = small
+    yc = (y > 0).astype(int)
+    classifier = (hetglm.LogisticRegression, hetglm.LinearSVC)
+    calls = [lambda Est=Est: Est().fit(_corrupt_csr(X), yc if Est in classifier else y) for Est in ESTIMATORS]
+    calls += [lambda: hetglm.lasso_path(_corrupt_csr(X), y), lambda: hetglm.RidgeCV().fit(_corrupt_csr(X), y),
+              lambda: hetglm.LassoCV(cv=3).fit(_corrupt_csr(X), y),
+              lambda: hetglm.LogisticRegressionCV(cv=3).fit(_corrupt_csr(X), yc),
+              lambda: hetglm.Ridge().fit(X, y).predict(_corrupt_csr(X)),
+              lambda: hetglm.LogisticRegression().fit(X, yc).predict_proba(_corrupt_csr(X))]
+    for call in calls:
+        with pytest.raises(ValueError) as e:
+            call()
+        assert str(e.value) == CORRUPT
+
+
 def test_regression_targets_beyond_float32(small):
     X, y = small
     yy = y.copy()
