@@ -1084,7 +1084,9 @@ def load_model(path):
     ``lambda_``; Lasso and ElasticNet get ``alpha = lambda_`` back, classifiers ``C = 1 / (lambda_ n)`` and Ridge
     ``alpha = lambda_ n`` (docs/conventions.md, "Objective and scaling"), n being the ``n_samples`` the file records.
     A file without that line (written before it existed) gives the classifiers and Ridge their default C / alpha:
-    set them before refitting such a model.
+    set them before refitting such a model. A classifier's ``classes_`` are the file's labels as float64 (the file
+    stores numbers: string or bool labels saved by ``save_model`` come back as their numeric values), ascending as
+    scikit-learn's, with their weight columns.
     ``path``: a file name (str, bytes or os.PathLike). Raises ValueError for a malformed file
     (``FILE:LINE:COLUMN: ...``) or a model without a Python estimator (huber: ``hetglm predict`` reads it),
     OSError / FileNotFoundError, TypeError for a path that is not a file name."""
@@ -1113,8 +1115,12 @@ def load_model(path):
             if est.classes_[1] < est.classes_[0]:  # a file from another tool with the negative class larger
                 est.classes_ = labels.copy()
                 w = -w
-        else:
-            est.classes_ = labels.copy()
+        else:  # ascending, as scikit-learn's classes_ (np.unique), the weight columns with them: a file lists its
+            # labels in the order they were trained (LIBLINEAR: first seen; save_model of string labels '10', '2',
+            # '9': their string order), and scikit-learn's metrics read predict_proba's columns as sorted classes
+            order = np.argsort(labels, kind="stable")
+            est.classes_ = labels[order].copy()
+            w = w[:, order]
         est.coef_ = np.ascontiguousarray(w[:nf].T)
         est.fit_intercept = d["bias"] >= 0
         est.intercept_ = d["bias"] * w[nf].copy() if d["bias"] >= 0 else np.zeros(w.shape[1])

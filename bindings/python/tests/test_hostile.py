@@ -190,3 +190,19 @@ def test_parameters_beyond_what_the_engine_holds_are_value_errors(small, kwargs,
     with pytest.raises(ValueError) as e:
         hetglm.LogisticRegression(**kwargs).fit(X, y)
     assert str(e.value) == msg
+
+
+@pytest.mark.parametrize("multi_class", ["auto", "ovr"])
+def test_load_model_lists_classes_ascending_with_their_columns(small, tmp_path, multi_class):
+    """A file lists its labels in the order they were trained: string labels '10', '9', '2' train in their string
+    order (10, 2, 9), and load_model returned classes_ [10, 2, 9], so scikit-learn's metrics, which read
+    predict_proba's columns as sorted classes, were silently wrong (roc_auc_score 0.254 instead of 1.0)."""
+    X, y = small
+    labels = np.array(["10", "9", "2"])[np.digitize(X[:, 0], np.quantile(X[:, 0], [0.33, 0.66]))]
+    m = hetglm.LogisticRegression(multi_class=multi_class).fit(X, labels)
+    m.save_model(tmp_path / "m.model")
+    loaded = hetglm.load_model(tmp_path / "m.model")
+    assert list(m.classes_) == ["10", "2", "9"] and list(loaded.classes_) == [2.0, 9.0, 10.0]
+    order = [1, 2, 0]  # m's columns 10, 2, 9 -> 2, 9, 10
+    assert np.allclose(loaded.predict_proba(X), m.predict_proba(X)[:, order], rtol=0, atol=1e-12)
+    assert np.array_equal(loaded.predict(X), m.predict(X).astype(float))
