@@ -145,13 +145,13 @@ def enet_path(X, y, *, l1_ratio=0.5, eps=1e-3, n_alphas=100, alphas=None, tol=1e
 
     Minimises (1/(2n)) ||y - X w||^2 + alpha l1_ratio ||w||_1 + alpha (1 - l1_ratio)/2 ||w||^2 at each alpha.
     ``alphas``: None (a grid of ``n_alphas`` values from alpha_max down to eps alpha_max), an int (that many), or
-    the values. ``tol`` is the relative duality gap of every point (docs/conventions.md). y may be (n, k): one
-    path per target.
+    the values. ``tol`` is the relative duality gap of every point (docs/conventions.md). y is (n,) or (n, 1)
+    (scikit-learn fits y with several columns as one multi-task problem, which hetglm does not have: ValueError).
 
-    Returns alphas (n_alphas,), coefs (n_features, n_alphas) or (n_targets, n_features, n_alphas), dual_gaps
-    (n_alphas,) (the certified P - D of each point, absolute; summed over targets), with ``return_n_iter``
+    Returns alphas (n_alphas,), coefs (n_features, n_alphas), or (1, n_features, n_alphas) for y (n, 1), dual_gaps
+    (n_alphas,) (the certified P - D of each point, absolute), with ``return_n_iter``
     the engine's epochs per point, and with ``return_n_screened`` (after n_iter) the number of features gap-safe
-    screening proved zero at each point's optimum ((n_alphas,) or (n_targets, n_alphas); scikit-learn has no such
+    screening proved zero at each point's optimum ((n_alphas,), or (1, n_alphas) for y (n, 1); scikit-learn has no such
     output): the working-set solver removes them during the fit (Fercoq, Gramfort, Salmon 2015; Ndiaye et al.
     2017), the first time at the warm start, i.e. with the previous point's solution rescaled to a dual point of
     this alpha (the sequential gap-safe rule), and counts those its final certificate's dual point rules out; a
@@ -162,6 +162,7 @@ def enet_path(X, y, *, l1_ratio=0.5, eps=1e-3, n_alphas=100, alphas=None, tol=1e
     Raises ValueError for bad inputs (named: y, alphas, eps, l1_ratio, tol, max_iter, coef_init, n_jobs); a point
     that does not reach ``tol`` within ``max_iter`` epochs gives a ConvergenceWarning (its result and gap are still
     returned)."""
+    name = "lasso_path" if l1_ratio == 1 else "enet_path"
     known = {"precompute", "Xy", "copy_X", "verbose", "positive", "coef_init", "selection", "n_jobs"}
     unknown = set(params) - known
     if unknown:
@@ -182,6 +183,10 @@ def enet_path(X, y, *, l1_ratio=0.5, eps=1e-3, n_alphas=100, alphas=None, tol=1e
         k = int(np.flatnonzero(~np.isfinite(y.ravel()))[0])
         where = ", ".join(str(int(i)) for i in np.unravel_index(k, y.shape))
         raise ValueError(f"y[{where}] = {float(y.ravel()[k])!r}: y must be finite")
+    if y.ndim == 2 and y.shape[1] > 1:
+        raise ValueError(f"y has {y.shape[1]} targets (shape {y.shape}): scikit-learn's {name} fits them as one "
+                         f"multi-task problem (MultiTaskLasso / MultiTaskElasticNet: one sparsity pattern for all "
+                         f"targets), which hetglm does not have; pass one target at a time, y[:, k]")
     Y = y.reshape(-1, 1) if y.ndim == 1 else y
     l1_ratio = _check_l1_ratio(l1_ratio)
     alphas = _path_alphas(X, Y[:, 0] if Y.shape[1] == 1 else Y, l1_ratio, eps, n_alphas, alphas)
