@@ -563,21 +563,19 @@ void parse_options(TrainArgs& a) {
     for (const std::string& w : warnings) hetglm::eprint("{}", w);
 }
 
-/// -wi weight: c_i = the weight of sample i's class (1 for classes without one). A label that is not in the data is
-/// a warning, as in LIBLINEAR.
+/// -wi weight: the weight of class i (ProblemOptions::class_weights, applied as LIBLINEAR's train(): with two
+/// classes every sample of class i, in one-vs-rest class i's own column only). A label that is not in the data is a
+/// warning, as in LIBLINEAR.
 void apply_class_weights(TrainArgs& a, const Dataset& data) {
   if (a.class_weights.empty()) return;
   const std::vector<double> labels = hetglm::distinct_labels(data.y);
-  std::vector<double>& c = a.opt.problem.sample_weight;
-  c.assign(data.y.size(), 1.0);
   for (const hetglm::cli::ClassWeight& w : a.class_weights) {
     if (!std::binary_search(labels.begin(), labels.end(), w.label)) {
       hetglm::eprint("warning: {}: class label {} is not in '{}'; its weight is not used\n", w.flag, w.label,
                      a.train_file);
       continue;
     }
-    for (std::size_t i = 0; i < c.size(); ++i)
-      if (data.y[i] == w.label) c[i] = w.weight;
+    a.opt.problem.class_weights.emplace_back(w.label, w.weight);
   }
 }
 
@@ -829,6 +827,9 @@ int run_train(TrainArgs& a) {
         "newton; drop --solver or choose sequential, syscd or newton",
         hetglm::solver_kind_name(a.opt.solver.solver)));
   if (a.distributed) {  // `mpirun -np K hetglm train --distributed ...` (solvers/src/distributed.cpp, docs/mpi.md)
+    if (!a.class_weights.empty())  // (they were ignored without a word)
+      throw hetglm::InvalidArgument(fmt::format("{}: class weights are not supported with --distributed",
+                                                a.class_weights.front().flag));
 #ifdef HETGLM_ENABLE_MPI
     if (!a.test_file.empty()) throw hetglm::InvalidArgument("--test is not supported with --distributed");
     a.opt.memory_limit = memory_limit_option(a.memory_limit);  // each rank's reader budget
@@ -1370,7 +1371,8 @@ int hetglm_cli_main(int argc, char** argv) {
       ->capture_default_str();
   train->add_option("-n", ta.n_threads_text, "threads (= --threads; LIBLINEAR's multicore -n)");
   // -wi weight: listed for --help only; extract_class_weights() has already taken every -wLABEL WEIGHT out of argv.
-  train->footer("Class weights: -wi weight (LIBLINEAR): c_i = weight for the samples of class i, e.g. -w1 2 -w-1 0.5.");
+  train->footer("Class weights: -wi weight (LIBLINEAR): C of the samples of class i times weight (one-vs-rest: in class i's "
+                "own column), e.g. -w1 2 -w-1 0.5.");
 
   PredictArgs pa;
   auto* pred = app.add_subcommand("predict", "predict with a trained model");

@@ -831,6 +831,30 @@ TEST_F(Cli, ClassWeightsAreSampleWeightsOfTheClass) {
                             "'; its weight is not used\n");
 }
 
+// -wi weight with more than two classes, as LIBLINEAR's train(): class i's weight scales C for class i's samples in
+// class i's own one-vs-rest column only (Cp = weighted_C[i], Cn = C). hetglm weighted the samples of class i in every
+// column (iris: 1.0 off LIBLINEAR's w; found by a hostile trial of the Python LinearSVC). So -w1 3 -w3 0.2 leaves
+// column 2 as without weights, and every column is LIBLINEAR's: `liblinear-train -q -s 2 -c 1 -e 1e-12 -w1 3 -w3
+// 0.2 iris.scale` (LIBLINEAR 2.3.0, Debian liblinear-tools) wrote the weights below.
+TEST_F(Cli, OneVsRestClassWeightsScaleTheirOwnColumnOnly) {
+  ASSERT_EQ(run("train -q -s 2 -c 1 -e 1e-12 -w1 3 -w3 0.2 " + data("iris.scale") + " w").code, 0);
+  ASSERT_EQ(run("train -q -s 2 -c 1 -e 1e-12 " + data("iris.scale") + " u").code, 0);
+  const hetglm::LinearModel w = hetglm::load_model((dir / "w").string()), u = hetglm::load_model((dir / "u").string());
+  ASSERT_EQ(w.w.size(), 12u);
+  const double liblinear[12] = {0.085901941325726761, 0.5209448759248082,  0.41831672443948831,
+                                2.2440209611413127,   -0.8220649217762146, 1.1451996124638493,
+                                -1.8548162374041812,  0.57807909571729987, -0.53731306691926251,
+                                -1.1545218367902033,  -0.73535663163083231, 1.9394425930858623};
+  for (std::size_t j = 0; j < 12; ++j) {
+    EXPECT_NEAR(w.w[j], liblinear[j], 1e-7) << "feature " << j / 3 + 1 << ", class " << j % 3 + 1;
+    if (j % 3 == 1) EXPECT_NEAR(w.w[j], u.w[j], 1e-9) << "class 2's column moved, feature " << j / 3 + 1;
+  }
+  // --distributed ignored the weights without a word: an error now (before any data is read).
+  const CliRun d = run("train --distributed -w1 2 " + data("iris.scale") + " d");
+  EXPECT_EQ(d.code, 2);
+  EXPECT_EQ(d.err, "error: -w1: class weights are not supported with --distributed\n");
+}
+
 // -v n: LIBLINEAR's output line, no model, folds and seed in the report, the same seed gives the same folds.
 TEST_F(Cli, CrossValidationPrintsLiblinearsLineAndWritesNoModel) {
   const CliRun r = run("train -s 0 -v 5 --report-json r.json " + data("heart_scale") + " m");

@@ -17,7 +17,8 @@ with the parameters mapped so the minimiser is scikit-learn's:
   ``fit_intercept=True`` fits an *unregularized* intercept by centring X and y (weighted means when
   sample weights are given), as scikit-learn does, then ``intercept_ = y_mean - X_mean . coef_``.
 * ``sample_weight`` and ``class_weight`` become the per-sample weights c_i (Lasso / ElasticNet rescale
-  them to sum to n, as scikit-learn). Samples of weight 0 are removed before training (same minimiser).
+  them to sum to n, as scikit-learn; one-vs-rest: a class weight in its own class's column only, as liblinear).
+  Samples of weight 0 are removed before training (same minimiser).
 * ``tol`` is the relative duality gap: training stops when P(w) - D(alpha) <= tol |P(w)| (every fit is
   certified); ``max_iter`` is the epoch budget (reaching it warns with ConvergenceWarning).
 
@@ -518,7 +519,17 @@ class _BaseClassifier(LinearClassifierMixin, _HetGLMBase):
                 cw[present] = compute_class_weight(self.class_weight, classes=self.classes_[present], y=y,
                                                    sample_weight=sw)
             cw = np.nan_to_num(cw, nan=0.0, posinf=0.0)
-        c = sw * cw[y_enc]
+        # The class weights go to the engine (options.class_weights), which applies them as liblinear does: with two
+        # classes and in the multinomial model to every sample of the class, in one-vs-rest to the class's own
+        # column only (its positives; the other columns keep the sample weight: scikit-learn's LinearSVC). A class
+        # of weight 0 drops its samples, which one-vs-rest cannot do for one column alone.
+        ovr = len(self.classes_) > 2 and not self._multinomial(unpenalized)
+        if ovr and np.any(cw[np.isin(self.classes_, y)] == 0):
+            k = int(np.flatnonzero((cw == 0) & np.isin(self.classes_, y))[0])
+            raise ValueError(f"class_weight: class {self.classes_[k].item()!r} has weight 0, which one-vs-rest cannot train "
+                             f"(liblinear trains its column without its samples and the other columns with them); "
+                             f"give it a positive weight, or drop its samples")
+        c = sw if ovr else sw * cw[y_enc]
         keep = c > 0
         dropped = not keep.all()  # rows of weight 0 leave the fit
         if dropped:
@@ -539,6 +550,8 @@ class _BaseClassifier(LinearClassifierMixin, _HetGLMBase):
         # Every class trains its column, also one without a sample of non-zero weight (scikit-learn's behaviour; the
         # engine's ProblemOptions::classes): the encoded classes 0 .. k-1.
         opts.classes = [float(k) for k in range(len(self.classes_))]
+        if ovr:
+            opts.class_weights = [(float(k), float(cw[k])) for k in range(len(cw)) if cw[k] != 1 and cw[k] > 0]
         key = (n, X.shape[1] + (1 if bias >= 0 else 0), len(self.classes_), model)
         res = self._train(X, y_enc.astype(np.float64), None if np.all(c == 1) else c, opts, key=key)
         nf = X.shape[1]

@@ -11,6 +11,7 @@
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/function.h>
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -585,6 +586,12 @@ NB_MODULE(_hetglm, m) {
       .def_prop_rw("classes", [](const PyTrainOptions& o) { return o.base.problem.classes; },
                    [](PyTrainOptions& o, std::vector<double> v) { o.base.problem.classes = std::move(v); },
                    "classifiers: the classes to train, ascending (ProblemOptions::classes; empty: those of y)")
+      .def_prop_rw("class_weights", [](const PyTrainOptions& o) { return o.base.problem.class_weights; },
+                   [](PyTrainOptions& o, std::vector<std::pair<double, double>> v) {
+                     o.base.problem.class_weights = std::move(v);
+                   },
+                   "classifiers: (label, weight) pairs applied as LIBLINEAR does (ProblemOptions::class_weights: "
+                   "two classes and multinomial per sample, one-vs-rest each column's positives only)")
       .def_prop_rw("tol", [](const PyTrainOptions& o) { return o.base.solver.tol; },
                    [](PyTrainOptions& o, double v) { o.base.solver.tol = v; })
       .def_prop_rw("max_epochs", [](const PyTrainOptions& o) { return o.base.solver.max_epochs; },

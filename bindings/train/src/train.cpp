@@ -546,6 +546,31 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
                                         i + 1, c[i], kFloatMax));
   }
 
+  // Class weights (ProblemOptions::class_weights): the weight of each sample's class; with two classes and in the
+  // multinomial model they multiply c_i here, in one-vs-rest each column's positives only (below).
+  std::vector<double> class_w;
+  if (!po.class_weights.empty()) {
+    if (!spec.classifier)
+      throw InvalidArgument(fmt::format("class weights apply to classifiers; --model {} is a regression", spec.name));
+    for (const auto& [label, weight] : po.class_weights)
+      if (!(weight > 0 && std::isfinite(weight)))
+        throw InvalidArgument(fmt::format("class weights must be positive and finite, got {:g} for class {:g}",
+                                          weight, label));
+    class_w.assign(data.y.size(), 1.0);
+    for (std::size_t i = 0; i < class_w.size(); ++i)
+      for (const auto& [label, weight] : po.class_weights)
+        if (data.y[i] == label) class_w[i] = weight;
+    for (std::size_t i = 0; i < c.size(); ++i)
+      if (c[i] * class_w[i] > kFloatMax)
+        throw InvalidArgument(fmt::format("sample weights x class weights: sample {} has weight {:g}, out of float "
+                                          "range (at most {:g})",
+                                          i + 1, c[i] * class_w[i], kFloatMax));
+  }
+  // One-vs-rest (more than two classes, not multinomial) weights each column's positives only.
+  const bool ovr_weights = !class_w.empty() && !spec.multinomial && class_labels(po, data.y).size() > 2;
+  if (!class_w.empty() && !ovr_weights)
+    for (std::size_t i = 0; i < c.size(); ++i) c[i] *= class_w[i];
+
   const double lambda = resolve_lambda(spec, po.C, po.lambda, n_samples);
   res.lambda = lambda;
   const double eta = l1_share(spec.penalty, po.l1_ratio);
@@ -642,7 +667,7 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
 
   // A path's points share X^T and the weights: the form's column curvatures once (PathCache).
   PathCache* path_cache = o.solver.path_cache.get();
-  if (path_cache && pd.Xt) {
+  if (path_cache && pd.Xt && !ovr_weights) {  // (one-vs-rest class weights: every column has its own weights)
     const PathCache::MatrixId id = PathCache::MatrixId::of(*pd.Xt);
     if (!(path_cache->curvature_x == id && path_cache->curvature_c == c)) {
       path_cache->curvature = primal_column_curvature(*pd.Xt, c.data());
@@ -666,10 +691,17 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
     res.device = accel->description();
   }
   res.converged = true;
+  std::vector<double> c_col;  // one-vs-rest class weights: this column's c (its positives weighted)
   for (int k = 0; k < ncol && !res.interrupted; ++k) {
     std::vector<double> y(data.y.size());
     for (std::size_t i = 0; i < y.size(); ++i)
       y[i] = spec.classifier ? (data.y[i] == positives[k] ? 1.0 : -1.0) : data.y[i];
+    if (ovr_weights) {
+      c_col = c;
+      for (std::size_t i = 0; i < c_col.size(); ++i)
+        if (y[i] > 0) c_col[i] *= class_w[i];
+    }
+    const std::vector<double>& cw = ovr_weights ? c_col : c;
     SolverOptions so = o.solver;
     so.solver = solver;
     if (!o.initial_alpha.empty()) {
@@ -695,8 +727,8 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
         return so.solver == SolverKind::sequential ? solve_sequential(f, so) : solve_parallel_cpu(f, so);
       };
       auto make = [&] {
-        if constexpr (Form::formulation == Formulation::dual) return Form(pd, y.data(), c.data(), lambda);
-        else return Form(pd, y.data(), c.data(), lambda, eta);
+        if constexpr (Form::formulation == Formulation::dual) return Form(pd, y.data(), cw.data(), lambda);
+        else return Form(pd, y.data(), cw.data(), lambda, eta);
       };
       Form f = make();
       // float64 data at tol < kFloat64Tol: the host coordinate-descent solvers and DuHL's host side (its merge, gap

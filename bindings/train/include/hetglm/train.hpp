@@ -35,6 +35,12 @@ struct ProblemOptions {
   /// "-s N" when LIBLINEAR's -s chose it).
   std::string formulation_requested_by;
   std::vector<double> sample_weight;         ///< c_i, empty = all ones
+  /// Classifiers: (label, weight) pairs (LIBLINEAR's -wi, scikit-learn's class_weight), applied as LIBLINEAR's
+  /// train() does: with two classes (and in the multinomial model) sample i's c_i is multiplied by the weight of
+  /// its class; in one-vs-rest, class k's weight column multiplies only class k's samples (its positives) by w_k and
+  /// the others keep c_i (LIBLINEAR: Cp = weighted_C[k], Cn = C; scikit-learn's LinearSVC the same). A class
+  /// without a pair: weight 1. Weights must be positive and finite; a label that is not a class is ignored.
+  std::vector<std::pair<double, double>> class_weights;
   /// Classifiers: the classes to train, ascending (empty = the distinct labels of y). Every label of y must be one
   /// of them; a class without a sample still gets its weight column (one-vs-rest: a column with no positive sample;
   /// multinomial: a softmax column), as scikit-learn fits a cross-validation fold whose training part lacks a class.
