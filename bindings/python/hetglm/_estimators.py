@@ -262,7 +262,10 @@ def _seed(random_state):
             raise ValueError(f"random_state must be None, an integer in [0, 2^64 - 1] or a numpy RandomState, got "
                              f"{random_state!r}")
         return int(random_state)
-    return int(check_random_state(random_state).randint(0, 2**31 - 1))
+    try:
+        return int(check_random_state(random_state).randint(0, 2**31 - 1))
+    except ValueError as e:  # (scikit-learn's message does not name the parameter)
+        raise ValueError(f"random_state: {e} (give None, an integer or a numpy RandomState)") from None
 
 
 class _HetGLMBase(BaseEstimator):
@@ -492,6 +495,9 @@ class _BaseClassifier(LinearClassifierMixin, _HetGLMBase):
             for k, v in self.class_weight.items():
                 if not (isinstance(v, numbers.Real) and np.isfinite(v) and v >= 0):
                     raise ValueError(f"class_weight[{k!r}] must be a finite number >= 0, got {v!r}")
+                if v > _FLOAT_MAX:  # (the engine's message blamed the sample weights)
+                    raise ValueError(f"class_weight[{k!r}] = {v!r} is out of float range (at most {_FLOAT_MAX:g}, "
+                                     f"as sample_weight)")
         # A dense X is checked for NaN, infinity and float32 range by its conversion (_to_matrix): two to three passes
         # over it fewer (400,000 x 100 float64: about 140 ms of a 0.8 s fit); a sparse one here.
         X, y = validate_data(self, _check_sparse_format(X), y, accept_sparse=["csr", "csc"],
@@ -531,6 +537,8 @@ class _BaseClassifier(LinearClassifierMixin, _HetGLMBase):
                              f"give it a positive weight, or drop its samples")
         c = sw if ovr else sw * cw[y_enc]
         keep = c > 0
+        if not keep.any():  # ('training data': no samples to train on)
+            raise ValueError("every sample has weight 0 (sample_weight times class_weight): nothing to train on")
         dropped = not keep.all()  # rows of weight 0 leave the fit
         if dropped:
             if not sp.issparse(X):
@@ -774,6 +782,10 @@ class LinearSVC(_BaseClassifier):
                              "multi_class='ovr')")
         if not (isinstance(mc, str) and mc == "ovr"):
             raise ValueError(f"multi_class must be 'ovr' or 'crammer_singer', got {self.multi_class!r}")
+        if isinstance(self.C, numbers.Real) and not isinstance(self.C, bool) and self.C == np.inf:
+            # (the engine's message named the command line's -c; LogisticRegression trains C=inf as no penalty)
+            raise ValueError("C must be a positive finite number, got inf (LinearSVC has no unpenalized form: the "
+                             "hinge losses' minimiser need not exist without it)")
         super()._check_common()
 
     def _formulation_request(self):
@@ -1029,6 +1041,11 @@ class ElasticNet(_BaseRegressor):
     def _check_common(self):
         super()._check_common()
         _check_cd_params(self)
+
+    def fit(self, X, y, sample_weight=None, check_input=True):
+        """As _BaseRegressor.fit; ``check_input`` is scikit-learn's and ignored here: X and y are always checked
+        (their conversion to the engine's matrix needs it)."""
+        return super().fit(X, y, sample_weight=sample_weight)
 
 
 class Lasso(ElasticNet):

@@ -60,12 +60,17 @@ def _alpha_grid(X, y, l1_ratio, eps, n_alphas, fit_intercept=False, sample_weigh
 
 
 def _path_alphas(X, y, l1_ratio, eps, n_alphas, alphas, fit_intercept=False, sample_weight=None):
-    if alphas is None or isinstance(alphas, numbers.Integral):
-        n = n_alphas if alphas is None else int(alphas)
+    if alphas is None or (isinstance(alphas, numbers.Integral) and not isinstance(alphas, bool)):
+        if alphas is None and (not isinstance(n_alphas, numbers.Integral) or isinstance(n_alphas, bool)):
+            raise ValueError(f"n_alphas must be an int >= 1, got {n_alphas!r}")
+        n = int(n_alphas if alphas is None else alphas)
         if n < 1:
             raise ValueError(f"the number of alphas must be at least 1, got {n}")
         return _alpha_grid(X, y, l1_ratio, eps, n, fit_intercept, sample_weight)
-    alphas = np.sort(np.asarray(alphas, dtype=np.float64).ravel())[::-1]
+    if np.ndim(alphas) != 1:  # (a float was taken as one alpha, [[0.1, 0.2]] flattened)
+        raise ValueError(f"alphas must be None, an int (the number of alphas) or a 1-D list of values, got "
+                         f"{alphas!r}")
+    alphas = np.sort(np.asarray(alphas, dtype=np.float64))[::-1]
     if alphas.size == 0 or not np.all((alphas > 0) & np.isfinite(alphas)):
         raise ValueError("alphas must be positive finite numbers")
     return alphas

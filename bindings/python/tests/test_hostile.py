@@ -174,6 +174,14 @@ def test_regressors_refuse_a_sparse_x_with_3e9_columns_before_allocating(Est):
                                     "feature is stored as float32), got 1e+300"),
     (dict(class_weight={-1: float("nan"), 1: 1}), "class_weight[-1] must be a finite number >= 0, got nan"),
     (dict(class_weight={-1: -1.0, 1: 1}), "class_weight[-1] must be a finite number >= 0, got -1.0"),
+    # A later hostile trial: messages that blamed the sample weights or 'training data', or did not name the
+    # parameter (scikit-learn's check_random_state).
+    (dict(class_weight={-1: 1e300}), "class_weight[-1] = 1e+300 is out of float range (at most 3.40282e+38, as "
+                                     "sample_weight)"),
+    (dict(class_weight={-1: 0, 1: 0}), "every sample has weight 0 (sample_weight times class_weight): nothing to "
+                                       "train on"),
+    (dict(random_state=1.5), "random_state: 1.5 cannot be used to seed a numpy.random.RandomState instance (give "
+                             "None, an integer or a numpy RandomState)"),
     # Flags of the wrong type were taken as truth values (scikit-learn raises InvalidParameterError, a ValueError).
     (dict(fit_intercept="yes"), "fit_intercept must be True or False, got 'yes'"),
     (dict(warm_start="no"), "warm_start must be True or False, got 'no'"),
@@ -206,3 +214,24 @@ def test_load_model_lists_classes_ascending_with_their_columns(small, tmp_path, 
     order = [1, 2, 0]  # m's columns 10, 2, 9 -> 2, 9, 10
     assert np.allclose(loaded.predict_proba(X), m.predict_proba(X)[:, order], rtol=0, atol=1e-12)
     assert np.array_equal(loaded.predict(X), m.predict(X).astype(float))
+
+
+def test_path_and_cv_grids_and_signatures_in_their_own_terms(small):
+    """A later hostile trial: n_alphas=2.5 raised Python's "'float' object cannot be interpreted as an integer",
+    LassoCV(alphas=2.5) trained at the one alpha 2.5 and alphas=[[.1, .2]] was flattened (scikit-learn refuses
+    both), and Lasso.fit(..., check_input=False) (scikit-learn's signature) was a TypeError."""
+    X, y = small
+    grid = "alphas must be None, an int (the number of alphas) or a 1-D list of values, got "
+    for call, msg in [(lambda: hetglm.lasso_path(X, y, n_alphas=2.5), "n_alphas must be an int >= 1, got 2.5"),
+                      (lambda: hetglm.lasso_path(X, y, alphas=[[0.1, 0.2]]), grid + "[[0.1, 0.2]]"),
+                      (lambda: hetglm.LassoCV(alphas=2.5).fit(X, y), grid + "2.5"),
+                      (lambda: hetglm.ElasticNetCV(alphas=True).fit(X, y), grid + "True"),
+                      (lambda: hetglm.LinearSVC(C=np.inf).fit(X, y),
+                       "C must be a positive finite number, got inf (LinearSVC has no unpenalized form: the hinge "
+                       "losses' minimiser need not exist without it)")]:
+        with pytest.raises(ValueError) as e:
+            call()
+        assert str(e.value) == msg
+    for Est in (hetglm.Lasso, hetglm.ElasticNet):
+        np.testing.assert_array_equal(Est(alpha=0.01).fit(X, y, check_input=False).coef_,
+                                      Est(alpha=0.01).fit(X, y).coef_)
