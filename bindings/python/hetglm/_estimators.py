@@ -882,8 +882,11 @@ class _BaseRegressor(RegressorMixin, _HetGLMBase):
             self.n_iter_ = np.asarray(epochs, dtype=np.int32)
             self.duality_gap_, self.primal_objective_ = float(sum(gaps)), float(sum(primals))
             self.training_history_ = history
-        if self._by_feature:  # Lasso / ElasticNet: scikit-learn's dual_gap_, P - D in its (1/2n) scaling, X's dtype
-            self.dual_gap_ = X.dtype.type(self.duality_gap_)
+        if self._by_feature:  # Lasso / ElasticNet: scikit-learn's dual_gap_, P - D in its (1/2n) scaling, X's dtype;
+            # per target for several (as scikit-learn's), and n_iter_ a number for y (n, 1) as there
+            self.dual_gap_ = np.asarray(gaps, dtype=X.dtype) if len(gaps) > 1 else X.dtype.type(self.duality_gap_)
+            if y.ndim == 2 and len(epochs) == 1:
+                self.n_iter_ = epochs[0]
         # scikit-learn's dtypes: X's float dtype (float32 kept) for coef_ and a fitted intercept_ (a numpy scalar for
         # one target); an intercept not fitted stays the float 0.0
         self.coef_ = self.coef_.astype(X.dtype, copy=False)
@@ -895,8 +898,8 @@ class _BaseRegressor(RegressorMixin, _HetGLMBase):
 
     def _model_dict(self):
         if len(getattr(self, "engine_models_", ())) > 1:
-            raise ValueError("save_model: the model file stores one target; this Ridge was fitted on "
-                             f"{len(self.engine_models_)} targets")
+            raise ValueError(f"save_model: the model file stores one target; this {type(self).__name__} was fitted "
+                             f"on {len(self.engine_models_)} targets")
         return super()._model_dict()
 
     def _l1_ratio(self):
@@ -1006,12 +1009,14 @@ class ElasticNet(_BaseRegressor):
     (alpha/2)(1 - l1_ratio) ||w||^2, i.e. the engine's objective with lambda = alpha, eta = l1_ratio. Trained
     by primal coordinate descent; the L1 part's conjugate is Lipschitzed (|w_j| <= B) so the duality gap is
     finite (Duenner et al., ICML 2016). Sample weights are rescaled to sum to n (as scikit-learn).
-    ``fit_intercept=True``: unregularized intercept by centring. Attributes as :class:`Ridge`, and dual_gap_
-    (scikit-learn's name for duality_gap_, in X's float dtype)."""
+    ``fit_intercept=True``: unregularized intercept by centring. y (n_samples,) or (n_samples, n_targets) (one
+    independent fit per target, as scikit-learn's). Attributes as :class:`Ridge`, and dual_gap_ (scikit-learn's
+    name for duality_gap_, in X's float dtype)."""
 
     _engine_model_name = "elastic-net"
     _rescale_weights = True
     _by_feature = True
+    _multi_target = True  # y (n, k): one independent fit per target, as scikit-learn's ElasticNet and Lasso
 
     def __init__(self, alpha=1.0, *, l1_ratio=0.5, fit_intercept=True, precompute=False, max_iter=1000, copy_X=True,
                  tol=1e-4, warm_start=False, positive=False, random_state=None, selection="cyclic", verbose=0,
@@ -1046,6 +1051,11 @@ class ElasticNet(_BaseRegressor):
         """As _BaseRegressor.fit; ``check_input`` is scikit-learn's and ignored here: X and y are always checked
         (their conversion to the engine's matrix needs it)."""
         return super().fit(X, y, sample_weight=sample_weight)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags
 
 
 class Lasso(ElasticNet):

@@ -179,8 +179,22 @@ def test_multi_target_ridge_matches_sklearn(tmp_path):
     with pytest.raises(ValueError, match=r"^save_model: the model file stores one target; this Ridge was fitted "
                                          r"on 3 targets$"):
         ours.save_model(tmp_path / "m")
-    with pytest.raises(ValueError):  # Lasso stays single-target, as the engine's model
-        hetglm.Lasso().fit(X, Y)
+    # Lasso and ElasticNet: independent fits per target, as scikit-learn's (they refused y (n, k), and y (n, 1) gave
+    # a scalar intercept_ with a DataConversionWarning: found by a hostile trial).
+    for Ours, Theirs in [(hetglm.Lasso, sklm.Lasso), (hetglm.ElasticNet, sklm.ElasticNet)]:
+        ours_l = Ours(alpha=0.5, tol=1e-12).fit(X, Y)
+        theirs_l = Theirs(alpha=0.5, tol=1e-14, max_iter=100000).fit(X, Y)
+        assert ours_l.coef_.shape == (3, 10) and ours_l.intercept_.shape == (3,) and ours_l.dual_gap_.shape == (3,)
+        assert ours_l.n_iter_.shape == (3,)
+        assert rel(ours_l.coef_, theirs_l.coef_) <= 1e-6
+        np.testing.assert_allclose(ours_l.intercept_, theirs_l.intercept_, rtol=1e-6, atol=1e-6)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no DataConversionWarning
+            one_l = Ours(alpha=0.5, tol=1e-12).fit(X, Y[:, :1])
+        assert one_l.coef_.shape == (10,) and one_l.intercept_.shape == (1,) and np.ndim(one_l.n_iter_) == 0
+        with pytest.raises(ValueError, match=rf"^save_model: the model file stores one target; this {Ours.__name__} "
+                                             r"was fitted on 3 targets$"):
+            ours_l.save_model(tmp_path / "m")
     # alpha per target, as scikit-learn's (shape (n_targets,); one value for all): each target's own fit
     per = hetglm.Ridge(alpha=[0.5, 2.0, 40.0], tol=1e-12).fit(X, Y)
     theirs = sklm.Ridge(alpha=[0.5, 2.0, 40.0], solver="cholesky").fit(X, Y)
