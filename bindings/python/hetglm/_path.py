@@ -299,6 +299,18 @@ def _fold_mse(X, y, train, test, l1_ratio, alphas, fit_intercept, tol, max_iter,
     return np.average((pred - yte[:, None]) ** 2, axis=0, weights=None if sw is None else sw[test])
 
 
+def _cv_groups(who, params, n_samples):
+    """The ``groups`` of a CV estimator's fit (scikit-learn passes them to the splitter through metadata routing:
+    GroupKFold needs them); any other keyword is a TypeError naming it, as an unexpected argument."""
+    unknown = sorted(set(params) - {"groups"})
+    if unknown:
+        raise TypeError(f"{who}.fit() got unexpected keyword arguments {unknown} (only groups, for the splitter)")
+    groups = params.get("groups")
+    if groups is not None and len(groups) != n_samples:
+        raise ValueError(f"groups has {len(groups)} entries for {n_samples} samples")
+    return groups
+
+
 def _joblib_jobs(n_jobs):
     """The CV estimators' n_jobs for joblib's Parallel (folds side by side in threads), checked as the engine's
     (_threads_for: None or an integer); 0, all cores for the engine, is joblib's -1."""
@@ -336,10 +348,11 @@ class _LinearModelCV(_BaseRegressor):
     def _l1_ratios(self):
         return [1.0]
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, **fit_params):
         """Cross-validate the path, choose alpha_ (and l1_ratio_), refit on all the data. X (n_samples,
         n_features) array or sparse matrix, y (n_samples,), sample_weight (n_samples,) non-negative or None (used
-        as scikit-learn's LassoCV uses it: in the grid, each fold's fit and MSE, and the refit). Returns self."""
+        as scikit-learn's LassoCV uses it: in the grid, each fold's fit and MSE, and the refit); ``groups``
+        (n_samples,) for a group splitter (GroupKFold). Returns self."""
         self._check_common()
         _check_cd_params(self)
         X, y = validate_data(self, _check_sparse_format(X), y, accept_sparse=["csr", "csc"],
@@ -352,7 +365,7 @@ class _LinearModelCV(_BaseRegressor):
         l1_ratios = [float(r) for r in self._l1_ratios()]
         n_jobs = _joblib_jobs(self.n_jobs)
         _check_refit_device(ElasticNet(l1_ratio=l1_ratios[0], max_iter=1, device=self.device), X, y)
-        folds = list(check_cv(self.cv).split(X, y))
+        folds = list(check_cv(self.cv).split(X, y, _cv_groups(type(self).__name__, fit_params, X.shape[0])))
         alphas_all, mse = [], []
         for r in l1_ratios:
             alphas = _path_alphas(X, y, r, self.eps, 100, self.alphas, self.fit_intercept, sw)
@@ -577,11 +590,11 @@ class LogisticRegressionCV(LogisticRegression):
         """The refit's penalty: the folds' (_l1_grid's) at the chosen l1_ratio."""
         return _resolve_penalty(self._l1_grid()[1], self.l1_ratio)
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, **fit_params):
         """Cross-validate the C path (per l1_ratio), choose C_ (and l1_ratio_), refit on all the data. X (n_samples,
         n_features) array or sparse matrix, y (n_samples,), sample_weight (n_samples,) non-negative or None (each
-        fold's fit and score and the refit use it, as scikit-learn's). Returns self. ValueError for bad parameters
-        (named) or data."""
+        fold's fit and score and the refit use it, as scikit-learn's); ``groups`` (n_samples,) for a group
+        splitter. Returns self. ValueError for bad parameters (named) or data."""
         X, y = validate_data(self, _check_sparse_format(X), y, accept_sparse=["csr", "csc"],
                              dtype=[np.float64, np.float32], order="C", accept_large_sparse=True)
         _check_float_range(X, "X", tiny=True)  # the caller's entry named, not a fold's
@@ -605,7 +618,8 @@ class LogisticRegressionCV(LogisticRegression):
             raise ValueError("penalty=None: LogisticRegressionCV cross-validates C, which the unpenalized model does "
                              "not have (use LogisticRegression(penalty=None)), as scikit-learn refuses it")
         classes = np.unique(y)
-        folds = list(check_cv(self.cv, y, classifier=True).split(X, y))
+        folds = list(check_cv(self.cv, y, classifier=True).split(X, y, _cv_groups("LogisticRegressionCV", fit_params,
+                                                                                  X.shape[0])))
         scorer = _logistic_cv_scorer(self._base(penalty, grid[0]), scoring, classes)
         cw = None
         if isinstance(self.class_weight, str) and self.class_weight == "balanced":  # on the whole data, as scikit-learn
@@ -787,10 +801,11 @@ class RidgeCV(_BaseRegressor):
         self.verbose = verbose
         self.device = device
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, **fit_params):
         """Choose alpha_ by cross-validation, refit on all the data. X (n_samples, n_features) array or sparse
         matrix, y (n_samples,) or (n_samples, n_targets) (one alpha for all targets; coef_ (n_targets,
-        n_features)), sample_weight (n_samples,) non-negative or None. Returns self."""
+        n_features)), sample_weight (n_samples,) non-negative or None, ``groups`` (n_samples,) for a group splitter
+        (with cv given). Returns self."""
         self._check_common()
         X, y = validate_data(self, _check_sparse_format(X), y, accept_sparse=["csr", "csc"],
                              dtype=[np.float64, np.float32], order="C", y_numeric=True, accept_large_sparse=True,
@@ -812,6 +827,7 @@ class RidgeCV(_BaseRegressor):
         params = dict(fit_intercept=self.fit_intercept, tol=self.tol, max_iter=self.max_iter,
                       random_state=self.random_state)
         _check_refit_device(Ridge(max_iter=1, device=self.device), X, y)
+        groups = _cv_groups("RidgeCV", fit_params, X.shape[0])  # (leave-one-out has no use for them)
         if self.cv is None:
             if X.shape[0] < 2:
                 raise ValueError(f"RidgeCV: leave-one-out needs at least 2 samples, got n_samples = {X.shape[0]}")
@@ -819,7 +835,7 @@ class RidgeCV(_BaseRegressor):
                                      self.fit_intercept)
             score = -np.mean(looe.reshape(len(alphas), -1) ** 2, axis=1)
         else:
-            folds = list(check_cv(self.cv).split(X, y))
+            folds = list(check_cv(self.cv).split(X, y, groups))
             score = np.array(Parallel(n_jobs=_joblib_jobs(self.n_jobs), prefer="threads")(
                 delayed(_fold_ridge)(X, y, tr, te, alphas, params, sw) for tr, te in folds)).mean(axis=0)
         # Ties go to the first alpha in the order given, as scikit-learn's (a constant y scores every alpha alike).

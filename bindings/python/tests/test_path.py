@@ -785,3 +785,33 @@ def test_logistic_regression_cv_score_uses_its_scoring():
         assert ours.score(X, y) == pytest.approx(theirs.score(X, y), rel=1e-6)
         assert ours.score(X, y, sample_weight=sw) == pytest.approx(theirs.score(X, y, sample_weight=sw), rel=1e-6)
     assert ours.score(X, y) == ours.predict(X).__eq__(y).mean()  # (None: accuracy)
+
+
+def test_cv_estimators_take_groups_for_a_group_splitter():
+    """LassoCV / RidgeCV / LogisticRegressionCV.fit(X, y, groups=g) raised TypeError, so GroupKFold could not be
+    used (found by a hostile trial); scikit-learn routes groups to the splitter (metadata routing). The same
+    choices as scikit-learn's with the same groups."""
+    import sklearn
+    from sklearn.model_selection import GroupKFold
+    rng = np.random.RandomState(0)
+    X = rng.randn(90, 5)
+    y = X @ rng.randn(5) + rng.randn(90)
+    groups = np.repeat(np.arange(9), 10)
+    cases = [(hetglm.LassoCV(cv=GroupKFold(3), alphas=20), sklm.LassoCV(cv=GroupKFold(3), alphas=20), y, "alpha_"),
+             (hetglm.RidgeCV(cv=GroupKFold(3), alphas=[0.1, 1, 10, 100]),
+              sklm.RidgeCV(cv=GroupKFold(3), alphas=[0.1, 1, 10, 100]), y, "alpha_"),
+             (hetglm.LogisticRegressionCV(cv=GroupKFold(3), Cs=5, fit_intercept=False),
+              sklm.LogisticRegressionCV(cv=GroupKFold(3), Cs=5, fit_intercept=False), (y > 0).astype(int), "C_")]
+    for ours, theirs, target, attr in cases:
+        ours.fit(X, target, groups=groups)
+        with sklearn.config_context(enable_metadata_routing=True):
+            theirs.fit(X, target, groups=groups)
+        np.testing.assert_allclose(getattr(ours, attr), getattr(theirs, attr), rtol=1e-12)
+    # GroupKFold's folds differ from KFold's here: LogisticRegressionCV picks C = 1e-4 with the groups, 1 without.
+    assert hetglm.LogisticRegressionCV(cv=GroupKFold(3), Cs=5, fit_intercept=False).fit(
+        X, (y > 0).astype(int), groups=groups).C_[0] == 1e-4
+    with pytest.raises(TypeError, match=r"^LassoCV\.fit\(\) got unexpected keyword arguments \['bogus'\] \(only "
+                                        r"groups, for the splitter\)$"):
+        hetglm.LassoCV(cv=3).fit(X, y, bogus=1)
+    with pytest.raises(ValueError, match=r"^groups has 3 entries for 90 samples$"):
+        hetglm.RidgeCV(cv=GroupKFold(3)).fit(X, y, groups=[1, 2, 3])
