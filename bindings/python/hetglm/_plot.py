@@ -8,7 +8,7 @@ __all__ = ["plot_training_history"]
 def plot_training_history(estimator, ax=None):
     """Plot a fitted estimator's certificate per epoch: the duality gap P - D (log scale, left) and the primal
     objective P(w) (right) against wall time in seconds since the start of the solve. One-vs-rest models draw
-    one line per weight column. Returns the (gap_axis, primal_axis) pair. Raises ImportError when matplotlib
+    one line per weight column, multi-target regressors one per target. Returns the (gap_axis, primal_axis) pair. Raises ImportError when matplotlib
     is missing and ValueError when the estimator has no training history (not fitted, or loaded from a file).
     """
     try:
@@ -21,11 +21,14 @@ def plot_training_history(estimator, ax=None):
     if ax is None:
         _, ax = plt.subplots()
     ax2 = ax.twinx()
-    columns = sorted({h.get("column", 0) for h in history})
+    # One line per weight column (one-vs-rest: "column"; a multi-target regressor's fits: "target", whose lines
+    # were drawn as one before).
+    key = "target" if any("target" in h for h in history) else "column"
+    columns = sorted({h.get(key, 0) for h in history})
     for k in columns:
-        rows = [h for h in history if h.get("column", 0) == k]
+        rows = [h for h in history if h.get(key, 0) == k]
         t = [h["seconds"] for h in rows]
-        suffix = f" (column {k})" if len(columns) > 1 else ""
+        suffix = f" ({key} {k})" if len(columns) > 1 else ""
         ax.semilogy(t, [max(h["gap"], 1e-300) for h in rows], marker=".", label="duality gap" + suffix)
         ax2.plot(t, [h["primal"] for h in rows], linestyle="--", label="primal" + suffix)
     ax.set_xlabel("seconds")

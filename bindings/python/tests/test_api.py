@@ -307,6 +307,13 @@ def test_plot_training_history(cancer, housing):
     np.testing.assert_allclose(ax.get_lines()[0].get_ydata(), [h["gap"] for h in est.training_history_])
     with pytest.raises(ValueError, match="no training history"):
         hetglm.plot_training_history(hetglm.Ridge())
+    # A multi-target fit: one line per target (they were drawn as one line through every target's points).
+    X, y = housing
+    multi = hetglm.Ridge().fit(X, np.column_stack([y, 2 * y + 1]))
+    ax, ax2 = hetglm.plot_training_history(multi)
+    assert [ln.get_label() for ln in ax.get_lines()] == ["duality gap (target 0)", "duality gap (target 1)"]
+    np.testing.assert_allclose(ax.get_lines()[1].get_ydata(),
+                               [h["gap"] for h in multi.training_history_ if h["target"] == 1])
 
 
 def test_n_jobs_runs_the_parallel_solver_to_the_same_optimum(cancer, housing):
