@@ -1124,7 +1124,10 @@ def load_model(path):
     ``lambda_``; Lasso and ElasticNet get ``alpha = lambda_`` back, classifiers ``C = 1 / (lambda_ n)`` and Ridge
     ``alpha = lambda_ n`` (docs/conventions.md, "Objective and scaling"), n being the ``n_samples`` the file records.
     A file without that line (written before it existed) gives the classifiers and Ridge their default C / alpha:
-    set them before refitting such a model. A classifier's ``classes_`` are the file's labels as float64 (the file
+    set them before refitting such a model. A regression model that the CLI trained with ``-B b`` regularizes its
+    bias weight, which the Python regressors (scikit-learn's unregularized intercept) do not: it predicts as the
+    CLI, and a refit fits the unregularized intercept (housing_scale ridge ``-B 1``: 1.6e-3 apart). A classifier's
+    ``classes_`` are the file's labels as float64 (the file
     stores numbers: string or bool labels saved by ``save_model`` come back as their numeric values), ascending as
     scikit-learn's, with their weight columns.
     ``path``: a file name (str, bytes or os.PathLike). Raises ValueError for a malformed file

@@ -836,6 +836,12 @@ class RidgeCV(_BaseRegressor):
             score = -np.mean(looe.reshape(len(alphas), -1) ** 2, axis=1)
         else:
             folds = list(check_cv(self.cv).split(X, y, groups))
+            if sw is not None:  # (Ridge's own message did not say which fold, nor that it came from the split)
+                for f, (tr, _) in enumerate(folds):
+                    if not np.any(sw[tr] > 0):
+                        raise ValueError(f"RidgeCV: the training part of fold {f + 1} of {len(folds)} has only "
+                                         f"samples of weight 0: nothing to fit there (give a cv whose training parts "
+                                         f"hold weighted samples)")
             score = np.array(Parallel(n_jobs=_joblib_jobs(self.n_jobs), prefer="threads")(
                 delayed(_fold_ridge)(X, y, tr, te, alphas, params, sw) for tr, te in folds)).mean(axis=0)
         # Ties go to the first alpha in the order given, as scikit-learn's (a constant y scores every alpha alike).

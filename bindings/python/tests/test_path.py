@@ -815,3 +815,15 @@ def test_cv_estimators_take_groups_for_a_group_splitter():
         hetglm.LassoCV(cv=3).fit(X, y, bogus=1)
     with pytest.raises(ValueError, match=r"^groups has 3 entries for 90 samples$"):
         hetglm.RidgeCV(cv=GroupKFold(3)).fit(X, y, groups=[1, 2, 3])
+
+
+def test_ridgecv_names_a_fold_without_weighted_training_samples():
+    """A fold whose training part held only weight-0 samples stopped RidgeCV with Ridge's "Sample weights must
+    contain at least one non-zero number", which names neither the fold nor the split (a hostile trial)."""
+    from sklearn.model_selection import KFold
+    rng = np.random.RandomState(0)
+    X, y = rng.randn(60, 4), rng.randn(60)
+    with pytest.raises(ValueError) as e:
+        hetglm.RidgeCV(cv=KFold(3)).fit(X, y, sample_weight=np.r_[np.ones(20), np.zeros(40)])
+    assert str(e.value) == ("RidgeCV: the training part of fold 1 of 3 has only samples of weight 0: nothing to fit "
+                            "there (give a cv whose training parts hold weighted samples)")
