@@ -1371,8 +1371,9 @@ int hetglm_cli_main(int argc, char** argv) {
       ->capture_default_str();
   train->add_option("-n", ta.n_threads_text, "threads (= --threads; LIBLINEAR's multicore -n)");
   // -wi weight: listed for --help only; extract_class_weights() has already taken every -wLABEL WEIGHT out of argv.
-  train->footer("Class weights: -wi weight (LIBLINEAR): C of the samples of class i times weight (one-vs-rest: in class i's "
-                "own column), e.g. -w1 2 -w-1 0.5.");
+  train->footer(
+      "Class weights: -wi weight (LIBLINEAR): C of the samples of class i times weight (one-vs-rest: in class i's "
+      "own column), e.g. -w1 2 -w-1 0.5.");
 
   PredictArgs pa;
   auto* pred = app.add_subcommand("predict", "predict with a trained model");

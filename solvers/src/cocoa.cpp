@@ -183,8 +183,10 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
   // global gap and P) are the same on every rank, so the ranks certify in the same rounds; a round without one agrees
   // on the ranks' error flags in one allreduce of an int. The dual certifies every round: its certificate's primal
   // point is the best of the certified rounds' points (best_primal.hpp), and with certificates every few rounds the
-  // hinge on 2,000,000 x 100,000 at K = 2 took 26 rounds instead of 20 (bench/results/mpi_wall.md).
-  CertificateSchedule schedule(Form::formulation == Formulation::primal || o.certificate_every > 0 ? o.certificate_every : 1);
+  // hinge on 2,000,000 x 100,000 at K = 2 took 26 rounds instead of 20 (bench/results/mpi.md, section 11).
+  // --certificate-every fixes the interval for both.
+  CertificateSchedule schedule(
+      Form::formulation == Formulation::primal || o.certificate_every > 0 ? o.certificate_every : 1);
   int round = 0;
   while (driver.budget_left(round)) {
     const auto tr = Clock::now();

@@ -532,9 +532,9 @@ class _BaseClassifier(LinearClassifierMixin, _HetGLMBase):
         ovr = len(self.classes_) > 2 and not self._multinomial(unpenalized)
         if ovr and np.any(cw[np.isin(self.classes_, y)] == 0):
             k = int(np.flatnonzero((cw == 0) & np.isin(self.classes_, y))[0])
-            raise ValueError(f"class_weight: class {self.classes_[k].item()!r} has weight 0, which one-vs-rest cannot train "
-                             f"(liblinear trains its column without its samples and the other columns with them); "
-                             f"give it a positive weight, or drop its samples")
+            raise ValueError(f"class_weight: class {self.classes_[k].item()!r} has weight 0, which one-vs-rest "
+                             f"cannot train (liblinear trains its column without its samples and the other columns "
+                             f"with them); give it a positive weight, or drop its samples")
         c = sw if ovr else sw * cw[y_enc]
         keep = c > 0
         if not keep.any():  # ('training data': no samples to train on)

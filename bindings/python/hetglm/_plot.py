@@ -8,8 +8,9 @@ __all__ = ["plot_training_history"]
 def plot_training_history(estimator, ax=None):
     """Plot a fitted estimator's certificate per epoch: the duality gap P - D (log scale, left) and the primal
     objective P(w) (right) against wall time in seconds since the start of the solve. One-vs-rest models draw
-    one line per weight column, multi-target regressors one per target. Returns the (gap_axis, primal_axis) pair. Raises ImportError when matplotlib
-    is missing and ValueError when the estimator has no training history (not fitted, or loaded from a file).
+    one line per weight column, multi-target regressors one per target. Returns the (gap_axis, primal_axis)
+    pair. Raises ImportError when matplotlib is missing and ValueError when the estimator has no training
+    history (not fitted, or loaded from a file).
     """
     try:
         import matplotlib.pyplot as plt

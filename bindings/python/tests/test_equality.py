@@ -172,6 +172,6 @@ def test_one_vs_rest_class_weights_match_liblinear(data_dir, class_weight):
     assert rel(multinomial.coef_, lbfgs.coef_) <= 1e-4
     with pytest.raises(ValueError) as e:  # liblinear trains class 2's column without class 2: not here
         hetglm.LinearSVC(class_weight={2: 0}).fit(X, y)
-    assert str(e.value) == ("class_weight: class 2.0 has weight 0, which one-vs-rest cannot train (liblinear trains its "
-                            "column without its samples and the other columns with them); give it a positive weight, "
-                            "or drop its samples")
+    assert str(e.value) == ("class_weight: class 2.0 has weight 0, which one-vs-rest cannot train (liblinear trains "
+                            "its column without its samples and the other columns with them); give it a positive "
+                            "weight, or drop its samples")
