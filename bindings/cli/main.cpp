@@ -637,8 +637,16 @@ int run_cross_validation(TrainArgs& a, const Dataset& data, double load_seconds,
                          std::chrono::steady_clock::time_point t_start) {
   const std::int64_t n = data.X.n_rows;
   int folds = a.cv_folds > 0 ? a.cv_folds : 5;
+  // (With one sample or none the warning below said "using 1 folds" / "using 0 folds" and then an error blamed the
+  // -v the user gave; -C, which has no -v, was warned about "-v 5".)
+  if (n < 2)
+    throw hetglm::InvalidArgument(fmt::format("'{}': {} needs at least 2 samples, the file has {}", a.train_file,
+                                              a.find_C ? "-C (the search of C by cross-validation)"
+                                                       : "-v (cross-validation)",
+                                              n));
   if (folds > n) {
-    hetglm::eprint("warning: -v {}: more folds than the {} samples; using {} folds (leave-one-out)\n", folds, n, n);
+    const std::string flag = a.find_C ? fmt::format("-C ({} folds)", folds) : fmt::format("-v {}", folds);
+    hetglm::eprint("warning: {}: more folds than the {} samples; using {} folds (leave-one-out)\n", flag, n, n);
     folds = static_cast<int>(n);
   }
   hetglm::CvOptions cv;
@@ -1210,20 +1218,33 @@ int run_predict(PredictArgs& a) {
   const Dataset data = hetglm::read_libsvm(a.data_file, ro);
   warn_extra_features(model, data, a.data_file, a.zero_based);
   const std::vector<double> pred = hetglm::predict(model, data.X);
+  // A decision value that overflows (a model file's weights edited to 1e308) printed "-nan" and "inf" with exit 0.
+  {
+    const std::vector<double> dec = hetglm::decision_function(model, data.X);
+    const auto bad = std::find_if(dec.begin(), dec.end(), [](double v) { return !std::isfinite(v); });
+    if (bad != dec.end()) {
+      const std::size_t row = static_cast<std::size_t>(bad - dec.begin()) / static_cast<std::size_t>(model.n_columns());
+      throw hetglm::InvalidArgument(fmt::format("'{}': the decision value of sample {} of '{}' is not finite: the "
+                                                "model's weights times the sample's values overflow double precision",
+                                                a.model_file, row + 1, a.data_file));
+    }
+  }
   std::string out;
   if (a.probability) {
     const std::vector<double> proba = hetglm::predict_proba(model, data.X);
     const std::size_t k = model.labels.size();
     out += "labels";
-    for (double l : model.labels) out += fmt::format(" {:.17g}", l);
+    // The shortest text that reads back as the same double ({}): a label 0.1 is "0.1" (LIBLINEAR's %g), not
+    // "0.10000000000000001" as with %.17g, and nothing is lost.
+    for (double l : model.labels) out += fmt::format(" {}", l);
     out += "\n";
     for (std::size_t i = 0; i < pred.size(); ++i) {
-      out += fmt::format("{:.17g}", pred[i]);
-      for (std::size_t j = 0; j < k; ++j) out += fmt::format(" {:.17g}", proba[i * k + j]);
+      out += fmt::format("{}", pred[i]);
+      for (std::size_t j = 0; j < k; ++j) out += fmt::format(" {}", proba[i * k + j]);
       out += "\n";
     }
   } else {
-    for (double p : pred) out += fmt::format("{:.17g}\n", p);
+    for (double p : pred) out += fmt::format("{}\n", p);
   }
   // A failed output is exit code 1, as in train (2 is for bad usage and bad input).
   try {
@@ -1246,7 +1267,7 @@ int run_predict(PredictArgs& a) {
   if (!a.quiet) {
     std::FILE* sink = a.output_file.empty() ? stderr : stdout;
     if (m.contains("accuracy"))
-      info_print(sink, "Accuracy = {:.4f}% ({}/{})\n", 100.0 * m["accuracy"].get<double>(),
+      info_print(sink, "Accuracy = {:g}% ({}/{})\n", 100.0 * m["accuracy"].get<double>(),  // LIBLINEAR's %g
                  static_cast<long long>(std::llround(m["accuracy"].get<double>() * pred.size())), pred.size());
     else
       info_print(sink, "Mean squared error = {:g} (regression)\nSquared correlation coefficient = {:g} (regression)\n",
@@ -1413,6 +1434,13 @@ int hetglm_cli_main(int argc, char** argv) {
     if (train->parsed()) return "Run 'hetglm train --help' for usage.";
     return "Run 'hetglm --help' or 'hetglm train --help' for usage.";
   };
+  // An option given twice takes its last value, as LIBLINEAR's train and predict do (CLI11 refused it: "-c: At Most
+  // 1 required but received 2"; a script that appends an override broke). Two spellings of one setting (-e and
+  // --tol) stay an error (check_options).
+  for (CLI::App* sub : {train, pred})
+    for (CLI::Option* o : sub->get_options())
+      if (o->get_type_size_max() == 1 && o->get_expected_max() == 1)
+        o->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   try {
     app.parse(static_cast<int>(args.size()), cargs.data());
     for (CLI::App* sub : {train, pred}) {

@@ -496,7 +496,7 @@ TEST_F(Cli, HugeFeatureIndexIsRefusedBeforeAllocating) {
   write("huge.svm", "+1 2147483646:1\n-1 1:1\n");
   const CliRun r = run("train -q huge.svm m");
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err.rfind("error: training needs about ", 0), 0u) << r.err;
+  EXPECT_EQ(r.err.rfind("error: 'huge.svm': training needs about ", 0), 0u) << r.err;  // the file named
   EXPECT_NE(r.err.find("(2 samples, 2147483646 features, 2 nonzeros, 1 weight column), more than the "),
             std::string::npos)
       << r.err;
@@ -594,14 +594,15 @@ TEST_F(Cli, MemoryLimitOptionForPredictAndBadSizes) {
   write("wide.svm", "1 300000000:1\n-1 300000000:1\n");
   r = run("train -q --threads 2 --memory-limit 1500M wide.svm m3");
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err, "error: training needs about 19.2 GB of memory (2 samples, 300000000 features, 2 nonzeros, 1 weight "
-                   "column), more than the memory limit of 1.5 GB (--memory-limit)\n");
+  EXPECT_EQ(r.err, "error: 'wide.svm': training needs about 19.2 GB of memory (2 samples, 300000000 features, 2 "
+                   "nonzeros, 1 weight column), more than the memory limit of 1.5 GB (--memory-limit)\n");
   EXPECT_FALSE(fs::exists(dir / "m3"));
   // Small limits are worded in their own unit (it said "needs about 0.0 GB ..., more than ... 0.0 GB").
   r = run("train -q --threads 1 --memory-limit 50K " + data("heart_scale") + " m3");
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err, "error: training needs about 67.8 kB of memory (270 samples, 13 features, 3378 nonzeros, 1 weight "
-                   "column), more than the memory limit of 50.0 kB (--memory-limit)\n");
+  EXPECT_EQ(r.err, "error: '" + data("heart_scale") +
+                       "': training needs about 67.8 kB of memory (270 samples, 13 features, 3378 nonzeros, 1 weight "
+                       "column), more than the memory limit of 50.0 kB (--memory-limit)\n");
   // The multinomial model's n x K and d x K matrices and its K x K blocks count too (500 classes): one-vs-rest
   // fits in 1 MB (the CLI keeps no class's coordinate variables: TrainOptions::keep_alpha), the softmax model does
   // not.
@@ -611,8 +612,8 @@ TEST_F(Cli, MemoryLimitOptionForPredictAndBadSizes) {
   EXPECT_EQ(run("train -q --threads 1 --memory-limit 1M --max-epochs 1 many.svm m3").code, 0);
   r = run("train -q --threads 1 --memory-limit 1M --model multinomial --penalty l1 many.svm m4");
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err, "error: training needs about 26.1 MB of memory (1000 samples, 1 features, 1000 nonzeros, 500 weight "
-                   "columns), more than the memory limit of 1.0 MB (--memory-limit)\n");
+  EXPECT_EQ(r.err, "error: 'many.svm': training needs about 26.1 MB of memory (1000 samples, 1 features, 1000 "
+                   "nonzeros, 500 weight columns), more than the memory limit of 1.0 MB (--memory-limit)\n");
   EXPECT_FALSE(fs::exists(dir / "m4"));
 }
 
@@ -853,6 +854,55 @@ TEST_F(Cli, OneVsRestClassWeightsScaleTheirOwnColumnOnly) {
   const CliRun d = run("train --distributed -w1 2 " + data("iris.scale") + " d");
   EXPECT_EQ(d.code, 2);
   EXPECT_EQ(d.err, "error: -w1: class weights are not supported with --distributed\n");
+}
+
+// Findings of a hostile trial of the command line, each against LIBLINEAR's behaviour (liblinear-train 2.3.0).
+TEST_F(Cli, HostileTrialFindingsBehaveAsLiblinear) {
+  // An option given twice takes its last value, as LIBLINEAR does ("-c: At Most 1 required but received 2").
+  ASSERT_EQ(run("train -q -c 1 -c 0.001 " + data("heart_scale") + " twice").code, 0);
+  ASSERT_EQ(run("train -q -c 0.001 " + data("heart_scale") + " once").code, 0);
+  EXPECT_EQ(slurp(dir / "twice"), slurp(dir / "once"));
+  // -v with a class that one fold's training part lacks (a single +1 in 30 samples) stopped with "all samples have
+  // the same label"; LIBLINEAR trains the fold on the class it has: 96.6667% for -s 0, 1 and 2.
+  std::string rare;
+  for (int i = 0; i < 30; ++i) rare += fmt::format("{} 1:{} 2:{}\n", i == 17 ? "+1" : "-1", 1 + i % 9, 1 + (i * 7) % 9);
+  write("rare.svm", rare);
+  for (const char* s : {"0", "1", "2"}) {
+    const CliRun r = run(std::string("train -q -s ") + s + " -v 5 rare.svm");
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out, "Cross Validation Accuracy = 96.6667%\n") << "-s " << s;
+  }
+  // -C had its fold count warned as "-v 5"; one sample said "using 1 folds" and then blamed -v.
+  write("four.svm", "+1 1:1\n-1 1:-1\n+1 1:2\n-1 1:-2\n");
+  CliRun r = run("train -q -C -s 2 four.svm");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.err, "warning: -C (5 folds): more folds than the 4 samples; using 4 folds (leave-one-out)\n");
+  write("one.svm", "+1 1:1\n");
+  r = run("train -q -v 2 one.svm");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "error: 'one.svm': -v (cross-validation) needs at least 2 samples, the file has 1\n");
+  // predict: the accuracy with LIBLINEAR's %g, labels as the shortest text that reads back exactly (0.1, not
+  // 0.10000000000000001), a compressed model file named as such, a decision value that overflows an error.
+  write("tenth.svm", "0.1 1:1\n0.2 1:-1\n0.1 1:2\n0.2 1:-2\n");
+  ASSERT_EQ(run("train -q tenth.svm tenth.model").code, 0);
+  r = run("predict -b 1 tenth.model tenth.svm out");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "Accuracy = 100% (4/4)\n");
+  EXPECT_EQ(slurp(dir / "out").substr(0, 20), "labels 0.2 0.1\n0.1 0");
+  ASSERT_EQ(std::system(("gzip -kf '" + (dir / "tenth.model").string() + "'").c_str()), 0);
+  r = run("predict tenth.model.gz tenth.svm out");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "error: tenth.model.gz:1:0: a gzip-compressed file; model files are read as plain text: "
+                   "decompress it first\n");
+  std::string big = slurp(dir / "tenth.model");
+  const std::size_t w = big.find("\nw\n");
+  ASSERT_NE(w, std::string::npos);
+  big = big.substr(0, w + 3) + "1e308\n";  // one feature, no bias: its only weight
+  write("big.model", big);
+  r = run("predict big.model tenth.svm out");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "error: 'big.model': the decision value of sample 3 of 'tenth.svm' is not finite: the model's "
+                   "weights times the sample's values overflow double precision\n");
 }
 
 // -v n: LIBLINEAR's output line, no model, folds and seed in the report, the same seed gives the same folds.

@@ -154,6 +154,10 @@ struct Plan {
   int at_once = 1;  ///< folds that train at the same time (parallel: as many as the memory holds, at most T)
   bool memory_bound = false;  ///< at_once lowered by the memory
   FoldKind kind = FoldKind::liblinear;
+  /// Classifiers: the data's classes, which every fold trains (ProblemOptions::classes), also a fold whose training
+  /// part lacks one: a rare class held out by its fold stopped -v and -C ("all samples have the same label"),
+  /// where LIBLINEAR trains such a fold on the classes it has (a class without samples is never predicted).
+  std::vector<double> classes;
 };
 
 Plan make_plan(const Dataset& data, const TrainOptions& o, const CvOptions& cv, bool search) {
@@ -179,6 +183,7 @@ Plan make_plan(const Dataset& data, const TrainOptions& o, const CvOptions& cv, 
   const int most = p.parallel ? std::min(cv.n_folds, T) : 1;
   p.at_once = fold_memory(data, o, cv.n_folds, p.fold_threads, most, search);
   p.memory_bound = p.at_once < most;
+  if (o.problem.model.classifier && o.problem.classes.empty()) p.classes = distinct_labels(data.y);
   p.fold_of = make_folds(data.y, p.kind, cv.n_folds, cv.seed);
   p.folds = fold_rows(data, p.fold_of, cv.n_folds);
   // The multinomial model needs more than two classes in every training part; a rare class held out by its fold
@@ -210,8 +215,10 @@ struct FoldRun {
   double seconds = 0;
 };
 
-FoldRun run_fold(const Fold& fold, TrainOptions o, int fold_threads, bool keep_alpha) {
+FoldRun run_fold(const Fold& fold, TrainOptions o, int fold_threads, bool keep_alpha,
+                 const std::vector<double>& classes) {
   const auto t0 = std::chrono::steady_clock::now();
+  if (!classes.empty()) o.problem.classes = classes;
   o.keep_alpha = keep_alpha;  // -C's warm starts
   o.on_epoch = nullptr;
   o.problem.sample_weight = fold.sample_weight;
@@ -332,7 +339,7 @@ CvResult cross_validate(const Dataset& data, const TrainOptions& o, const CvOpti
   for_each_fold(p, [&](int f) {
     Fold& fold = p.folds[f];
     build_fold(data, o.problem.sample_weight, fold);  // only the folds training hold a copy
-    FoldRun r = run_fold(fold, o, p.fold_threads, false);
+    FoldRun r = run_fold(fold, o, p.fold_threads, false, p.classes);
     drop_fold(fold);
     for (std::size_t k = 0; k < fold.test_rows.size(); ++k) res.predictions[fold.test_rows[k]] = r.pred[k];
     FoldReport& fr = res.folds[f];
@@ -427,7 +434,7 @@ CPathResult search_C(const Dataset& data, const TrainOptions& o, const CvOptions
         fo.problem.formulation =
             *formulation[f] == Formulation::primal ? FormulationRequest::primal : FormulationRequest::dual;
       fo.initial_alpha = std::move(alpha[f]);
-      FoldRun r = run_fold(p.folds[f], std::move(fo), p.fold_threads, true);
+      FoldRun r = run_fold(p.folds[f], std::move(fo), p.fold_threads, true, p.classes);
       const Fold& fold = p.folds[f];
       for (std::size_t k = 0; k < fold.test_rows.size(); ++k) predictions[fold.test_rows[k]] = r.pred[k];
       formulation[f] = r.result.formulation;

@@ -304,8 +304,13 @@ MemoryArgs memory_args(const Dataset& data, const TrainOptions& o, const ModelSp
 void check_memory(const Dataset& data, const TrainOptions& o, const ModelSpec& spec, const std::vector<double>& y,
                   bool add_bias) {
   const MemoryArgs m = memory_args(data, o, spec, y, add_bias);
-  check_training_memory(m.n, m.d, m.nnz, m.classes, o.solver.n_threads, o.memory_limit, "--memory-limit",
-                        data.X.has_lo(), m.multinomial, o.keep_alpha);
+  try {
+    check_training_memory(m.n, m.d, m.nnz, m.classes, o.solver.n_threads, o.memory_limit, "--memory-limit",
+                          data.X.has_lo(), m.multinomial, o.keep_alpha);
+  } catch (const InvalidArgument& e) {  // the file named (a feature index of 2147483646 on line 1 said nothing of it)
+    if (data.source.empty()) throw;
+    throw InvalidArgument(fmt::format("'{}': {}", data.source, e.what()));
+  }
 }
 }  // namespace
 
