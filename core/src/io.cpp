@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 #include "hetglm/error.hpp"
 
@@ -63,7 +64,8 @@ std::string read_file(const std::string& path) {
 }
 
 namespace {
-/// The file a path names: through a symbolic link to its target.
+/// The file a path names: through a symbolic link to its target, also a target that does not exist yet (a dangling
+/// link was replaced by a regular file, and its target never created; LIBLINEAR's fopen writes through it).
 std::string resolve_link(const std::string& path_given) {
   struct stat st {};
   if (::lstat(path_given.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
@@ -71,6 +73,15 @@ std::string resolve_link(const std::string& path_given) {
       std::string path = real;
       std::free(real);
       return path;
+    }
+    // Dangling: follow the chain of links by hand (relative targets from their link's folder), at most 40 as the
+    // kernel does; a loop or a chain longer than that is left to the write's own error.
+    std::filesystem::path p = path_given;
+    for (int hop = 0; hop < 40; ++hop) {
+      std::error_code ec;
+      const std::filesystem::path target = std::filesystem::read_symlink(p, ec);
+      if (ec) return p.string();  // no longer a link: the file to create
+      p = target.is_absolute() ? target : p.parent_path() / target;
     }
   }
   return path_given;

@@ -903,6 +903,13 @@ TEST_F(Cli, HostileTrialFindingsBehaveAsLiblinear) {
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err, "error: 'big.model': the decision value of sample 3 of 'tenth.svm' is not finite: the model's "
                    "weights times the sample's values overflow double precision\n");
+  // A dangling symbolic link as MODEL: the model is written to its target, the link stays (it was replaced by a
+  // regular file and the target never created).
+  fs::create_directories(dir / "models");
+  fs::create_symlink("models/new.model", dir / "link.model");
+  ASSERT_EQ(run("train -q tenth.svm link.model").code, 0);
+  EXPECT_TRUE(fs::is_symlink(dir / "link.model"));
+  EXPECT_EQ(slurp(dir / "models" / "new.model"), slurp(dir / "tenth.model"));
 }
 
 // -v n: LIBLINEAR's output line, no model, folds and seed in the report, the same seed gives the same folds.
