@@ -1091,6 +1091,7 @@ int run_train(TrainArgs& a) {
     hetglm::eprint("error: {}\n", e.what());
     return kExitTraining;
   }
+  res.model.zero_based = a.zero_based;  // predict reads its data as the training file was read
   try {
     if (a.model_file == "-") {
       const std::string text = hetglm::format_model(res.model);
@@ -1204,6 +1205,13 @@ int run_predict(PredictArgs& a) {
   if (a.probability && model.model != "logistic" && model.model != "multinomial")
     throw hetglm::InvalidArgument(fmt::format("{}: only logistic and multinomial models give probabilities ('{}' is a {} model)",
                                               a.b == "1" ? "-b 1" : "--probability", a.model_file, model.model));
+  // A model trained with --zero-based reads its data zero-based too (its features shifted by one without a word).
+  if (model.zero_based && !a.zero_based) {
+    if (!a.quiet)
+      hetglm::eprint("note: '{}' was trained on zero-based feature indices (--zero-based): reading '{}' so\n",
+                     a.model_file, a.data_file);
+    a.zero_based = true;
+  }
   hetglm::LibsvmOptions ro;
   ro.zero_based = a.zero_based;
   ro.n_threads = a.threads;

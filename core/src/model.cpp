@@ -145,11 +145,11 @@ std::optional<std::int64_t> to_int(std::string_view s) {
 
 enum Key : int {
   kFormat, kSolverType, kNrClass, kLabel, kNrFeature, kBias, kModel, kPenalty, kLambda, kL1Ratio,
-  kFormulation, kPrimal, kDual, kGap, kNSamples, kNumKeys
+  kFormulation, kPrimal, kDual, kGap, kNSamples, kZeroBased, kNumKeys
 };
 constexpr std::array<std::string_view, kNumKeys> kKeyNames = {
     "format", "solver_type", "nr_class", "label", "nr_feature", "bias", "model", "penalty", "lambda",
-    "l1_ratio", "formulation", "primal", "dual", "gap", "n_samples"};
+    "l1_ratio", "formulation", "primal", "dual", "gap", "n_samples", "zero_based"};
 
 bool is_list_key(int k) { return k == kLabel || k == kPrimal || k == kDual || k == kGap; }
 
@@ -322,6 +322,12 @@ class Parser {
         m_.n_samples = *n;
         break;
       }
+      case kZeroBased: {
+        const auto n = to_int(v.text);
+        if (!n || (*n != 0 && *n != 1)) bad("0 or 1");
+        m_.zero_based = *n == 1;
+        break;
+      }
       case kL1Ratio: {
         const auto x = to_double(v.text);
         if (!x || *x < 0 || *x > 1) bad("a number in [0, 1]");
@@ -368,7 +374,7 @@ class Parser {
   // Cross-field checks once the whole header is known (keys may come in any order).
   void check_header() {
     for (int k = 0; k < kNumKeys; ++k)
-      if (k != kLabel && k != kNSamples && seen_[k] == 0) fail(w_line_, 0, fmt::format("missing required key '{}'", kKeyNames[k]));
+      if (k != kLabel && k != kNSamples && k != kZeroBased && seen_[k] == 0) fail(w_line_, 0, fmt::format("missing required key '{}'", kKeyNames[k]));
     const bool regression = is_regression_model(m_.model);
     if (regression && m_.nr_class != 2)
       fail(seen_[kNrClass], value_column_[kNrClass],
@@ -524,6 +530,7 @@ std::string format_model(const LinearModel& m) {
   fmt::format_to(std::back_inserter(out), "lambda {:.17g}\n", m.lambda);
   fmt::format_to(std::back_inserter(out), "l1_ratio {:.17g}\n", m.l1_ratio);
   if (m.n_samples > 0) fmt::format_to(std::back_inserter(out), "n_samples {}\n", m.n_samples);
+  if (m.zero_based) fmt::format_to(std::back_inserter(out), "zero_based 1\n");
   put_line(out, "formulation", m.formulation);
   put_list(out, "primal", m.primal);
   put_list(out, "dual", m.dual);

@@ -307,6 +307,7 @@ nb::dict model_to_dict(const LinearModel& m) {
   d["lambda"] = m.lambda;
   d["l1_ratio"] = m.l1_ratio;
   d["n_samples"] = m.n_samples;
+  d["zero_based"] = m.zero_based;  // (a CLI model of a zero-based file keeps it through load_model / save_model)
   d["formulation"] = m.formulation;
   d["primal"] = to_numpy(std::vector<double>(m.primal));
   d["dual"] = to_numpy(std::vector<double>(m.dual));
@@ -335,6 +336,7 @@ LinearModel model_from_dict(const nb::dict& d) {
   m.lambda = nb::cast<double>(d["lambda"]);
   m.l1_ratio = nb::cast<double>(d["l1_ratio"]);
   if (d.contains("n_samples")) m.n_samples = nb::cast<std::int64_t>(d["n_samples"]);
+  if (d.contains("zero_based")) m.zero_based = nb::cast<bool>(d["zero_based"]);
   m.formulation = nb::cast<std::string>(d["formulation"]);
   m.primal = seq<double>(d["primal"]);
   m.dual = seq<double>(d["dual"]);

@@ -927,6 +927,7 @@ int run(const Comm& c, const DistributedArgs& a) {
         rep["columns"] = std::move(jc);
         staged_report = StagedFile::stage(a.report_file, rep.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
       }
+      model.zero_based = a.zero_based;  // predict reads its data as the training file was read
       save_model(a.model_file, model);
       if (staged_report) staged_report->commit();
     } catch (const std::exception& e) {

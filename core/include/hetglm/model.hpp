@@ -47,6 +47,9 @@ struct LinearModel {
   /// Training samples n, so that C = 1/(lambda n) and Ridge's alpha = lambda n can be restored from the file; 0 when
   /// not recorded (files written before the field existed, where the key is absent).
   std::int64_t n_samples = 0;
+  /// The training file's feature indices started at 0 (`train --zero-based`; key `zero_based 1`, absent otherwise):
+  /// `predict` reads its data so too, where a 1-based read shifted every feature silently.
+  bool zero_based = false;
   std::string formulation;        ///< dual | primal
   std::vector<double> primal, dual, gap;  ///< certificate per weight column
   /// Weights, row-major: w[j * n_columns() + k] for feature j (the bias feature is j = nr_feature).
