@@ -374,7 +374,8 @@ class Parser {
   // Cross-field checks once the whole header is known (keys may come in any order).
   void check_header() {
     for (int k = 0; k < kNumKeys; ++k)
-      if (k != kLabel && k != kNSamples && k != kZeroBased && seen_[k] == 0) fail(w_line_, 0, fmt::format("missing required key '{}'", kKeyNames[k]));
+      if (k != kLabel && k != kNSamples && k != kZeroBased && seen_[k] == 0)
+        fail(w_line_, 0, fmt::format("missing required key '{}'", kKeyNames[k]));
     const bool regression = is_regression_model(m_.model);
     if (regression && m_.nr_class != 2)
       fail(seen_[kNrClass], value_column_[kNrClass],
