@@ -1225,18 +1225,13 @@ int run_predict(PredictArgs& a) {
   ro.float64_reason = "as predictions are computed from them";
   const Dataset data = hetglm::read_libsvm(a.data_file, ro);
   warn_extra_features(model, data, a.data_file, a.zero_based);
-  const std::vector<double> pred = hetglm::predict(model, data.X);
   // A decision value that overflows (a model file's weights edited to 1e308) printed "-nan" and "inf" with exit 0.
-  {
-    const std::vector<double> dec = hetglm::decision_function(model, data.X);
-    const auto bad = std::find_if(dec.begin(), dec.end(), [](double v) { return !std::isfinite(v); });
-    if (bad != dec.end()) {
-      const std::size_t row = static_cast<std::size_t>(bad - dec.begin()) / static_cast<std::size_t>(model.n_columns());
-      throw hetglm::InvalidArgument(fmt::format("'{}': the decision value of sample {} of '{}' is not finite: the "
-                                                "model's weights times the sample's values overflow double precision",
-                                                a.model_file, row + 1, a.data_file));
-    }
-  }
+  std::int64_t bad_row = -1;
+  const std::vector<double> pred = hetglm::predict(model, data.X, &bad_row);
+  if (bad_row >= 0)
+    throw hetglm::InvalidArgument(fmt::format("'{}': the decision value of sample {} of '{}' is not finite: the "
+                                              "model's weights times the sample's values overflow double precision",
+                                              a.model_file, bad_row + 1, a.data_file));
   std::string out;
   if (a.probability) {
     const std::vector<double> proba = hetglm::predict_proba(model, data.X);

@@ -22,6 +22,7 @@
 #include <array>
 #include <cerrno>
 #include <charconv>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -622,10 +623,29 @@ std::vector<double> decision_function(const LinearModel& m, const CsrMatrix& X) 
 
 /// Row by row (one row's decision values at a time, not the n x classes matrix: a one-vs-rest model of 1000
 /// classes on 20,000 samples held 160 MB of them to print the training accuracy).
-std::vector<double> predict(const LinearModel& m, const CsrMatrix& X) {
+std::vector<double> predict(const LinearModel& m, const CsrMatrix& X, std::int64_t* first_nonfinite) {
   check_shape(m, "predict");
-  if (!m.is_classifier()) return decision_function(m, X);  // regression: one column, the value itself
   const std::size_t nc = static_cast<std::size_t>(m.n_columns());
+  std::atomic<std::int64_t> bad{std::numeric_limits<std::int64_t>::max()};  // the smallest such row
+  auto note = [&](index_t r, const double* d) {
+    if (!first_nonfinite) return;
+    for (std::size_t k = 0; k < nc; ++k)
+      if (!std::isfinite(d[k])) {
+        std::int64_t cur = bad.load();
+        while (r < cur && !bad.compare_exchange_weak(cur, r)) {
+        }
+        return;
+      }
+  };
+  auto finish = [&] {
+    if (first_nonfinite) *first_nonfinite = bad.load() == std::numeric_limits<std::int64_t>::max() ? -1 : bad.load();
+  };
+  if (!m.is_classifier()) {  // regression: one column, the value itself
+    std::vector<double> out = decision_function(m, X);
+    for (std::size_t r = 0; r < out.size(); ++r) note(static_cast<index_t>(r), &out[r]);
+    finish();
+    return out;
+  }
   std::vector<double> out(static_cast<std::size_t>(std::max<index_t>(X.n_rows, 0)));
   tbb::parallel_for(tbb::blocked_range<index_t>(0, std::max<index_t>(X.n_rows, 0), 512),
                     [&](const tbb::blocked_range<index_t>& range) {
@@ -633,6 +653,7 @@ std::vector<double> predict(const LinearModel& m, const CsrMatrix& X) {
                       for (index_t r = range.begin(); r != range.end(); ++r) {
                         const double* d = dec.data();
                         decision_row(m, X, r, dec.data());
+                        note(r, d);
                         if (nc == 1) {
                           out[std::size_t(r)] = d[0] > 0 ? m.labels[0] : m.labels[1];
                         } else {
@@ -643,6 +664,7 @@ std::vector<double> predict(const LinearModel& m, const CsrMatrix& X) {
                         }
                       }
                     });
+  finish();
   return out;
 }
 

@@ -903,6 +903,14 @@ TEST_F(Cli, HostileTrialFindingsBehaveAsLiblinear) {
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err, "error: 'big.model': the decision value of sample 3 of 'tenth.svm' is not finite: the model's "
                    "weights times the sample's values overflow double precision\n");
+  ASSERT_EQ(run("train -q -s 11 -p 0 tenth.svm reg.model").code, 0);  // a regression ("Mean squared error = -nan")
+  std::string reg = slurp(dir / "reg.model");
+  reg = reg.substr(0, reg.find("\nw\n") + 3) + "-1e308\n";
+  write("bigreg.model", reg);
+  r = run("predict bigreg.model tenth.svm out");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "error: 'bigreg.model': the decision value of sample 3 of 'tenth.svm' is not finite: the model's "
+                   "weights times the sample's values overflow double precision\n");
   // A dangling symbolic link as MODEL: the model is written to its target, the link stays (it was replaced by a
   // regular file and the target never created).
   fs::create_directories(dir / "models");

@@ -94,8 +94,9 @@ LinearModel parse_model(const std::string& text, const std::string& name);
 std::vector<double> decision_function(const LinearModel& model, const CsrMatrix& X);
 
 /// Predicted label (classifier) or value (regression) of every row. Binary: positive class when the
-/// decision value is > 0; multiclass: the class with the largest decision value.
-std::vector<double> predict(const LinearModel& model, const CsrMatrix& X);
+/// decision value is > 0; multiclass: the class with the largest decision value. With `first_nonfinite`: the first
+/// row whose decision values are not all finite (weights times values beyond double range), or -1.
+std::vector<double> predict(const LinearModel& model, const CsrMatrix& X, std::int64_t* first_nonfinite = nullptr);
 
 /// Logistic models only: probabilities, row-major n_rows x n_classes in `labels` order; multiclass
 /// probabilities are the one-vs-rest sigmoids normalized to sum 1 (LIBLINEAR -b 1).
