@@ -153,6 +153,19 @@ std::size_t GzipReader::read(char* out, std::size_t n) {
 
 // ------------------------------------------------------------------------------------------------
 
+const CompressedFormat* compressed_format(std::string_view head) {
+  static constexpr CompressedFormat kFormats[] = {{0x1F, 0x8B, "gzip", "gunzip -k"},
+                                                  {'B', 'Z', "bzip2", "bunzip2 -k"},
+                                                  {0xFD, '7', "xz", "unxz -k"},
+                                                  {0x28, 0xB5, "zstd", "unzstd"},
+                                                  {'P', 'K', "zip", "unzip"}};
+  if (head.size() < 2) return nullptr;
+  const auto b0 = static_cast<unsigned char>(head[0]), b1 = static_cast<unsigned char>(head[1]);
+  for (const CompressedFormat& f : kFormats)
+    if (b0 == f.m0 && b1 == f.m1) return &f;
+  return nullptr;
+}
+
 TextInput::TextInput(ByteReader& raw, const std::string& path) : raw_(raw) {
   head_n_ = read_full(raw_, head_, 2);
   const auto b0 = static_cast<unsigned char>(head_[0]), b1 = static_cast<unsigned char>(head_[1]);
@@ -162,20 +175,10 @@ TextInput::TextInput(ByteReader& raw, const std::string& path) : raw_(raw) {
   }
   // Other compressors' magic bytes (no libsvm line starts with them): say so instead of the parser's "control
   // character" at 1:1 or 1:2.
-  struct Format {
-    unsigned char m0, m1;
-    const char *name, *command;
-  };
-  static constexpr Format kOther[] = {{'B', 'Z', "bzip2", "bunzip2 -k"},
-                                      {0xFD, '7', "xz", "unxz -k"},
-                                      {0x28, 0xB5, "zstd", "unzstd"},
-                                      {'P', 'K', "zip", "unzip"}};
-  if (head_n_ == 2)
-    for (const Format& f : kOther)
-      if (b0 == f.m0 && b1 == f.m1)
-        throw IoError(fmt::format("cannot read '{}': {}-compressed data; only gzip is read as it is: decompress it "
-                                  "first ({})",
-                                  path, f.name, f.command));
+  if (const CompressedFormat* f = compressed_format(std::string_view(head_, head_n_)))
+    throw IoError(fmt::format("cannot read '{}': {}-compressed data; only gzip is read as it is: decompress it "
+                              "first ({})",
+                              path, f->name, f->command));
 }
 
 std::size_t TextInput::read(char* buf, std::size_t n) {

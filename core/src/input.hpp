@@ -27,6 +27,16 @@ class ByteReader {
 /// Reads until `n` bytes or the end; returns how many were read (< n only at the end).
 std::size_t read_full(ByteReader& r, char* buf, std::size_t n);
 
+/// A compressor's magic bytes (the first two of a file) and the command that undoes it.
+struct CompressedFormat {
+  unsigned char m0, m1;
+  const char *name, *command;
+};
+/// The compressor whose magic bytes start `head` (gzip, bzip2, xz, zstd, zip), or nullptr: no libsvm line and no
+/// model file starts with them, so the readers (gzip aside, which they inflate) and the model loader name such a
+/// file instead of parsing its bytes.
+const CompressedFormat* compressed_format(std::string_view head);
+
 /// A regular file or a pipe (FIFO, standard input). Opened without blocking, so that opening a FIFO with no writer
 /// does not hang; reading a pipe waits in poll() with a 100 ms timeout and calls `stop` (when set) at every wake-up,
 /// throwing Interrupted(path) once it returns true. Devices, sockets and directories are refused (IoError

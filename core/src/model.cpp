@@ -21,8 +21,8 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
-#include <charconv>
 #include <atomic>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -205,13 +205,10 @@ class Parser {
       fail(1, 0, fmt::format("expected 'format {}' as the first line, found a line longer than {} bytes",
                              kFormatVersion, kMaxFirstLine));
     };
-    // A compressed model file: say so (the message quoted its first bytes, "found '\x1f\x8b\x08...'").
-    static constexpr std::pair<std::string_view, const char*> kCompressed[] = {
-        {"\x1f\x8b", "gzip"},          {"BZh", "bzip2"},      {"\xfd" "7zXZ", "xz"},
-        {"\x28\xb5\x2f\xfd", "zstd"}, {"PK\x03\x04", "zip"}};
-    for (const auto& [magic, name] : kCompressed)
-      if (line.starts_with(magic))
-        fail(1, 0, fmt::format("a {}-compressed file; model files are read as plain text: decompress it first", name));
+    // A compressed model file: say so (the message quoted its first bytes, "found '\x1f\x8b\x08...'"); the
+    // readers' table of magic bytes (input.hpp compressed_format).
+    if (const detail::CompressedFormat* f = detail::compressed_format(line))
+      fail(1, 0, fmt::format("a {}-compressed file; model files are read as plain text: decompress it first", f->name));
     Tokens toks(line);
     Token key, value, extra;
     if (!toks.next(key)) {
