@@ -34,9 +34,8 @@ __all__ = ["lasso_path", "enet_path", "logistic_regression_path", "LassoCV", "El
 
 
 def _alpha_grid(X, y, l1_ratio, eps, n_alphas, fit_intercept=False, sample_weight=None):
-    """scikit-learn's grid (linear_model._coordinate_descent._alpha_grid); y (n,) or, for several targets, (n, k):
-    alpha_max is then the largest row norm of X^T Y, as scikit-learn's. With sample weights sw: means weighted,
-    alpha_max = max_j |x_j^T diag(sw) (y - ybar)| / (sum(sw) l1_ratio), as scikit-learn's."""
+    """scikit-learn's grid (linear_model._coordinate_descent._alpha_grid) for y (n,). With sample weights sw: means
+    weighted, alpha_max = max_j |x_j^T diag(sw) (y - ybar)| / (sum(sw) l1_ratio), as scikit-learn's."""
     if l1_ratio <= 0:
         raise ValueError("automatic alpha grid generation needs l1_ratio > 0 (give alphas)")
     if not _positive_finite(eps):
@@ -47,12 +46,11 @@ def _alpha_grid(X, y, l1_ratio, eps, n_alphas, fit_intercept=False, sample_weigh
         X_mean = np.asarray(X.T @ sw).ravel() / sw.sum() if sample_weight is not None else \
             np.asarray(X.mean(axis=0)).ravel()
         yc = y - (np.average(y, axis=0, weights=sw) if sample_weight is not None else y.mean(axis=0))
-        yw = yc * (sw if yc.ndim == 1 else sw[:, None])
-        Xy = np.asarray(X.T @ yw).reshape(X.shape[1], -1) - np.outer(X_mean, np.atleast_1d(yw.sum(axis=0)))
+        yw = yc * sw
+        Xy = np.asarray(X.T @ yw).ravel() - X_mean * yw.sum()
     else:
-        yw = y * (sw if y.ndim == 1 else sw[:, None])
-        Xy = np.asarray(X.T @ yw).reshape(X.shape[1], -1)
-    top = np.max(np.abs(Xy[:, 0])) if y.ndim == 1 else np.sqrt(np.max(np.sum(Xy ** 2, axis=1)))
+        Xy = np.asarray(X.T @ (y * sw)).ravel()
+    top = np.max(np.abs(Xy))
     alpha_max = top / (n * l1_ratio)
     if alpha_max <= np.finfo(np.float64).resolution:
         return np.full(n_alphas, np.finfo(np.float64).resolution)
@@ -192,41 +190,34 @@ def enet_path(X, y, *, l1_ratio=0.5, eps=1e-3, n_alphas=100, alphas=None, tol=1e
         raise ValueError(f"y has {y.shape[1]} targets (shape {y.shape}): scikit-learn's {name} fits them as one "
                          f"multi-task problem (MultiTaskLasso / MultiTaskElasticNet: one sparsity pattern for all "
                          f"targets), which hetglm does not have; pass one target at a time, y[:, k]")
-    Y = y.reshape(-1, 1) if y.ndim == 1 else y
+    y1 = np.ascontiguousarray(y.ravel())  # (n,) or (n, 1): one target
     l1_ratio = _check_l1_ratio(l1_ratio)
-    alphas = _path_alphas(X, Y[:, 0] if Y.shape[1] == 1 else Y, l1_ratio, eps, n_alphas, alphas)
+    alphas = _path_alphas(X, y1, l1_ratio, eps, n_alphas, alphas)
     M = _by_feature(X, tol)
     model = "lasso" if l1_ratio == 1 else "elastic-net"
     options = _options_factory(tol, max_iter, random_state, l1_ratio, params.get("n_jobs"))
-    coefs = np.empty((Y.shape[1], X.shape[1], len(alphas)))
-    gaps = np.zeros(len(alphas))
-    n_iters = np.zeros((Y.shape[1], len(alphas)), dtype=np.int64)
-    n_screened = np.zeros((Y.shape[1], len(alphas)), dtype=np.int64)
+    init = None
     coef_init = params.get("coef_init")
-    for t in range(Y.shape[1]):
-        init = None
-        if coef_init is not None:
-            ci = np.asarray(coef_init, dtype=np.float64)
-            if not np.all(np.isfinite(ci)):
-                raise ValueError("coef_init must be finite")
-            init = [np.ascontiguousarray(ci.reshape(Y.shape[1], -1)[t])]
-        w, g, pr, ep, conv, sc, st = _engine_path(M, np.ascontiguousarray(Y[:, t]), model, alphas, options, init)
-        if not np.all(conv):
-            k = int(np.flatnonzero(~conv)[0])
-            # Two causes, two remedies: the epoch budget ran out (increase max_iter), or the engine stopped on no
-            # measurable progress (its stall rule: more epochs would not help; say why, as the estimators do).
-            cause = (f"stopped after {ep[k]} epochs: {st[k]}" if st[k] else f"max_iter={max_iter} epochs reached; "
-                     f"increase max_iter")
-            warnings.warn(f"{'lasso_path' if model == 'lasso' else 'enet_path'}: {int(np.sum(~conv))} of "
-                          f"{len(alphas)} points did not reach the relative duality gap tol={tol:g} (first: "
-                          f"alpha={alphas[k]:g}, relative gap {g[k] / max(abs(pr[k]), np.finfo(float).tiny):.3g}, "
-                          f"{cause})", ConvergenceWarning, stacklevel=3 if model == "lasso" else 2)
-        coefs[t] = w[:, :, 0]
-        gaps += g
-        n_iters[t] = ep
-        n_screened[t] = sc
-    if y.ndim == 1:
-        coefs, n_iters, n_screened = coefs[0], n_iters[0], n_screened[0]
+    if coef_init is not None:
+        ci = np.asarray(coef_init, dtype=np.float64)
+        if not np.all(np.isfinite(ci)):
+            raise ValueError("coef_init must be finite")
+        init = [np.ascontiguousarray(ci.ravel())]
+    w, gaps, pr, ep, conv, sc, st = _engine_path(M, y1, model, alphas, options, init)
+    if not np.all(conv):
+        k = int(np.flatnonzero(~conv)[0])
+        # Two causes, two remedies: the epoch budget ran out (increase max_iter), or the engine stopped on no
+        # measurable progress (its stall rule: more epochs would not help; say why, as the estimators do).
+        cause = (f"stopped after {ep[k]} epochs: {st[k]}" if st[k] else f"max_iter={max_iter} epochs reached; "
+                 f"increase max_iter")
+        warnings.warn(f"{name}: {int(np.sum(~conv))} of {len(alphas)} points did not reach the relative duality gap "
+                      f"tol={tol:g} (first: alpha={alphas[k]:g}, relative gap "
+                      f"{gaps[k] / max(abs(pr[k]), np.finfo(float).tiny):.3g}, {cause})", ConvergenceWarning,
+                      stacklevel=3 if model == "lasso" else 2)
+    coefs = np.array(w[:, :, 0], dtype=np.float64)
+    n_iters, n_screened = np.asarray(ep, dtype=np.int64), np.asarray(sc, dtype=np.int64)
+    if y.ndim == 2:  # y (n, 1): scikit-learn's shapes (1, n_features, n_alphas) and (1, n_alphas)
+        coefs, n_iters, n_screened = coefs[None], n_iters[None], n_screened[None]
     if getattr(X, "dtype", None) == np.float32:  # scikit-learn's coefs follow X's dtype (alphas, gaps stay float64)
         coefs = coefs.astype(np.float32)
     out = (alphas, coefs, gaps) + ((n_iters,) if return_n_iter else ()) + ((n_screened,) if return_n_screened else ())
