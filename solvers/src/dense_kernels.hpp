@@ -148,6 +148,30 @@ __attribute__((target("avx2,fma"))) inline double dot3_avx2(const float* x, cons
   for (; k < n; ++k) s = std::fma(double(x[k]) * a[k], b[k], s);
   return s;
 }
+/// dot_avx2 of R rows at once (row r at x + r ld): the rows' dependent chains of multiply-adds interleaved, each
+/// row's partial sums and combine exactly dot_avx2's, so out[r] = dot_avx2(x + r ld, g, n) bit for bit.
+template <int R>
+__attribute__((target("avx2,fma"))) inline void dot_rows_avx2(const float* x, std::int64_t ld, const double* g,
+                                                              std::int64_t n, double* out) {
+  __m256d a0[R], a1[R];
+  for (int r = 0; r < R; ++r) a0[r] = a1[r] = _mm256_setzero_pd();
+  std::int64_t k = 0;
+  for (; k + 8 <= n; k += 8) {
+    const __m256d g0 = _mm256_loadu_pd(g + k), g1 = _mm256_loadu_pd(g + k + 4);
+    for (int r = 0; r < R; ++r) {
+      a0[r] = _mm256_fmadd_pd(cvt4(x + r * ld + k), g0, a0[r]);
+      a1[r] = _mm256_fmadd_pd(cvt4(x + r * ld + k + 4), g1, a1[r]);
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    alignas(32) double p[8];
+    _mm256_store_pd(p, a0[r]);
+    _mm256_store_pd(p + 4, a1[r]);
+    double s = combine8(p);
+    for (std::int64_t j = k; j < n; ++j) s = std::fma(double(x[r * ld + j]), g[j], s);
+    out[r] = s;
+  }
+}
 template <int R>
 __attribute__((target("avx2,fma"))) inline void axpy_rows_avx2(const double* a, const float* x, std::int64_t ld,
                                                                double* g, std::int64_t n) {
@@ -230,6 +254,25 @@ __attribute__((target("avx512f"))) inline double dot3_avx512(const float* x, con
   for (; k < n; ++k) s = std::fma(double(x[k]) * a[k], b[k], s);
   return s;
 }
+/// dot_avx512 of R rows at once, bit for bit (as dot_rows_avx2).
+template <int R>
+__attribute__((target("avx512f"))) inline void dot_rows_avx512(const float* x, std::int64_t ld, const double* g,
+                                                                std::int64_t n, double* out) {
+  __m512d a[R];
+  for (int r = 0; r < R; ++r) a[r] = _mm512_setzero_pd();
+  std::int64_t k = 0;
+  for (; k + 8 <= n; k += 8) {
+    const __m512d g8 = _mm512_loadu_pd(g + k);
+    for (int r = 0; r < R; ++r) a[r] = _mm512_fmadd_pd(cvt8(_mm256_loadu_ps(x + r * ld + k)), g8, a[r]);
+  }
+  for (int r = 0; r < R; ++r) {
+    alignas(64) double p[8];
+    _mm512_store_pd(p, a[r]);
+    double s = combine8(p);
+    for (std::int64_t j = k; j < n; ++j) s = std::fma(double(x[r * ld + j]), g[j], s);
+    out[r] = s;
+  }
+}
 template <int R>
 __attribute__((target("avx512f"))) inline void axpy_rows_avx512(const double* a, const float* x, std::int64_t ld,
                                                                  double* g, std::int64_t n) {
@@ -303,11 +346,31 @@ inline void axpy_rows_r(const double* a, const float* x, std::int64_t ld, double
 }
 }  // namespace detail
 
-/// out[r] = dot(x + r ld, g, n) for the `rows` rows of a row-major block, row after row: the block is read in
-/// memory order, which the hardware prefetcher follows (interleaving the rows' loads, 8 floats of each in turn, left
-/// the kernels at 1.5-2.3x the read time of the same bytes on the AMD EPYC of bench/results/bandwidth_newton.md).
+namespace detail {
+template <int R>
+inline void dot_rows_r(const float* x, std::int64_t ld, const double* g, std::int64_t n, double* out) {
+#if defined(HETGLM_DENSE_AVX2)
+  if (has_avx512()) return dot_rows_avx512<R>(x, ld, g, n, out);
+  if (has_avx2()) return dot_rows_avx2<R>(x, ld, g, n, out);
+#endif
+  for (int r = 0; r < R; ++r) out[r] = dot_scalar(x + r * ld, g, n);
+}
+}  // namespace detail
+
+/// out[r] = dot(x + r ld, g, n) for the `rows` rows of a row-major block, bit for bit: the rows' chains of
+/// multiply-adds interleaved (8 entries of each row in turn, one load of g for all), so that a row's dependent
+/// additions no longer bound the block. Interleaved, the rows are 4 streams of loads; the Newton solver's passes
+/// prefetch their blocks ahead in software (newton.cpp for_row_blocks), without which the AMD EPYC of
+/// bench/results/bandwidth_newton.md read interleaved rows at 1.5-2.3x the time of the same bytes. With the prefetch,
+/// on an Intel Xeon host, the solver's pass on 50,000 x 500 took 4.22 -> 3.64 ms at 2 threads and 9.46 -> 8.50 at 1
+/// interleaved (row after row -> interleaved; 400,000 x 100, 100 entries a row: 7.72 -> 7.63 and 15.33 -> 15.20).
 inline void dot_rows(const float* x, std::int64_t ld, int rows, const double* g, std::int64_t n, double* out) {
-  for (int r = 0; r < rows; ++r) out[r] = dot(x + r * ld, g, n);
+  switch (rows) {
+    case 1: return detail::dot_rows_r<1>(x, ld, g, n, out);
+    case 2: return detail::dot_rows_r<2>(x, ld, g, n, out);
+    case 3: return detail::dot_rows_r<3>(x, ld, g, n, out);
+    default: return detail::dot_rows_r<4>(x, ld, g, n, out);
+  }
 }
 /// g_k += a_r x_{r,k} for r = 0 .. rows - 1 in order (= axpy(a_r, x + r ld, g, n) row after row, bit-identically).
 inline void axpy_rows(const double* a, const float* x, std::int64_t ld, int rows, double* g, std::int64_t n) {

@@ -72,6 +72,27 @@ TEST(DenseKernels, BlocksEqualRowsAndEveryInstructionSetGivesTheSameBits) {
       if (dense::detail::has_avx512())
         each_height([]<int R>(auto... z) { dense::detail::axpy_rows_avx512<R>(z...); });
 #endif
+      // The interleaved row dots (dot_rows: the rows' chains side by side) of every instruction set: each row the
+      // scalar order's bits.
+      auto dots_same_bits = [&]<int R>(std::integral_constant<int, R>, auto dot_r) {
+        double o[4] = {0, 0, 0, 0};
+        dot_r.template operator()<R>(x.data(), ld, p.data(), n, o);
+        for (int r = 0; r < R; ++r) EXPECT_EQ(o[r], dense::detail::dot_scalar(x.data() + r * ld, p.data(), n));
+      };
+      auto dots_each_height = [&](auto dot_r) {
+        switch (rows) {
+          case 1: return dots_same_bits(std::integral_constant<int, 1>{}, dot_r);
+          case 2: return dots_same_bits(std::integral_constant<int, 2>{}, dot_r);
+          case 3: return dots_same_bits(std::integral_constant<int, 3>{}, dot_r);
+          default: return dots_same_bits(std::integral_constant<int, 4>{}, dot_r);
+        }
+      };
+#if defined(HETGLM_DENSE_AVX2)
+      if (dense::detail::has_avx2())
+        dots_each_height([]<int R>(auto... z) { dense::detail::dot_rows_avx2<R>(z...); });
+      if (dense::detail::has_avx512())
+        dots_each_height([]<int R>(auto... z) { dense::detail::dot_rows_avx512<R>(z...); });
+#endif
     }
     const double d3 = dense::dot3(x.data(), p.data(), p.data(), n);
     EXPECT_EQ(d3, dense::detail::dot3_scalar(x.data(), p.data(), p.data(), n));
