@@ -69,6 +69,26 @@ def test_values_below_float32_are_value_errors_naming_the_entry(small, Est):
     assert np.all(np.isfinite(Est(max_iter=20).fit(tiny.astype(np.float32), y).coef_))
 
 
+@pytest.mark.parametrize("Est", [hetglm.Ridge, hetglm.Lasso, hetglm.ElasticNet])
+def test_regressors_without_intercept_check_a_dense_x_in_its_conversion(small, Est):
+    """Without an intercept a dense X reaches the conversion as given, which checks it (no whole-array temporaries
+    in Python); the errors are the same, and name the caller's entry also when rows of weight 0 leave the fit."""
+    X, y = small
+    sw = np.ones(len(y))
+    sw[0] = 0.0
+    for value, text in [(1e39, "X[4, 1] = 1e+39 " + RANGE), (-1e-46, "X[4, 1] = -1e-46 " + BELOW),
+                        (2e-40, "X[4, 1] = 2e-40 " + BELOW)]:
+        bad = X.copy()
+        bad[4, 1] = value
+        for kw in [{}, {"sample_weight": sw}]:
+            with pytest.raises(ValueError) as e:
+                Est(fit_intercept=False).fit(bad, y, **kw)
+            assert str(e.value) == text
+            with pytest.raises(ValueError) as e:
+                Est(fit_intercept=False).fit(np.asfortranarray(bad), y, **kw)
+            assert str(e.value) == text
+
+
 def test_paths_and_cv_name_the_callers_entry_below_float32(small):
     X, y = small
     tiny = X.copy()
