@@ -492,3 +492,15 @@ def test_logistic_regression_and_linear_svc_take_scikit_learns_parameters():
     for cls, kw, message, XX, yy in cases:
         with pytest.raises(ValueError, match=message):
             cls(**kw).fit(XX, yy)
+
+
+def test_weighted_mean_is_numpys_average_bit_for_bit():
+    """The regressors' feature means (fit_intercept) without numpy's temporary X * sample_weight: the same bits as
+    np.average for C and Fortran order, unit and other weights, shapes with a partial last block."""
+    from hetglm._estimators import _weighted_mean
+    rng = np.random.default_rng(3)
+    for shape in [(1, 1), (5, 3), (10007, 33), (70000, 3)]:
+        for order in "CF":
+            X = np.asarray(rng.standard_normal(shape), order=order)
+            for sw in [np.ones(shape[0]), rng.random(shape[0]) * 3, np.full(shape[0], 2.0)]:
+                assert np.array_equal(_weighted_mean(X, sw, block=4096), np.average(X, axis=0, weights=sw))
