@@ -58,40 +58,30 @@ TEST(DenseKernels, BlocksEqualRowsAndEveryInstructionSetGivesTheSameBits) {
         axpy_r.template operator()<R>(a.data(), x.data(), ld, ga.data(), n);
         EXPECT_EQ(ga, gr);
       };
-      auto each_height = [&](auto axpy_r) {
-        switch (rows) {
-          case 1: return same_bits(std::integral_constant<int, 1>{}, axpy_r);
-          case 2: return same_bits(std::integral_constant<int, 2>{}, axpy_r);
-          case 3: return same_bits(std::integral_constant<int, 3>{}, axpy_r);
-          default: return same_bits(std::integral_constant<int, 4>{}, axpy_r);
-        }
-      };
-#if defined(HETGLM_DENSE_AVX2)
-      if (dense::detail::has_avx2())
-        each_height([]<int R>(auto... z) { dense::detail::axpy_rows_avx2<R>(z...); });
-      if (dense::detail::has_avx512())
-        each_height([]<int R>(auto... z) { dense::detail::axpy_rows_avx512<R>(z...); });
-#endif
-      // The interleaved row dots (dot_rows: the rows' chains side by side) of every instruction set: each row the
-      // scalar order's bits.
+      // The interleaved row dots (dot_rows: the rows' chains side by side): each row the scalar order's bits.
       auto dots_same_bits = [&]<int R>(std::integral_constant<int, R>, auto dot_r) {
         double o[4] = {0, 0, 0, 0};
         dot_r.template operator()<R>(x.data(), ld, p.data(), n, o);
         for (int r = 0; r < R; ++r) EXPECT_EQ(o[r], dense::detail::dot_scalar(x.data() + r * ld, p.data(), n));
       };
-      auto dots_each_height = [&](auto dot_r) {
+      // check(height, kernel) at the block height `rows` (a template argument of the kernels).
+      auto at_height = [&](auto check, auto kernel) {
         switch (rows) {
-          case 1: return dots_same_bits(std::integral_constant<int, 1>{}, dot_r);
-          case 2: return dots_same_bits(std::integral_constant<int, 2>{}, dot_r);
-          case 3: return dots_same_bits(std::integral_constant<int, 3>{}, dot_r);
-          default: return dots_same_bits(std::integral_constant<int, 4>{}, dot_r);
+          case 1: return check(std::integral_constant<int, 1>{}, kernel);
+          case 2: return check(std::integral_constant<int, 2>{}, kernel);
+          case 3: return check(std::integral_constant<int, 3>{}, kernel);
+          default: return check(std::integral_constant<int, 4>{}, kernel);
         }
       };
 #if defined(HETGLM_DENSE_AVX2)
-      if (dense::detail::has_avx2())
-        dots_each_height([]<int R>(auto... z) { dense::detail::dot_rows_avx2<R>(z...); });
-      if (dense::detail::has_avx512())
-        dots_each_height([]<int R>(auto... z) { dense::detail::dot_rows_avx512<R>(z...); });
+      if (dense::detail::has_avx2()) {
+        at_height(same_bits, []<int R>(auto... z) { dense::detail::axpy_rows_avx2<R>(z...); });
+        at_height(dots_same_bits, []<int R>(auto... z) { dense::detail::dot_rows_avx2<R>(z...); });
+      }
+      if (dense::detail::has_avx512()) {
+        at_height(same_bits, []<int R>(auto... z) { dense::detail::axpy_rows_avx512<R>(z...); });
+        at_height(dots_same_bits, []<int R>(auto... z) { dense::detail::dot_rows_avx512<R>(z...); });
+      }
 #endif
     }
     const double d3 = dense::dot3(x.data(), p.data(), p.data(), n);
