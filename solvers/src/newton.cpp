@@ -77,10 +77,10 @@ constexpr std::int64_t kRowPrefetchBytes = 2048;
 /// Prefetch, kRowPrefetchBytes ahead, the bytes of `rows` rows from row i of a row-major float array x (leading
 /// dimension ld) that lie before row `end` (the stream's end: nothing past the array is touched).
 inline void prefetch_rows_ahead(const float* x, std::int64_t ld, std::int64_t i, int rows, std::int64_t end) {
-  const char* first = reinterpret_cast<const char*>(x + i * ld) + kRowPrefetchBytes;
-  const char* stop = reinterpret_cast<const char*>(x + end * ld);
-  const char* last = std::min(first + std::int64_t(rows) * ld * std::int64_t(sizeof(float)), stop);
-  for (const char* a = first; a < last; a += 64) __builtin_prefetch(a, 0, 3);
+  const std::int64_t row_bytes = ld * std::int64_t(sizeof(float));
+  const std::int64_t to = std::min((i + rows) * row_bytes + kRowPrefetchBytes, end * row_bytes);
+  const char* base = reinterpret_cast<const char*>(x);
+  for (std::int64_t o = i * row_bytes + kRowPrefetchBytes; o < to; o += 64) __builtin_prefetch(base + o, 0, 3);
 }
 
 /// f(first, rows, stream) for the blocks of at most dense::kBlockRows consecutive rows of [lo, hi) of a dense
