@@ -97,7 +97,7 @@ struct CsrMatrix {
 /// Transpose (CSR of X -> CSR of X^T, i.e. the CSC view of X). Sorted indices stay sorted.
 CsrMatrix transpose(const CsrMatrix& a);
 
-/// Squared Euclidean norm of every row, accumulated in double.
+/// Squared Euclidean norm of every row, accumulated in double (rows in parallel; the same bits for any thread count).
 std::vector<double> row_sq_norms(const CsrMatrix& a);
 
 /// Copy of `a` with a constant column of value `bias` appended (LIBLINEAR's -B); bias < 0: plain copy.
