@@ -129,16 +129,22 @@ CsrMatrix select_rows(const CsrMatrix& a, std::span<const index_t> rows) {
 
 std::vector<double> row_sq_norms(const CsrMatrix& a) {
   std::vector<double> out(static_cast<std::size_t>(a.n_rows), 0.0);
-  // Rows in parallel (the caller's arena: the CLI's --threads), each summed in its own order as before, so the
-  // same bits for every thread count. Serial, a row's chain of dependent additions made this pass a tenth of a
-  // 2-thread ridge fit on dense 50,000 x 500 (30 ms of 0.27 s).
-  tbb::parallel_for(tbb::blocked_range<index_t>(0, a.n_rows, 1024), [&](const tbb::blocked_range<index_t>& rows) {
-    for (index_t r = rows.begin(); r < rows.end(); ++r) {
+  auto rows = [&](index_t lo, index_t hi) {
+    for (index_t r = lo; r < hi; ++r) {
       double s = 0;
       for (offset_t k = a.offsets[r]; k < a.offsets[r + 1]; ++k) s += double(a.values[k]) * a.values[k];
       out[static_cast<std::size_t>(r)] = s;
     }
-  });
+  };
+  // Large matrices: rows in parallel (the caller's arena: the CLI's --threads), each summed in its own order, so the
+  // same bits for every thread count. Serial, a row's chain of dependent additions made this pass a tenth of a
+  // 2-thread ridge fit on dense 50,000 x 500 (30 ms of 0.27 s). Sequential under ThreadSanitizer, as transpose.
+  if (a.nnz() < (offset_t{1} << 20) || kSanitizeThread) {
+    rows(0, a.n_rows);
+    return out;
+  }
+  tbb::parallel_for(tbb::blocked_range<index_t>(0, a.n_rows, 1024),
+                    [&](const tbb::blocked_range<index_t>& r) { rows(r.begin(), r.end()); });
   return out;
 }
 
