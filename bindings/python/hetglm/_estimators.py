@@ -57,7 +57,7 @@ _MAX_DENSE_ENTRIES = 1 << 27
 _UNPENALIZED_LAMBDA = 1e-12
 
 
-def _to_matrix(X, by_feature=False, estimator=None, bias=-1.0, float64=True):
+def _to_matrix(X, by_feature=False, estimator=None, bias=-1.0, float64=True, offset=None):
     """X (validated: ndarray float32/float64, or scipy CSR/CSC) -> the engine's Matrix (CSR, float32 values, and for
     float64 input with float64=True what the rounding to float32 drops: Matrix.float64), converted in C++ in parallel.
     float64: whether the fit can use the float64 values (every host solver at a tol below _hetglm.float64_tol;
@@ -67,7 +67,10 @@ def _to_matrix(X, by_feature=False, estimator=None, bias=-1.0, float64=True):
     A dense array is checked by the conversion itself (NaN, infinity, outside float32 range: Matrix.bad_values); one
     that fails raises the ValueError scikit-learn's check raises (naming `estimator`) or _check_float_range's.
     bias >= 0 (the classifiers' intercept_scaling, samples as rows): a dense array gets its bias column in the same
-    pass (Matrix.bias_column; the engine then adds none, where it would copy the whole matrix to append it)."""
+    pass (Matrix.bias_column; the engine then adds none, where it would copy the whole matrix to append it).
+    offset (dense X only: d float64 values): convert the centred X - offset in the same pass, as the float64 array
+    X - offset would convert, without making it (the regressors' intercept, _centre); X itself is checked by the
+    caller then, and a centred value beyond float32 range is a ValueError saying so."""
     if sp.issparse(X):
         csc = X.format == "csc"
         if not X.has_canonical_format:
@@ -92,9 +95,14 @@ def _to_matrix(X, by_feature=False, estimator=None, bias=-1.0, float64=True):
     if not (X.flags.c_contiguous or X.flags.f_contiguous):
         X = np.ascontiguousarray(X)
     M = _hetglm.matrix_from_dense(X, bool(by_feature), float(bias) if bias >= 0 and not by_feature else -1.0,
-                                  bool(float64))
+                                  bool(float64), offset=None if offset is None else
+                                  np.ascontiguousarray(offset, dtype=np.float64))
     if M.bad_values:
         _check_values(X, estimator)
+        if offset is not None:
+            raise ValueError(f"X has {M.bad_values} entries that are beyond float32 range once centred (X minus its "
+                             f"feature means, for the intercept: outside 1.17549e-38 to 3.40282e+38 in magnitude); "
+                             f"rescale X")
         raise ValueError(f"X has {M.bad_values} entries that are NaN, infinite or beyond float32 range")  # not reached
     return M
 
@@ -870,14 +878,19 @@ class _BaseRegressor(RegressorMixin, _HetGLMBase):
         nf = X.shape[1]
         if self._rescale_weights:
             sw = sw * (n / sw.sum())
+        offset = None
         if self.fit_intercept:
             X_offset = np.asarray(sw @ X).ravel() / sw.sum() if sp.issparse(X) else _weighted_mean(X, sw)
             y_offset = np.average(Y, axis=0, weights=sw)
-            Xt, X_offset = _centre(X, X_offset)
+            if sp.issparse(X):
+                Xt, X_offset = _centre(X, X_offset)
+            else:  # the conversion centres a dense X (X - offset, as _centre's copy, without that copy)
+                Xt, X_offset = X, _rounded_offset(X_offset)
+                offset = X_offset
             Yt = Y - y_offset
         else:
             X_offset, y_offset, Xt, Yt = np.zeros(nf), np.zeros(Y.shape[1]), X, Y
-        M = _to_matrix(Xt, self._by_feature, estimator=self, float64=_float64_for(self.tol))
+        M = _to_matrix(Xt, self._by_feature, estimator=self, float64=_float64_for(self.tol), offset=offset)
         c = None if np.all(sw == 1) else sw
         coefs, intercepts, epochs, gaps, primals, history, models = [], [], [], [], [], [], []
         lams = self._lambdas(n, Y.shape[1])
@@ -946,12 +959,12 @@ class _BaseRegressor(RegressorMixin, _HetGLMBase):
 
 def _weighted_mean(X, sw, block=1 << 16):
     """np.average(X, axis=0, weights=sw) of a dense X, bit for bit, without its temporary X * sw as large as X (fresh
-    memory on every fit: 0.14-1.17 s of a Lasso fit on a 100,000 x 500 float64 X under KVM): X.mean for unit
-    weights (the same sum, divided by the same n); a C-order X in blocks of rows whose weighted rows are added to
+    memory on every fit: 0.14-1.17 s of a Lasso fit on a 100,000 x 500 float64 X under KVM): X.mean in float64 for
+    unit weights (the same sum, divided by the same n); a C-order X in blocks of rows whose weighted rows are added to
     the running sum in row order, as numpy's reduction over axis 0 adds them; a Fortran-order X in blocks of columns
     (each column's sum is its own)."""
     if np.all(sw == 1):
-        return X.mean(axis=0)
+        return X.mean(axis=0, dtype=np.float64)  # (a float32 X summed in float64, as np.average's float64 products)
     if X.flags.f_contiguous and not X.flags.c_contiguous:
         step = max(1, block // max(1, X.shape[0]))
         return np.concatenate([np.average(X[:, j:j + step], axis=0, weights=sw) for j in range(0, X.shape[1], step)])
@@ -961,6 +974,11 @@ def _weighted_mean(X, sw, block=1 << 16):
         rows = X[i:i + step] * sw[i:i + step, None]
         acc = np.add.reduce(rows if acc is None else np.concatenate([acc[None], rows]), axis=0)
     return acc / sw.sum()
+
+
+def _rounded_offset(X_offset):
+    """The feature means to subtract, rounded to float32 first (_centre)."""
+    return np.asarray(X_offset, dtype=np.float32).astype(np.float64)
 
 
 def _centre(X, X_offset):
@@ -974,7 +992,7 @@ def _centre(X, X_offset):
     order of summation) would otherwise round some centred values to another float32 and move the coefficients by
     ~1e-7 (scikit-learn's check_sample_weight_equivalence); the residual mean, below float32 resolution, is as small
     as that rounding. (Below that tol they train on the float64 values, for which the rounded offset is as exact.)"""
-    rounded = np.asarray(X_offset, dtype=np.float32).astype(np.float64)
+    rounded = _rounded_offset(X_offset)
     if not sp.issparse(X):
         return X - rounded, rounded
     if X.shape[0] * X.shape[1] <= _MAX_DENSE_ENTRIES:

@@ -64,7 +64,7 @@ template <class T>
 inline bool beyond_float(T x) {
   const T a = std::abs(x);
   if constexpr (std::is_same_v<T, double>)
-    return !(a <= static_cast<T>(std::numeric_limits<float>::max())) |
+    return (!(a <= static_cast<T>(std::numeric_limits<float>::max()))) |
            ((a < static_cast<T>(std::numeric_limits<float>::min())) & (a != T(0)));
   else
     return !(a <= static_cast<T>(std::numeric_limits<float>::max()));
@@ -99,7 +99,7 @@ inline void convert_stretch(const T* src, std::int64_t t0, std::int64_t t1, floa
 /// values_lo (dropped when float32 holds every entry exactly).
 template <class T>
 CsrMatrix csr_from_dense(const T* a, std::int64_t n, std::int64_t d, std::int64_t row_stride, std::int64_t col_stride,
-                         bool by_feature, std::int64_t& bad, double bias, bool keep_lo) {
+                         bool by_feature, std::int64_t& bad, double bias, bool keep_lo, const double* offset = nullptr) {
   CsrMatrix m;
   const std::int64_t major = by_feature ? d : n, minor = by_feature ? n : d;
   const std::int64_t s_major = by_feature ? col_stride : row_stride, s_minor = by_feature ? row_stride : col_stride;
@@ -111,7 +111,17 @@ CsrMatrix csr_from_dense(const T* a, std::int64_t n, std::int64_t d, std::int64_
   m.offsets.resize(static_cast<std::size_t>(major) + 1);
   m.indices.resize(total);
   m.values.resize(total);
-  const bool k64 = std::is_same_v<T, double> && keep_lo;
+  // offset (d values, one per feature): the entries are x - offset[feature] in float64, the centred copy X - offset
+  // that the estimators' intercept needs, made here instead of in numpy (one pass, no second array as large as X);
+  // everything below then reads them as float64 input (zeros, range, remainders), as it read that copy.
+  const bool centred = offset != nullptr;
+  const bool k64 = (std::is_same_v<T, double> || centred) && keep_lo;
+  auto centred_at = [&](std::int64_t i, std::int64_t j) {  // output row i, position j
+    return double(a[i * s_major + j * s_minor]) - offset[by_feature ? i : j];
+  };
+  auto nonzero_at = [&](std::int64_t i, std::int64_t j) {
+    return centred ? centred_at(i, j) != 0.0 : a[i * s_major + j * s_minor] != T(0);
+  };
   if (k64) m.values_lo.resize(total);
   // Blocks of output rows; within a block the input is read in tiles of 64 minor positions, so that both a C-order
   // (strided) and a Fortran-order (contiguous) input are read a cache line at a time. A strided input (a
@@ -132,16 +142,16 @@ CsrMatrix csr_from_dense(const T* a, std::int64_t n, std::int64_t d, std::int64_
           float* vo = m.values.data() + i * mo;
           float* lp = k64 ? m.values_lo.data() + i * mo : nullptr;
           index_t* io = m.indices.data() + i * mo;
-          if (s_minor == 1) {  // contiguous input (C order by sample, Fortran order by feature): vectorized
+          if (s_minor == 1 && !centred) {  // contiguous input (C order by sample, Fortran order by feature): vectorized
             if (k64)
               convert_stretch<T, std::is_same_v<T, double>>(src, t0, t1, vo, lp, io, zt, bt, st);
             else
               convert_stretch<T, false>(src, t0, t1, vo, lp, io, zt, bt, st);
             continue;
           }
-          for (std::int64_t j = t0; j < t1; ++j) {
-            const T x = src[j * s_minor];
-            zt += x == T(0);
+          auto put = [&](auto x, std::int64_t j) {
+            using V = decltype(x);
+            zt += x == V(0);
             bt += beyond_float(x);
             vo[j] = static_cast<float>(x);
             if (k64) {
@@ -149,7 +159,11 @@ CsrMatrix csr_from_dense(const T* a, std::int64_t n, std::int64_t d, std::int64_
               st += values_lo_loses_bits(x);
             }
             io[j] = static_cast<index_t>(j);
-          }
+          };
+          if (centred)
+            for (std::int64_t j = t0; j < t1; ++j) put(centred_at(i, j), j);
+          else
+            for (std::int64_t j = t0; j < t1; ++j) put(src[j * s_minor], j);
         }
         z += zt;
         bd += bt;
@@ -174,16 +188,16 @@ CsrMatrix csr_from_dense(const T* a, std::int64_t n, std::int64_t d, std::int64_
     settle_values_lo(m, tinies.load() > 0);
     return m;
   }
-  // Zeros: count the nonzeros per row, then copy them in parallel (the test is on the input's own values).
+  // Zeros: count the nonzeros per row, then copy them in parallel (the test is on the input's own values, centred
+  // where an offset is given).
   CsrMatrix c;
   c.n_rows = m.n_rows;
   c.n_cols = m.n_cols;
   c.offsets.assign(static_cast<std::size_t>(major) + 1, 0);
   tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, major, 64), [&](const auto& r) {
     for (std::int64_t i = r.begin(); i < r.end(); ++i) {
-      const T* src = a + i * s_major;
       offset_t k = extra;
-      for (std::int64_t j = 0; j < minor; ++j) k += src[j * s_minor] != T(0);
+      for (std::int64_t j = 0; j < minor; ++j) k += nonzero_at(i, j);
       c.offsets[static_cast<std::size_t>(i) + 1] = k;
     }
   });
@@ -193,10 +207,9 @@ CsrMatrix csr_from_dense(const T* a, std::int64_t n, std::int64_t d, std::int64_
   if (k64) c.values_lo.resize(static_cast<std::size_t>(c.nnz()));
   tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, major, 64), [&](const auto& r) {
     for (std::int64_t i = r.begin(); i < r.end(); ++i) {
-      const T* src = a + i * s_major;
       offset_t k = c.offsets[static_cast<std::size_t>(i)];
       for (std::int64_t j = 0; j < minor; ++j)
-        if (src[j * s_minor] != T(0)) {
+        if (nonzero_at(i, j)) {
           c.indices[static_cast<std::size_t>(k)] = static_cast<index_t>(j);
           c.values[static_cast<std::size_t>(k)] = m.values[static_cast<std::size_t>(i * mo + j)];
           if (k64) c.values_lo[static_cast<std::size_t>(k)] = m.values_lo[static_cast<std::size_t>(i * mo + j)];
@@ -257,6 +270,8 @@ template <class T>
 using Dense = nb::ndarray<const T, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
 template <class T>
 using DenseF = nb::ndarray<const T, nb::ndim<2>, nb::f_contig, nb::device::cpu>;
+/// matrix_from_dense's offset: one float64 value per feature.
+using Offsets = nb::ndarray<const double, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 template <class T>
 using Vec = nb::ndarray<const T, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 
@@ -536,21 +551,29 @@ NB_MODULE(_hetglm, m) {
   // Dense arrays in C or Fortran order, float64 or float32 (nanobind tries the overloads in order; noconvert: an
   // array that fits none raises TypeError instead of being copied silently).
 #define HETGLM_FROM_DENSE(ARRAY, T, C_ORDER)                                                                       \
-  m.def("matrix_from_dense", [](ARRAY<T> a, bool by_feature, double bias, bool float64) {                        \
+  m.def("matrix_from_dense", [](ARRAY<T> a, bool by_feature, double bias, bool float64,                          \
+                                 std::optional<Offsets> offset) {                                                 \
     Matrix r;                                                                                                      \
     r.by_feature = by_feature;                                                                                     \
     r.bias_column = bias >= 0 ? bias : -1;                                                                         \
     const auto n = static_cast<std::int64_t>(a.shape(0)), d = static_cast<std::int64_t>(a.shape(1));               \
+    if (offset && static_cast<std::int64_t>(offset->shape(0)) != d)                                                \
+      throw InvalidArgument(fmt::format("matrix_from_dense: offset has {} values for {} features",                 \
+                                        offset->shape(0), d));                                                    \
+    const double* off = offset ? offset->data() : nullptr;                                                         \
     nb::gil_scoped_release nogil;                                                                                  \
-    r.X = C_ORDER ? csr_from_dense(a.data(), n, d, d, 1, by_feature, r.bad_values, bias, float64)                  \
-                  : csr_from_dense(a.data(), n, d, 1, n, by_feature, r.bad_values, bias, float64);                 \
+    r.X = C_ORDER ? csr_from_dense(a.data(), n, d, d, 1, by_feature, r.bad_values, bias, float64, off)             \
+                  : csr_from_dense(a.data(), n, d, 1, n, by_feature, r.bad_values, bias, float64, off);            \
     return r;                                                                                                      \
   }, "a"_a.noconvert(), "by_feature"_a = false, "bias"_a = -1.0, "float64"_a = true,                             \
+  "offset"_a = nb::none(),                                                                                         \
   "Dense (n, d) array (C or Fortran order, float64 or float32) -> Matrix (zeros dropped, float32 values and, "  \
   "for float64 input, their float64 remainders); "                                                               \
   "by_feature: store X^T (features as rows) for the primal-only models (Lasso, ElasticNet); bias >= 0: append "  \
   "the bias column (LIBLINEAR's -B; train() then needs options.bias equal to it and adds none itself); float64 "  \
-  "= False: float32 values alone for float64 input too (the estimators at a tol the float64 values do not serve).")
+  "= False: float32 values alone for float64 input too (the estimators at a tol the float64 values do not serve); " \
+  "offset (d float64 values): convert X - offset (each feature's value minus its offset, in float64), the "       \
+  "centred X of an intercept, as a float64 array X - offset would convert (bad_values counted on those values).")
   HETGLM_FROM_DENSE(Dense, double, true);
   HETGLM_FROM_DENSE(Dense, float, true);
   HETGLM_FROM_DENSE(DenseF, double, false);

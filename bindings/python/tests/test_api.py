@@ -496,11 +496,37 @@ def test_logistic_regression_and_linear_svc_take_scikit_learns_parameters():
 
 def test_weighted_mean_is_numpys_average_bit_for_bit():
     """The regressors' feature means (fit_intercept) without numpy's temporary X * sample_weight: the same bits as
-    np.average for C and Fortran order, unit and other weights, shapes with a partial last block."""
+    np.average for C and Fortran order, float64 and float32 X, unit and other weights, shapes with a partial last
+    block."""
     from hetglm._estimators import _weighted_mean
     rng = np.random.default_rng(3)
     for shape in [(1, 1), (5, 3), (10007, 33), (70000, 3)]:
         for order in "CF":
-            X = np.asarray(rng.standard_normal(shape), order=order)
-            for sw in [np.ones(shape[0]), rng.random(shape[0]) * 3, np.full(shape[0], 2.0)]:
-                assert np.array_equal(_weighted_mean(X, sw, block=4096), np.average(X, axis=0, weights=sw))
+            for dtype in (np.float64, np.float32):
+                X = np.asarray(rng.standard_normal(shape), order=order, dtype=dtype)
+                for sw in [np.ones(shape[0]), rng.random(shape[0]) * 3, np.full(shape[0], 2.0)]:
+                    assert np.array_equal(_weighted_mean(X, sw, block=4096), np.average(X, axis=0, weights=sw))
+
+
+@pytest.mark.parametrize("Est", [hetglm.Ridge, hetglm.Lasso, hetglm.ElasticNet])
+def test_intercept_centres_a_dense_x_in_the_conversion_bit_for_bit(Est):
+    """fit_intercept=True on a dense X: the conversion subtracts the (float32-rounded) feature means itself; the
+    coefficients are those of a fit without intercept on the explicitly centred float64 X - mean, to the last bit
+    (C and Fortran order, float32 and float64 X, zeros, a constant column, sample weights)."""
+    rng = np.random.default_rng(11)
+    X = rng.standard_normal((400, 12))
+    X[X < -1.0] = 0.0
+    X[:, 3] = 2.5
+    y = X @ rng.standard_normal(12) + 1.5
+    sw = rng.random(400) + 0.5
+    for Xin in [X, np.asfortranarray(X), X.astype(np.float32), np.asfortranarray(X.astype(np.float32))]:
+        for w in [None, sw]:
+            kw = dict(tol=1e-6)
+            m = Est(**kw).fit(Xin, y, sample_weight=w)
+            ww = np.ones(len(y)) if w is None else w
+            if Est is not hetglm.Ridge and w is not None:  # (Lasso and ElasticNet rescale the weights to sum to n first)
+                ww = ww * (len(y) / ww.sum())
+            mean = np.average(Xin, axis=0, weights=ww).astype(np.float32).astype(np.float64)
+            y_mean = np.average(y.reshape(-1, 1), axis=0, weights=ww)[0]  # (as the estimator: y as a column)
+            ref = Est(fit_intercept=False, **kw).fit(Xin - mean, y - y_mean, sample_weight=w)
+            assert np.array_equal(m.coef_, np.asarray(ref.coef_).astype(Xin.dtype))  # (coef_ in X's dtype)

@@ -89,6 +89,20 @@ def test_regressors_without_intercept_check_a_dense_x_in_its_conversion(small, E
             assert str(e.value) == text
 
 
+@pytest.mark.parametrize("Est", [hetglm.Ridge, hetglm.Lasso, hetglm.ElasticNet])
+def test_a_dense_x_beyond_float32_once_centred_is_a_value_error(small, Est):
+    """Every entry within float32 range, but X minus its feature means (the intercept's centring, done by the
+    conversion) is not: a ValueError saying so, no model."""
+    X, y = small
+    bad = X.copy()
+    bad[:, 0] = 3.4e38
+    bad[::3, 0] = -3.4e38
+    with pytest.raises(ValueError) as e:
+        Est().fit(bad, y)
+    assert str(e.value) == ("X has 20 entries that are beyond float32 range once centred (X minus its feature means, "
+                            "for the intercept: outside 1.17549e-38 to 3.40282e+38 in magnitude); rescale X")
+
+
 def test_paths_and_cv_name_the_callers_entry_below_float32(small):
     X, y = small
     tiny = X.copy()
