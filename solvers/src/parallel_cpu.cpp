@@ -514,9 +514,10 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
   const double sigma = plan.step_sigma;
   // Merges per epoch: the replicas are merged (and the merged step searched) after each of `merges` parts of an
   // epoch, so that a replica is at most 1/merges of an epoch behind the others' steps. A merge costs O(m_active + T d)
-  // (the copy of the active alpha, the scan for changed coordinates, the sum of the replicas) and four parallel
-  // regions: as many merges as keep that below a quarter of a part's nonzeros and each part at 2^20 nonzeros or
-  // more, at most 4, set again from the active set after every certificate (and every epoch of the margin rule).
+  // (the copy of the active alpha, the scan for changed coordinates, the sum of the replicas, the search's passes)
+  // in a few parallel regions: as many merges as keep that below a quarter of a part's nonzeros and each part at
+  // 2^20 nonzeros or more, at most 4, set again from the active set after every certificate (and every epoch of the
+  // margin rule).
   // Measured at 2 threads, relative gap 1e-4, 4 merges against 1 (docs/parallel-cpu.md, "Merges per epoch"): fewer
   // epochs and less time for ridge and squared hinge on dense 50,000 x 500 and sparse 200,000 x 100,000, logistic
   // unchanged; the hinge loss needed fewer epochs but more time (its epochs under the margin rule are cheap), so it
@@ -557,14 +558,40 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
   }
   // Adaptive aggregation (aggregate_step.hpp; docs/parallel-cpu.md, "Adaptive aggregation"): gamma by a line search
   // on the objective along the merged direction, never worse than the plan's safe step.
-  std::vector<double> alpha_old(syscd && T > 1 ? static_cast<std::size_t>(m) : 0);
+  const bool search = syscd && T > 1 && o.adaptive_aggregation;
+  std::vector<double> alpha_old(search ? static_cast<std::size_t>(m) : 0);
   std::vector<index_t> changed;
+  std::vector<std::vector<index_t>> changed_parts;  // per chunk of the active list
   AggregationScratch agg;
+  // The active list in fixed chunks of kVecGrain positions, in parallel (a part's copy of alpha_old and the scan for
+  // the coordinates it changed were serial passes over every active coordinate, 4 a part: most of the merge's time).
+  auto over_active = [&](const auto& body) {
+    const std::span<const index_t> act = active.coords();
+    const std::int64_t n_ch = static_cast<std::int64_t>((act.size() + kVecGrain - 1) / kVecGrain);
+    parallel_chunks(n_ch, [&](std::int64_t ch) {
+      const std::size_t lo = static_cast<std::size_t>(ch) * kVecGrain;
+      body(ch, act.subspan(lo, std::min(act.size() - lo, kVecGrain)));
+    });
+    return n_ch;
+  };
+  auto save_alpha_old = [&] {
+    over_active([&](std::int64_t, std::span<const index_t> c) {
+      for (index_t i : c) alpha_old[i] = alpha[i];
+    });
+  };
   // Returns gamma; v is left at v_old (the caller adds gamma dv), alpha at alpha_old + gamma (alpha - alpha_old).
   auto aggregate = [&]() -> double {
-    changed.clear();
-    for (index_t i : active.coords())
-      if (alpha[i] != alpha_old[i]) changed.push_back(i);
+    const std::span<const index_t> act = active.coords();
+    changed_parts.resize(std::max(changed_parts.size(), (act.size() + kVecGrain - 1) / kVecGrain));
+    const std::int64_t n_ch = over_active([&](std::int64_t ch, std::span<const index_t> c) {
+      std::vector<index_t>& out = changed_parts[static_cast<std::size_t>(ch)];
+      out.clear();
+      for (index_t i : c)
+        if (alpha[i] != alpha_old[i]) out.push_back(i);
+    });
+    changed.clear();  // in the order of the active list
+    for (std::int64_t ch = 0; ch < n_ch; ++ch)
+      changed.insert(changed.end(), changed_parts[std::size_t(ch)].begin(), changed_parts[std::size_t(ch)].end());
     return aggregate_step(form, changed, alpha_old.data(), alpha, v, dv, plan, agg);
   };
 
@@ -609,12 +636,11 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
   Certificate cert = parallel_certificate(form, res.alpha, v);  // v = A alpha: exact
   while (driver.budget_left(epoch)) {
     for (int part = 0; part < merges; ++part) {
-      if (!alpha_old.empty())  // the active coordinates are the only ones a part moves
-        for (index_t i : active.coords()) alpha_old[i] = alpha[i];
+      if (search) save_alpha_old();  // the active coordinates are the only ones a part moves
       eng.epoch(alpha, v.data(), part, merges);  // part 0: virtual nodes get a fresh split of the blocks
       if (syscd) {
         eng.merge(v.data());
-        const double gamma = alpha_old.empty() || !o.adaptive_aggregation ? 1.0 : aggregate();
+        const double gamma = search ? aggregate() : 1.0;
         for_ranges(d, [&](std::size_t lo, std::size_t hi) {
           for (std::size_t j = lo; j < hi; ++j) v[j] += gamma * dv[j];
         });

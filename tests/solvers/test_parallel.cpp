@@ -26,6 +26,7 @@
 #include "hetglm/solvers/sequential.hpp"
 #include "hetglm/train.hpp"
 #include "../common/generated.hpp"
+#include "../../solvers/src/aggregate_step.hpp"
 
 using namespace hetglm;
 
@@ -442,6 +443,78 @@ TEST(AggregationGrid, EqualsThePointByPointSums) {
       finite += std::isfinite(ref);
     }
     EXPECT_GT(finite, 0);
+  }
+}
+
+// SySCD's merge search (solvers/src/aggregate_step.hpp) on 6,000 samples of 10,000 sparse features (3 chunks of the
+// dot products, 3 of the changed coordinates): the step it returns and the alpha it leaves are those of the serial
+// search written out here (the objective along the line from line_coordinate_terms and line_dual_quadratic, the
+// candidates of aggregation.hpp), and bit for bit the same in a one-thread arena as in the default one.
+TEST(AggregateStep, MatchesTheSerialSearchAndDoesNotDependOnTheThreadCount) {
+  const index_t n = 6000, d = 10000;
+  std::mt19937_64 rng(17);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  CsrMatrix X;
+  X.n_rows = n;
+  X.n_cols = d;
+  X.offsets.assign(1, 0);
+  for (index_t i = 0; i < n; ++i) {
+    for (int k = 0; k < 6; ++k) {
+      X.indices.push_back(static_cast<index_t>((i * 7 + k * 1667) % d));
+      X.values.push_back(static_cast<float>(u(rng) - 0.3));
+    }
+    X.offsets.push_back(static_cast<offset_t>(X.indices.size()));
+  }
+  ProblemData pd;
+  pd.X = &X;
+  pd.row_sq_norm = row_sq_norms(X);
+  std::vector<double> y(n), c(n, 1.0), alpha_old(n), alpha(n), delta(n, 0.0);
+  std::vector<index_t> changed;
+  for (index_t i = 0; i < n; ++i) {
+    y[i] = u(rng) < 0.4 ? 1.0 : -1.0;
+    alpha_old[i] = y[i] * 0.8 * u(rng);  // inside (0, 1) y_i: feasible for the logistic dual
+    alpha[i] = alpha_old[i];
+    if (i % 5 != 2) {
+      alpha[i] = y[i] * (0.05 + 0.9 * u(rng));
+      delta[i] = alpha[i] - alpha_old[i];
+      changed.push_back(i);
+    }
+  }
+  const DualForm<Loss::logistic> form(pd, y.data(), c.data(), 1e-3);
+  const std::vector<double> v = shared_vector(form, alpha_old), dv = shared_vector(form, delta);
+  const MergePlan plan = replica_merge_plan(false, 2, replica_sigma(Loss::logistic, 2));
+  ASSERT_TRUE(plan.searches());
+
+  // The serial search.
+  double vv = 0, vd = 0, dd = 0;
+  for (index_t j = 0; j < d; ++j) vv += v[j] * v[j], vd += v[j] * dv[j], dd += dv[j] * dv[j];
+  auto line = [&](double g) {
+    return line_coordinate_terms(form, changed, alpha_old.data(), alpha.data(), g) +
+           line_dual_quadratic(form, vv, vd, dd, g);
+  };
+  const std::array<double, 3> g = aggregation_trials(plan);
+  const std::array<double, 3> f = {line(g[0]), line(g[1]), line(g[2])};
+  std::vector<double> gs(g.begin(), g.end()), fs(f.begin(), f.end());
+  const double gp = aggregation_vertex(g, f, plan);
+  ASSERT_TRUE(std::isfinite(gp));  // the vertex is among the candidates
+  gs.push_back(gp);
+  fs.push_back(line(gp));
+  const double ref = aggregation_best(gs, fs);
+  ASSERT_NE(ref, 1.0);  // the search moves alpha
+
+  auto run = [&](std::vector<double>& a) {
+    AggregationScratch scratch;
+    return aggregate_step(form, changed, alpha_old.data(), a.data(), v, dv, plan, scratch);
+  };
+  std::vector<double> a2 = alpha, a1 = alpha;
+  const double gamma2 = run(a2);
+  tbb::task_arena one(1);
+  const double gamma1 = one.execute([&] { return run(a1); });
+  EXPECT_NEAR(gamma2, ref, 1e-9 * std::fabs(ref));
+  EXPECT_EQ(gamma1, gamma2);
+  for (index_t i = 0; i < n; ++i) {
+    EXPECT_EQ(a1[i], a2[i]) << i;
+    EXPECT_NEAR(a2[i], alpha_old[i] + ref * delta[i], 1e-9) << i;
   }
 }
 

@@ -49,18 +49,19 @@ template <class Form>
 void plane_coordinate_terms_grid(const Form& form, std::span<const index_t> changed, const double* alpha_old,
                                  const double* alpha, const double* step, std::span<const double> gammas,
                                  std::span<const double> betas, double* out) {
-  const std::size_t G = gammas.size(), Q = step ? G * betas.size() : G;
+  const std::size_t G = gammas.size(), NB = step ? betas.size() : 1, Q = G * NB;
   std::fill(out, out + G * betas.size(), 0.0);
   for (index_t i : changed) {
     const double a0 = alpha_old[i], d = alpha[i] - a0, s = step ? step[i] : 0.0;
-    for (std::size_t q = 0; q < Q; ++q) {
-      double a = a0 + gammas[q % G] * d;
-      if (step) a += betas[q / G] * s;
-      if constexpr (Form::formulation == Formulation::dual)
-        out[q] -= Form::LossP::conjugate(form.y[i], a, form.c[i]);
-      else
-        out[q] -= Form::PenP::value(a, form.lambda, form.eta);
-    }
+    for (std::size_t b = 0; b < NB; ++b)
+      for (std::size_t g = 0; g < G; ++g) {  // q = b G + g
+        double a = a0 + gammas[g] * d;
+        if (step) a += betas[b] * s;
+        if constexpr (Form::formulation == Formulation::dual)
+          out[b * G + g] -= Form::LossP::conjugate(form.y[i], a, form.c[i]);
+        else
+          out[b * G + g] -= Form::PenP::value(a, form.lambda, form.eta);
+      }
   }
   if constexpr (Form::formulation == Formulation::dual)
     for (std::size_t q = 0; q < Q; ++q) out[q] *= form.inv_n;
