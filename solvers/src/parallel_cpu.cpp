@@ -660,9 +660,11 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
     // The certificate refreshes every coordinate's gap; it is exact (after re-synchronizing v = A alpha in double)
     // when it claims convergence, every kResyncEvery epochs, on the last epoch, on an interrupt, and for wild (whose
     // v may have lost updates) always.
-    cert = parallel_certificate(form, res.alpha, v, gaps.data(), box ? inners.data() : nullptr);
-    if (wild || !finite(cert) || relative_gap(cert) <= o.tol || epoch - last_resync >= kResyncEvery ||
-        !driver.budget_left(epoch) || stop) {
+    // Where the re-synchronization is due whatever the certificate says, the certificate of the drifted v is not
+    // computed (it was a second pass over the data, discarded: on the hinge most certificates re-synchronize).
+    const bool resync_due = wild || epoch - last_resync >= kResyncEvery || !driver.budget_left(epoch) || stop;
+    if (!resync_due) cert = parallel_certificate(form, res.alpha, v, gaps.data(), box ? inners.data() : nullptr);
+    if (resync_due || !finite(cert) || relative_gap(cert) <= o.tol) {
       cert = resync();
       exact = true;
       last_resync = epoch;
