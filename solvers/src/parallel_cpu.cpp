@@ -519,12 +519,12 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
   // 2^20 nonzeros or more, at most 4, set again from the active set after every certificate (and every epoch of the
   // margin rule).
   // Measured at 2 threads, relative gap 1e-4, 4 merges against 1 (docs/parallel-cpu.md, "Merges per epoch"): fewer
-  // epochs and less time for ridge and squared hinge on dense 50,000 x 500 and sparse 200,000 x 100,000, logistic
-  // unchanged; the hinge loss needed fewer epochs but more time (its epochs under the margin rule are cheap), so it
-  // keeps one merge. The dual formulation only (primal coordinate descent was not measured), deterministic runs only
-  // (work stealing runs whole epochs).
+  // epochs and less time for ridge and logistic on sparse 200,000 x 100,000. The box duals keep one merge: the hinge
+  // needed fewer epochs but more time, the squared hinge one epoch less but more time once the merges' search had
+  // become cheap (their epochs under the margin rule are cheap). The dual formulation only (primal coordinate
+  // descent was not measured), deterministic runs only (work stealing runs whole epochs).
   const bool multi_merge = syscd && T > 1 && o.deterministic.value_or(true) &&
-                           Form::formulation == Formulation::dual && Form::LossP::id != Loss::hinge;
+                           Form::formulation == Formulation::dual && !Form::kBoxDual;
   auto merges_for = [&](std::int64_t active_nnz, std::int64_t active_m) {
     if (!multi_merge) return 1;
     const std::int64_t by_cost = active_nnz / (4 * (active_m + std::int64_t(T) * std::int64_t(d)));
