@@ -563,8 +563,11 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
   std::vector<index_t> changed;
   std::vector<std::vector<index_t>> changed_parts;  // per chunk of the active list
   AggregationScratch agg;
-  // The active list in fixed chunks of kVecGrain positions, in parallel (a part's copy of alpha_old and the scan for
-  // the coordinates it changed were serial passes over every active coordinate, 4 a part: most of the merge's time).
+  // alpha_old equals alpha at the start of every part: copied once, then after each merge for the coordinates it
+  // changed (and wholly after the test hook, which may change any). The scan for changed coordinates runs over the
+  // active list in fixed chunks of kVecGrain positions, in parallel (it was a serial pass, with a serial copy of the
+  // active alpha before every part: most of the merge's time).
+  if (search) std::copy(res.alpha.begin(), res.alpha.end(), alpha_old.begin());
   auto over_active = [&](const auto& body) {
     const std::span<const index_t> act = active.coords();
     const std::int64_t n_ch = static_cast<std::int64_t>((act.size() + kVecGrain - 1) / kVecGrain);
@@ -573,11 +576,6 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
       body(ch, act.subspan(lo, std::min(act.size() - lo, kVecGrain)));
     });
     return n_ch;
-  };
-  auto save_alpha_old = [&] {
-    over_active([&](std::int64_t, std::span<const index_t> c) {
-      for (index_t i : c) alpha_old[i] = alpha[i];
-    });
   };
   // Returns gamma; v is left at v_old (the caller adds gamma dv), alpha at alpha_old + gamma (alpha - alpha_old).
   auto aggregate = [&]() -> double {
@@ -592,7 +590,13 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
     changed.clear();  // in the order of the active list
     for (std::int64_t ch = 0; ch < n_ch; ++ch)
       changed.insert(changed.end(), changed_parts[std::size_t(ch)].begin(), changed_parts[std::size_t(ch)].end());
-    return aggregate_step(form, changed, alpha_old.data(), alpha, v, dv, plan, agg);
+    const double gamma = aggregate_step(form, changed, alpha_old.data(), alpha, v, dv, plan, agg);
+    const std::int64_t n = static_cast<std::int64_t>(changed.size());
+    parallel_chunks((n + std::int64_t(kVecGrain) - 1) / std::int64_t(kVecGrain), [&](std::int64_t ch) {
+      const std::int64_t lo = ch * std::int64_t(kVecGrain), hi = std::min(n, lo + std::int64_t(kVecGrain));
+      for (std::int64_t k = lo; k < hi; ++k) alpha_old[changed[std::size_t(k)]] = alpha[changed[std::size_t(k)]];
+    });
+    return gamma;
   };
 
   // The test hook sees the coordinate variables in the original order (it may change them).
@@ -636,7 +640,6 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
   Certificate cert = parallel_certificate(form, res.alpha, v);  // v = A alpha: exact
   while (driver.budget_left(epoch)) {
     for (int part = 0; part < merges; ++part) {
-      if (search) save_alpha_old();  // the active coordinates are the only ones a part moves
       eng.epoch(alpha, v.data(), part, merges);  // part 0: virtual nodes get a fresh split of the blocks
       if (syscd) {
         eng.merge(v.data());
@@ -654,6 +657,7 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
     ++epoch;
     exact = false;
     run_hook(epoch);
+    if (search && o.after_epoch) std::copy(res.alpha.begin(), res.alpha.end(), alpha_old.begin());
     check_state(epoch);
     const bool stop = driver.poll_interrupt();
     if (!schedule.due(epoch) && !certify_now && !stop && driver.budget_left(epoch)) continue;
