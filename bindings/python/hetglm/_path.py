@@ -27,7 +27,8 @@ from . import _hetglm
 from ._estimators import (_MAX_DENSE_ENTRIES, ElasticNet, Lasso, LogisticRegression, Ridge, _BaseRegressor,
                           _HetGLMBase, _centre, _check_cd_params, _check_float_range, _check_l1_ratio,
                           _check_sparse_format, _check_tol_max_iter, _engine_call, _float64_for, _penalty_from,
-                          _positive_finite, _resolve_penalty, _seed, _threads_for, _to_matrix)
+                          _positive_finite, _resolve_penalty, _rounded_offset, _seed, _threads_for,
+                          _to_matrix)
 
 __all__ = ["lasso_path", "enet_path", "logistic_regression_path", "LassoCV", "ElasticNetCV",
            "LogisticRegressionCV", "RidgeCV"]
@@ -115,15 +116,16 @@ def _engine_path(M, y, model, lambdas, options, initial=None):
             np.array(screened, dtype=np.int64), stalled)
 
 
-def _by_feature(X, tol):
+def _by_feature(X, tol, offset=None):
     """X^T for the engine (features as rows, Matrix.by_feature), converted once for the whole path: the Lasso and
     elastic net train in the primal without a bias, so train() then uses it as it is instead of transposing X at
     every point (about 0.5 s per point on a 100,000 x 50,000 matrix with 5 million entries). A CSR X is converted
     to CSC first (by_feature stores CSR input by sample). float64 input keeps its float64 values at a tol below
     _hetglm.float64_tol, which the working-set solver then reads (_float64_for; docs/formulation.md, "float64
-    data")."""
+    data"). offset (dense X only): the conversion centres X (_to_matrix), as the float64 copy X - offset would
+    convert."""
     return _to_matrix(X.tocsc() if sp.issparse(X) and X.format != "csc" else X, by_feature=True,
-                      float64=_float64_for(tol))
+                      float64=_float64_for(tol), offset=offset)
 
 
 def _options_factory(tol, max_iter, random_state, l1_ratio=0.5, n_jobs=None):
@@ -266,6 +268,7 @@ def _fold_mse(X, y, train, test, l1_ratio, alphas, fit_intercept, tol, max_iter,
     (1/2n) ||y - Xw||^2 is the weighted loss), the MSE averaged with the test part's weights."""
     Xtr, ytr, Xte, yte = X[train], y[train], X[test], y[test]
     sw_tr = None if sw is None else sw[train] * (len(train) / np.sum(sw[train]))
+    offset = None  # the centring done by the conversion (a dense X without weights: no centred copy)
     if fit_intercept:
         if sw_tr is None:
             X_mean = np.asarray(Xtr.mean(axis=0)).ravel()
@@ -273,14 +276,19 @@ def _fold_mse(X, y, train, test, l1_ratio, alphas, fit_intercept, tol, max_iter,
         else:
             X_mean = np.asarray(Xtr.T @ sw_tr).ravel() / sw_tr.sum()
             y_mean = float(np.average(ytr, weights=sw_tr))
-        (Xc, X_mean), yc = _centre(Xtr, X_mean), ytr - y_mean
+        if sw_tr is None and not sp.issparse(Xtr):
+            X_mean = offset = _rounded_offset(X_mean)  # _centre's rounding
+            Xc = Xtr
+        else:
+            Xc, X_mean = _centre(Xtr, X_mean)
+        yc = ytr - y_mean
     else:
         X_mean, y_mean, Xc, yc = np.zeros(X.shape[1]), 0.0, Xtr, ytr
     if sw_tr is not None:
         s = np.sqrt(sw_tr)
         Xc = sp.diags(s) @ Xc if sp.issparse(Xc) else Xc * s[:, None]
         yc = yc * s
-    M = _by_feature(np.ascontiguousarray(Xc) if not sp.issparse(Xc) else sp.csr_matrix(Xc), tol)
+    M = _by_feature(np.ascontiguousarray(Xc) if not sp.issparse(Xc) else sp.csr_matrix(Xc), tol, offset)
     model = "lasso" if l1_ratio == 1 else "elastic-net"
     w, gaps, _, _, _, _, _ = _engine_path(M, np.ascontiguousarray(yc), model, alphas,
                                           _options_factory(tol, max_iter, random_state, l1_ratio))

@@ -255,6 +255,26 @@ def test_lasso_cv_and_elastic_net_cv_choose_sklearns_alpha(housing_dense):
     assert ours.mse_path_.shape == theirs.mse_path_.shape == (2, 100, 5)
 
 
+def test_lasso_cv_folds_centre_a_dense_x_in_its_conversion(housing_dense):
+    # A fold of LassoCV / ElasticNetCV on a dense X without weights is centred by the conversion (the offset of
+    # matrix_from_dense) instead of a centred copy of the fold: the fold's MSE path is bit for bit the one of the
+    # explicit copy X[train] - mean, float32-rounded mean as _centre's, and the same engine path.
+    from hetglm import _path
+    X, y = housing_dense
+    train, test = np.arange(0, 400), np.arange(400, X.shape[0])
+    alphas = np.array([1.0, 0.3, 0.1, 0.03, 0.01])
+    for Xf, l1_ratio in ((X, 1.0), (np.asfortranarray(X.astype(np.float32)), 0.5)):
+        got = _path._fold_mse(Xf, y, train, test, l1_ratio, alphas, True, 1e-8, 10000, 0)
+        Xtr, ytr = Xf[train], y[train]
+        mean = _path._rounded_offset(np.asarray(Xtr.mean(axis=0)).ravel())
+        y_mean = float(ytr.mean())
+        M = _path._by_feature(np.ascontiguousarray(Xtr - mean), 1e-8)
+        w = _path._engine_path(M, np.ascontiguousarray(ytr - y_mean), "lasso" if l1_ratio == 1 else "elastic-net",
+                               alphas, _path._options_factory(1e-8, 10000, 0, l1_ratio))[0][:, :, 0]
+        pred = np.asarray(Xf[test] @ w) + (y_mean - mean @ w)
+        np.testing.assert_array_equal(got, np.average((pred - y[test][:, None]) ** 2, axis=0))
+
+
 def test_logistic_regression_cv_chooses_sklearns_C(a9a_8000):
     X, y = a9a_8000
     ours = hetglm.LogisticRegressionCV(Cs=10, tol=1e-8, n_jobs=2).fit(X, y)
