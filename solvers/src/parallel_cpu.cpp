@@ -514,7 +514,7 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
   const double sigma = plan.step_sigma;
   // Merges per epoch: the replicas are merged (and the merged step searched) after each of `merges` parts of an
   // epoch, so that a replica is at most 1/merges of an epoch behind the others' steps. A merge costs O(m_active + T d)
-  // (the copy of the active alpha, the scan for changed coordinates, the sum of the replicas, the search's passes)
+  // (the sum of the replicas, the scan for changed coordinates, the search's passes, alpha_old brought up to date)
   // in a few parallel regions: as many merges as keep that below a quarter of a part's nonzeros and each part at
   // 2^20 nonzeros or more, at most 4, set again from the active set after every certificate (and every epoch of the
   // margin rule).
