@@ -565,36 +565,26 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
   AggregationScratch agg;
   // alpha_old equals alpha at the start of every part: copied once, then after each merge for the coordinates it
   // changed (and wholly after the test hook, which may change any). The scan for changed coordinates runs over the
-  // active list in fixed chunks of kVecGrain positions, in parallel (it was a serial pass, with a serial copy of the
-  // active alpha before every part: most of the merge's time).
+  // active list in for_ranges' fixed chunks, in parallel (it was a serial pass, with a serial copy of the active
+  // alpha before every part: most of the merge's time).
   if (search) std::copy(res.alpha.begin(), res.alpha.end(), alpha_old.begin());
-  auto over_active = [&](const auto& body) {
-    const std::span<const index_t> act = active.coords();
-    const std::int64_t n_ch = static_cast<std::int64_t>((act.size() + kVecGrain - 1) / kVecGrain);
-    parallel_chunks(n_ch, [&](std::int64_t ch) {
-      const std::size_t lo = static_cast<std::size_t>(ch) * kVecGrain;
-      body(ch, act.subspan(lo, std::min(act.size() - lo, kVecGrain)));
-    });
-    return n_ch;
-  };
   // Returns gamma; v is left at v_old (the caller adds gamma dv), alpha at alpha_old + gamma (alpha - alpha_old).
   auto aggregate = [&]() -> double {
-    const std::span<const index_t> act = active.coords();
-    changed_parts.resize(std::max(changed_parts.size(), (act.size() + kVecGrain - 1) / kVecGrain));
-    const std::int64_t n_ch = over_active([&](std::int64_t ch, std::span<const index_t> c) {
-      std::vector<index_t>& out = changed_parts[static_cast<std::size_t>(ch)];
+    const std::vector<index_t>& act = active.coords();
+    const std::size_t n_ch = (act.size() + kVecGrain - 1) / kVecGrain;
+    changed_parts.resize(std::max(changed_parts.size(), n_ch));
+    for_ranges(act.size(), [&](std::size_t lo, std::size_t hi) {
+      std::vector<index_t>& out = changed_parts[lo / kVecGrain];
       out.clear();
-      for (index_t i : c)
-        if (alpha[i] != alpha_old[i]) out.push_back(i);
+      for (std::size_t q = lo; q < hi; ++q)
+        if (alpha[act[q]] != alpha_old[act[q]]) out.push_back(act[q]);
     });
     changed.clear();  // in the order of the active list
-    for (std::int64_t ch = 0; ch < n_ch; ++ch)
-      changed.insert(changed.end(), changed_parts[std::size_t(ch)].begin(), changed_parts[std::size_t(ch)].end());
+    for (std::size_t ch = 0; ch < n_ch; ++ch)
+      changed.insert(changed.end(), changed_parts[ch].begin(), changed_parts[ch].end());
     const double gamma = aggregate_step(form, changed, alpha_old.data(), alpha, v, dv, plan, agg);
-    const std::int64_t n = static_cast<std::int64_t>(changed.size());
-    parallel_chunks((n + std::int64_t(kVecGrain) - 1) / std::int64_t(kVecGrain), [&](std::int64_t ch) {
-      const std::int64_t lo = ch * std::int64_t(kVecGrain), hi = std::min(n, lo + std::int64_t(kVecGrain));
-      for (std::int64_t k = lo; k < hi; ++k) alpha_old[changed[std::size_t(k)]] = alpha[changed[std::size_t(k)]];
+    for_ranges(changed.size(), [&](std::size_t lo, std::size_t hi) {
+      for (std::size_t k = lo; k < hi; ++k) alpha_old[changed[k]] = alpha[changed[k]];
     });
     return gamma;
   };
