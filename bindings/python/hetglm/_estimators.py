@@ -882,11 +882,7 @@ class _BaseRegressor(RegressorMixin, _HetGLMBase):
         if self.fit_intercept:
             X_offset = np.asarray(sw @ X).ravel() / sw.sum() if sp.issparse(X) else _weighted_mean(X, sw)
             y_offset = np.average(Y, axis=0, weights=sw)
-            if sp.issparse(X):
-                Xt, X_offset = _centre(X, X_offset)
-            else:  # the conversion centres a dense X (X - offset, as _centre's copy, without that copy)
-                Xt, X_offset = X, _rounded_offset(X_offset)
-                offset = X_offset
+            Xt, X_offset, offset = _centring(X, X_offset)
             Yt = Y - y_offset
         else:
             X_offset, y_offset, Xt, Yt = np.zeros(nf), np.zeros(Y.shape[1]), X, Y
@@ -979,6 +975,16 @@ def _weighted_mean(X, sw, block=1 << 16):
 def _rounded_offset(X_offset):
     """The feature means to subtract, rounded to float32 first (_centre)."""
     return np.asarray(X_offset, dtype=np.float32).astype(np.float64)
+
+
+def _centring(X, X_offset):
+    """(X for the conversion, the offset subtracted, the offset the conversion subtracts or None): a dense X is
+    centred by the conversion itself (_to_matrix's offset: X - offset as _centre's copy would convert, without that
+    copy); a sparse X by _centre."""
+    if sp.issparse(X):
+        return (*_centre(X, X_offset), None)
+    rounded = _rounded_offset(X_offset)
+    return X, rounded, rounded
 
 
 def _centre(X, X_offset):

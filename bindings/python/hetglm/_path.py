@@ -25,10 +25,9 @@ from sklearn.utils.validation import _check_sample_weight, check_array, check_is
 
 from . import _hetglm
 from ._estimators import (_MAX_DENSE_ENTRIES, ElasticNet, Lasso, LogisticRegression, Ridge, _BaseRegressor,
-                          _HetGLMBase, _centre, _check_cd_params, _check_float_range, _check_l1_ratio,
+                          _HetGLMBase, _centre, _centring, _check_cd_params, _check_float_range, _check_l1_ratio,
                           _check_sparse_format, _check_tol_max_iter, _engine_call, _float64_for, _penalty_from,
-                          _positive_finite, _resolve_penalty, _rounded_offset, _seed, _threads_for,
-                          _to_matrix)
+                          _positive_finite, _resolve_penalty, _seed, _threads_for, _to_matrix)
 
 __all__ = ["lasso_path", "enet_path", "logistic_regression_path", "LassoCV", "ElasticNetCV",
            "LogisticRegressionCV", "RidgeCV"]
@@ -276,11 +275,8 @@ def _fold_mse(X, y, train, test, l1_ratio, alphas, fit_intercept, tol, max_iter,
         else:
             X_mean = np.asarray(Xtr.T @ sw_tr).ravel() / sw_tr.sum()
             y_mean = float(np.average(ytr, weights=sw_tr))
-        if sw_tr is None and not sp.issparse(Xtr):
-            X_mean = offset = _rounded_offset(X_mean)  # _centre's rounding
-            Xc = Xtr
-        else:
-            Xc, X_mean = _centre(Xtr, X_mean)
+        # (with weights the centred rows are scaled below, so the copy is made)
+        Xc, X_mean, offset = _centring(Xtr, X_mean) if sw_tr is None else (*_centre(Xtr, X_mean), None)
         yc = ytr - y_mean
     else:
         X_mean, y_mean, Xc, yc = np.zeros(X.shape[1]), 0.0, Xtr, ytr

@@ -260,13 +260,14 @@ def test_lasso_cv_folds_centre_a_dense_x_in_its_conversion(housing_dense):
     # matrix_from_dense) instead of a centred copy of the fold: the fold's MSE path is bit for bit the one of the
     # explicit copy X[train] - mean, float32-rounded mean as _centre's, and the same engine path.
     from hetglm import _path
+    from hetglm._estimators import _rounded_offset
     X, y = housing_dense
     train, test = np.arange(0, 400), np.arange(400, X.shape[0])
     alphas = np.array([1.0, 0.3, 0.1, 0.03, 0.01])
     for Xf, l1_ratio in ((X, 1.0), (np.asfortranarray(X.astype(np.float32)), 0.5)):
         got = _path._fold_mse(Xf, y, train, test, l1_ratio, alphas, True, 1e-8, 10000, 0)
         Xtr, ytr = Xf[train], y[train]
-        mean = _path._rounded_offset(np.asarray(Xtr.mean(axis=0)).ravel())
+        mean = _rounded_offset(np.asarray(Xtr.mean(axis=0)).ravel())
         y_mean = float(ytr.mean())
         M = _path._by_feature(np.ascontiguousarray(Xtr - mean), 1e-8)
         w = _path._engine_path(M, np.ascontiguousarray(ytr - y_mean), "lasso" if l1_ratio == 1 else "elastic-net",
