@@ -38,8 +38,10 @@ SolveResult solve_sequential(const Form& form, const SolverOptions& options) {
   std::vector<double> inners(pg_shrinking ? static_cast<std::size_t>(m) : 0);  // r_i at the last certificate
 
   int epoch = 0;
-  bool exact = true;  // `cert` certifies (alpha, v = A alpha)
-  Certificate cert = certificate(form, res.alpha, v);
+  // `cert` certifies (alpha, v = A alpha). No certificate of the start: the first certified epoch replaces it;
+  // where no epoch runs (max_epochs 0), the final one below makes it.
+  bool exact = false;
+  Certificate cert;
   while (driver.budget_left(epoch)) {
     if constexpr (kBoxDual) {
       if (pg_shrinking) {
