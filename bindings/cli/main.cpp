@@ -26,6 +26,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <algorithm>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -1267,6 +1268,33 @@ int run_predict(PredictArgs& a) {
     return 0;
   }
   const json m = metrics(model, data);
+  if (!a.quiet && m.contains("accuracy")) {
+    // Samples whose label is not a class of the model count as errors in the accuracy: say so (a file of labels
+    // 1 / 2 against a model of -1 / +1 gave "Accuracy = 6.2%" and nothing else; LIBLINEAR says nothing either).
+    const std::set<double> classes(model.labels.begin(), model.labels.end());
+    std::set<double> foreign;
+    std::size_t n_foreign = 0;
+    for (double y : data.y)
+      if (!classes.count(y)) {
+        foreign.insert(y);
+        ++n_foreign;
+      }
+    if (n_foreign > 0) {
+      auto list = [](const std::set<double>& ls) {
+        std::string t;
+        std::size_t k = 0;
+        for (double l : ls) {
+          if (k++ == 5) return t + ", ...";
+          t += fmt::format("{}{}", t.empty() ? "" : ", ", l);
+        }
+        return t;
+      };
+      hetglm::eprint("warning: '{}': {} of its {} samples have a label that is not a class of the model '{}' ({} {}; "
+                     "the model's classes: {}): they count as errors in the accuracy\n",
+                     a.data_file, n_foreign, data.y.size(), a.model_file, foreign.size() == 1 ? "label" : "labels",
+                     list(foreign), list(classes));
+    }
+  }
   if (!a.quiet) {
     std::FILE* sink = a.output_file.empty() ? stderr : stdout;
     if (m.contains("accuracy"))

@@ -96,6 +96,27 @@ TEST_F(Cli, TrainsLogisticOnA9aWithCertificateReportAndTestAccuracy) {
   EXPECT_EQ(rep["n_samples"].get<int>(), 32561);
 }
 
+// Samples whose label is not a class of the model count as errors: predict says how many and which labels (a file of
+// labels 1 / 2 against a model of -1 / +1 gave "Accuracy = 6.2%" and nothing else); -q silences it.
+TEST_F(Cli, PredictWarnsOfLabelsThatAreNotClassesOfTheModel) {
+  ASSERT_EQ(run("train -q " + data("heart_scale") + " m").code, 0);
+  write("other.svm", "1 1:0.5\n2 2:0.1\n-1 3:0.2\n7 1:1\n");
+  const CliRun p = run("predict m other.svm out.txt");
+  EXPECT_EQ(p.code, 0) << p.err;
+  EXPECT_EQ(p.err, "warning: 'other.svm': 2 of its 4 samples have a label that is not a class of the model 'm' "
+                   "(labels 2, 7; the model's classes: -1, 1): they count as errors in the accuracy\n");
+  EXPECT_NE(p.out.find("Accuracy = "), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find("/4)"), std::string::npos) << p.out;
+  const CliRun q = run("predict -q m other.svm out.txt");
+  EXPECT_EQ(q.code, 0) << q.err;
+  EXPECT_EQ(q.err, "");
+  // Every label a class: no warning.
+  write("same.svm", "1 1:0.5\n-1 3:0.2\n");
+  const CliRun r = run("predict m same.svm out.txt");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+}
+
 // An empty data file predicts nothing: an empty output and a warning, not "Accuracy = 0.0000% (0/0)".
 TEST_F(Cli, PredictOnAnEmptyFileWarnsAndWritesAnEmptyOutput) {
   ASSERT_EQ(run("train -q " + data("heart_scale") + " m").code, 0);
