@@ -102,7 +102,9 @@ DuhlResult run_duhl(const Form& form, Backend& accel, const SolverOptions& so, c
   accel.bind(describe_objective(form, curv));
 
   const bool all_fit = budget >= total;
-  const int passes = static_cast<int>((total + budget - 1) / budget);
+  // No stored entry at all (no coordinates, or only empty ones: a file without features in the primal): one pass
+  // (budget is 0 there, and the division crashed the process with SIGFPE).
+  const int passes = total > 0 ? static_cast<int>((total + budget - 1) / budget) : 1;
   const int exact_every = o.exact_gap_every > 0 ? o.exact_gap_every : std::max(1, passes / o.epochs_per_round);
   const long max_rounds = o.max_rounds > 0 ? o.max_rounds : long(so.max_epochs) * std::max(1, passes / o.epochs_per_round);
 

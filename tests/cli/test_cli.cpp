@@ -96,6 +96,23 @@ TEST_F(Cli, TrainsLogisticOnA9aWithCertificateReportAndTestAccuracy) {
   EXPECT_EQ(rep["n_samples"].get<int>(), 32561);
 }
 
+// A file without features trains with DuHL as without it (w empty, the certificate of w = 0: gap 0); the primal's
+// working-set sizing divided by the data's 0 bytes and killed the process with SIGFPE (exit 136, no message).
+TEST_F(Cli, DuhlTrainsAFileWithoutFeatures) {
+  write("nofeat.svm", "1\n-1\n");
+  for (const std::string args : {"--model lasso --device fpga-sim", "--model elastic-net --accel-memory 50%",
+                                 "--model logistic --formulation primal --device fpga-sim",
+                                 "--model svm --device fpga-sim"}) {
+    SCOPED_TRACE(args);
+    fs::remove(dir / "m");
+    const CliRun r = run("train -q " + args + " nofeat.svm m");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const hetglm::LinearModel m = hetglm::load_model((dir / "m").string());
+    EXPECT_EQ(m.nr_feature, 0);
+    EXPECT_EQ(m.gap.at(0), 0.0);
+  }
+}
+
 // Samples whose label is not a class of the model count as errors: predict says how many and which labels (a file of
 // labels 1 / 2 against a model of -1 / +1 gave "Accuracy = 6.2%" and nothing else); -q silences it.
 TEST_F(Cli, PredictWarnsOfLabelsThatAreNotClassesOfTheModel) {
