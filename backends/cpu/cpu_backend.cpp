@@ -237,8 +237,7 @@ class CpuBackend final : public Backend {
 
 namespace detail {
 std::unique_ptr<Backend> make_cpu_backend(const BackendOptions& o) {
-  if (!(o.link_bandwidth_gbps >= 0 && std::isfinite(o.link_bandwidth_gbps)))
-    throw InvalidArgument(fmt::format("--link-bandwidth: must be a non-negative number of GB/s, got {}", o.link_bandwidth_gbps));
+  check_link_bandwidth(o.link_bandwidth_gbps);
   if (o.tpa_concurrency < 0)
     throw InvalidArgument(fmt::format("--tpa-concurrency: must be 0 (sequential epochs) or positive, got {}", o.tpa_concurrency));
   if (o.cpu_precision == "double")

@@ -15,6 +15,12 @@
 
 namespace hetglm {
 
+void check_link_bandwidth(double gbps) {
+  if (!(gbps == 0 || (gbps >= 1e-3 && gbps <= 1e6)))
+    throw InvalidArgument(
+        fmt::format("--link-bandwidth: must be 0 (no emulated link) or between 0.001 and 1e6 GB/s, got {}", gbps));
+}
+
 MemoryBudget parse_memory_budget(const std::string& text) {
   static constexpr const char* kExpected =
       "expected bytes with an optional K M G T Ki Mi Gi Ti suffix, or a percentage such as 25%";

@@ -20,6 +20,13 @@
 
 namespace hetglm {
 
+void check_duhl_epochs(int epochs) {
+  if (epochs < 1 || epochs > kMaxDuhlEpochs)
+    throw InvalidArgument(fmt::format(
+        "--duhl-epochs: must be between 1 and {} (the accelerator's epochs on the working set per round), got {}",
+        kMaxDuhlEpochs, epochs));
+}
+
 CpuRole parse_cpu_role(const std::string& s) {
   if (s == "gaps") return CpuRole::gaps;
   if (s == "solve") return CpuRole::solve;
@@ -95,8 +102,7 @@ DuhlResult run_duhl(const Form& form, Backend& accel, const SolverOptions& so, c
     throw InvalidArgument(fmt::format(
         "--accel-memory: a budget of {} bytes is smaller than the largest column ({} bytes); give at least {} bytes",
         accel.memory_budget(), maxcol, maxcol));
-  if (o.epochs_per_round < 1)
-    throw InvalidArgument(fmt::format("--duhl-epochs: must be at least 1, got {}", o.epochs_per_round));
+  check_duhl_epochs(o.epochs_per_round);
 
   std::vector<double> curv;
   accel.bind(describe_objective(form, curv));

@@ -1354,7 +1354,19 @@ TEST_F(Cli, EmptyValuesAndOptionsThatDoNotApplyAreChecked) {
       {"train --replica-sigma nan missing.svm m",
        "error: --replica-sigma: must be 0 (by loss) or a number >= 1, got nan\n"},
       {"train --link-bandwidth -1 missing.svm m",
-       "error: --link-bandwidth: must be a non-negative number of GB/s, got -1\n"},
+       "error: --link-bandwidth: must be 0 (no emulated link) or between 0.001 and 1e6 GB/s, got -1\n"},
+      // A link this slow slept for hours per round past Ctrl-C; 1e-300 overflowed the sleep to no link at all.
+      {"train --link-bandwidth 1e-9 missing.svm m",
+       "error: --link-bandwidth: must be 0 (no emulated link) or between 0.001 and 1e6 GB/s, got 1e-09\n"},
+      {"train --link-bandwidth 1e-300 missing.svm m",
+       "error: --link-bandwidth: must be 0 (no emulated link) or between 0.001 and 1e6 GB/s, got 1e-300\n"},
+      // A round's accelerator epochs are not interruptible: 2^31 - 1 of them ran past Ctrl-C for good.
+      {"train --duhl-epochs 2147483647 missing.svm m",
+       "error: --duhl-epochs: must be between 1 and 1000 (the accelerator's epochs on the working set per round), "
+       "got 2147483647\n"},
+      {"train --duhl-epochs 0 missing.svm m",
+       "error: --duhl-epochs: must be between 1 and 1000 (the accelerator's epochs on the working set per round), "
+       "got 0\n"},
       {"train --tpa-concurrency -5 missing.svm m",
        "error: --tpa-concurrency: must be 0 (sequential epochs) or positive, got -5\n"},
       {"train --accel-memory 0 missing.svm m",

@@ -403,9 +403,7 @@ void check_options(const TrainOptions& o) {
     throw InvalidArgument(fmt::format("--bucket-size: must be >= 0 (0 = automatic), got {}", so.bucket_size));
   if (!valid_replica_sigma(so.replica_sigma))
     throw InvalidArgument(fmt::format("--replica-sigma: must be 0 (by loss) or a number >= 1, got {}", so.replica_sigma));
-  if (!(o.device.backend.link_bandwidth_gbps >= 0 && std::isfinite(o.device.backend.link_bandwidth_gbps)))
-    throw InvalidArgument(fmt::format("--link-bandwidth: must be a non-negative number of GB/s, got {}",
-                                      o.device.backend.link_bandwidth_gbps));
+  check_link_bandwidth(o.device.backend.link_bandwidth_gbps);
   if (o.device.backend.tpa_concurrency < 0)
     throw InvalidArgument(fmt::format("--tpa-concurrency: must be 0 (sequential epochs) or positive, got {}",
                                       o.device.backend.tpa_concurrency));
@@ -422,8 +420,7 @@ void check_options(const TrainOptions& o) {
                                         "--solver auto or newton)",
                                         solver_kind_name(so.solver)));
   }
-  if (o.device.duhl.epochs_per_round < 1)
-    throw InvalidArgument(fmt::format("--duhl-epochs: must be at least 1, got {}", o.device.duhl.epochs_per_round));
+  check_duhl_epochs(o.device.duhl.epochs_per_round);
 }
 
 namespace {

@@ -27,6 +27,11 @@ MemoryBudget parse_memory_budget(const std::string& text);
 /// parse_memory_budget(text).resolve(total_bytes).
 std::size_t parse_memory_size(const std::string& text, std::size_t total_bytes);
 
+/// Throws InvalidArgument unless `gbps` (--link-bandwidth) is 0 (no emulated link) or within [0.001, 1e6] GB/s: a
+/// slower link slept for hours per round without seeing Ctrl-C (1e-9 GB/s), and a far smaller one overflowed the
+/// sleep to nothing, silently emulating no link (1e-300).
+void check_link_bandwidth(double gbps);
+
 struct BackendOptions {
   /// Bytes for resident coordinates (column_bytes each). 0 = the device's own limit (cpu: unlimited;
   /// opencl: 3/4 of CL_DEVICE_GLOBAL_MEM_SIZE and at most CL_DEVICE_MAX_MEM_ALLOC_SIZE of nonzeros; cuda: 80% of the

@@ -60,6 +60,12 @@ struct DuhlRound {
   double primal = 0, dual = 0, gap = 0, rel_gap = 0;
 };
 
+/// The most accelerator epochs per DuHL round (--duhl-epochs): a round's epochs are not interruptible (an interrupt
+/// is seen between rounds), and 2^31 - 1 of them kept the process past Ctrl-C for good.
+inline constexpr int kMaxDuhlEpochs = 1000;
+/// Throws InvalidArgument unless 1 <= epochs <= kMaxDuhlEpochs.
+void check_duhl_epochs(int epochs);
+
 struct DuhlOptions {
   CpuRole cpu_role = CpuRole::gaps;
   Selection selection = Selection::gap;
