@@ -2,7 +2,7 @@
 // The `hetglm` command line: `hetglm train [options] TRAIN [MODEL]` and
 // `hetglm predict [options] MODEL DATA [OUTPUT]` over libsvm files (LIBLINEAR's train/predict, with a
 // duality-gap certificate). Exit codes: 0 success, 1 training failure, 2 bad usage or bad input,
-// 130 interrupted (SIGINT).
+// 130 interrupted (SIGINT), 143 terminated (SIGTERM: the same stop as SIGINT).
 #include <CLI/CLI.hpp>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -52,10 +52,16 @@ using json = nlohmann::json;
 
 constexpr int kExitTraining = 1;
 constexpr int kExitUsage = 2;
-constexpr int kExitInterrupted = 130;
-
 std::atomic<bool> g_interrupted{false};
-extern "C" void on_sigint(int) { g_interrupted.store(true); }
+std::atomic<int> g_signal{SIGINT};  // the signal that interrupted (SIGINT or SIGTERM)
+extern "C" void on_sigint(int sig) {
+  g_signal.store(sig);
+  g_interrupted.store(true);
+}
+/// 128 + the signal, as a shell reports a process killed by it: 130 for Ctrl-C (SIGINT), 143 for SIGTERM, which
+/// `timeout`, `kill` and job schedulers send and which stops training the same way (without a handler it killed the
+/// process mid-write and left the atomic write's temporary file behind).
+int interrupted_exit_code() { return 128 + g_signal.load(); }
 
 /// Standard output's reader has gone (`hetglm train ... | head -1`): SIGPIPE is ignored, and the first failed flush of
 /// a progress or summary line (EPIPE) sends the rest of standard output to /dev/null, so training goes on and the
@@ -686,7 +692,7 @@ int run_cross_validation(TrainArgs& a, const Dataset& data, double load_seconds,
     const hetglm::CvResult r = arena.execute([&] { return hetglm::cross_validate(data, a.opt, cv); });
     if (r.interrupted) {
       hetglm::eprint("interrupted: cross-validation stopped; nothing written\n");
-      return kExitInterrupted;
+      return interrupted_exit_code();
     }
     json fj = json::array();
     int unconverged = 0;
@@ -745,7 +751,7 @@ int run_cross_validation(TrainArgs& a, const Dataset& data, double load_seconds,
     const hetglm::CPathResult r = arena.execute([&] { return hetglm::search_C(data, a.opt, cv, po); });
     if (r.interrupted) {
       hetglm::eprint("interrupted: the search of C stopped; nothing written\n");
-      return kExitInterrupted;
+      return interrupted_exit_code();
     }
     json pj = json::array();
     int unconverged = 0;
@@ -849,9 +855,11 @@ int run_train(TrainArgs& a) {
     throw hetglm::InvalidArgument("--distributed: this hetglm was built without MPI (configure with -DHETGLM_ENABLE_MPI=ON)");
 #endif
   }
-  // From here on, Ctrl-C ends with exit code 130 after the current epoch and writes nothing, unless
+  // From here on, Ctrl-C ends with exit code 130 (SIGTERM the same way, 143) after the current epoch and writes
+  // nothing, unless
   // --save-on-interrupt is given (then the model with its honest current certificate and the report are written).
   std::signal(SIGINT, on_sigint);
+  std::signal(SIGTERM, on_sigint);
 
   hetglm::LibsvmOptions ro;
   ro.zero_based = a.zero_based;
@@ -872,7 +880,7 @@ int run_train(TrainArgs& a) {
   if (tiny) hetglm::eprint("{}", hetglm::float32_fallback_warning(a.train_file));
   if (g_interrupted.load()) {
     hetglm::eprint("interrupted while loading '{}'; nothing written\n", a.train_file);
-    return kExitInterrupted;
+    return interrupted_exit_code();
   }
   std::optional<Dataset> test;
   if (!a.test_file.empty()) {
@@ -958,7 +966,7 @@ int run_train(TrainArgs& a) {
                          ? fmt::format(" (--save-on-interrupt: only {} of {} one-vs-rest classes trained)",
                                        res.columns.size(), want)
                          : std::string());
-      return kExitInterrupted;
+      return interrupted_exit_code();
     }
   }
 
@@ -1122,7 +1130,7 @@ int run_train(TrainArgs& a) {
         "interrupted: stopped after the current epoch with relative gap {:.3e}; model '{}' written with this "
         "certificate (--save-on-interrupt)\n",
         report["rel_gap"].get<double>(), a.model_file);
-    return kExitInterrupted;
+    return interrupted_exit_code();
   }
   if (!a.quiet) {
     info_print(info, "model '{}' ({} {}, lambda {:.6g}): primal {:.10e}  dual {:.10e}  gap {:.3e}  rel gap {:.3e}  epochs {}  "
@@ -1559,7 +1567,7 @@ int hetglm_cli_main(int argc, char** argv) {
     return kExitTraining;
   } catch (const hetglm::Interrupted& e) {  // Ctrl-C while a reader waited or read (LibsvmOptions::should_stop)
     hetglm::eprint("interrupted while loading '{}'; nothing written\n", e.file());
-    return kExitInterrupted;
+    return interrupted_exit_code();
   } catch (const hetglm::Error& e) {
     hetglm::eprint("error: {}\n", e.what());
     return kExitUsage;

@@ -142,16 +142,16 @@ class Robust : public ::testing::Test {
     int code = -1;
     std::string err;
   };
-  Interrupted interrupt_after_first_epoch(const std::vector<std::string>& args, int seconds) {
+  Interrupted interrupt_after_first_epoch(const std::vector<std::string>& args, int seconds, int sig = SIGINT) {
     Child c = Child::spawn(args, dir / "out", dir / "err");
     Interrupted r;
     if (!wait_for_text(c, dir / "out", "\nepoch ")) {
       ADD_FAILURE() << "no epoch line: " << slurp(dir / "err");
       return r;
     }
-    ::kill(c.pid, SIGINT);
+    ::kill(c.pid, sig);
     if (!c.wait(seconds)) {
-      ADD_FAILURE() << "no exit within " << seconds << " s of SIGINT";
+      ADD_FAILURE() << "no exit within " << seconds << " s of signal " << sig;
       return r;
     }
     r.code = c.exit_code();
@@ -225,6 +225,22 @@ TEST_F(Robust, SigintDuringTrainingStopsAfterTheEpochAndWritesNothing) {
   EXPECT_EQ(err.substr(err.size() - std::string("; no model written\n").size()), "; no model written\n") << err;
   EXPECT_FALSE(fs::exists(dir / "m"));
   EXPECT_FALSE(fs::exists(dir / "rep.json"));
+}
+
+// SIGTERM (timeout, kill, job schedulers) stops training as Ctrl-C does, with exit code 143 (128 + 15): without a
+// handler it killed the process wherever it was (mid-write, the atomic write's temporary file stayed behind).
+TEST_F(Robust, SigtermDuringTrainingStopsAfterTheEpochAndWritesNothing) {
+  const auto [code, err] = interrupt_after_first_epoch(
+      {"train", "--solver", "sequential", "--model", "svm", "--tol", "1e-15", "--max-epochs", "1000000",
+       "--report-json", (dir / "rep.json").string(), data_path("a9a"), (dir / "m").string()},
+      60, SIGTERM);
+  ASSERT_EQ(code, 143) << err;
+  EXPECT_EQ(err.rfind("interrupted: stopped after the current epoch with relative gap ", 0), 0u) << err;
+  EXPECT_EQ(err.substr(err.size() - std::string("; no model written\n").size()), "; no model written\n") << err;
+  EXPECT_FALSE(fs::exists(dir / "m"));
+  EXPECT_FALSE(fs::exists(dir / "rep.json"));
+  for (const auto& e : fs::directory_iterator(dir))
+    EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
 }
 
 TEST_F(Robust, SigintWithSaveOnInterruptWritesTheModelWithItsHonestCertificate) {
