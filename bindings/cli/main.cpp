@@ -856,8 +856,8 @@ int run_train(TrainArgs& a) {
 #endif
   }
   // From here on, Ctrl-C ends with exit code 130 (SIGTERM the same way, 143) after the current epoch and writes
-  // nothing, unless
-  // --save-on-interrupt is given (then the model with its honest current certificate and the report are written).
+  // nothing, unless --save-on-interrupt is given (then the model with its honest current certificate and the report
+  // are written).
   std::signal(SIGINT, on_sigint);
   std::signal(SIGTERM, on_sigint);
 
