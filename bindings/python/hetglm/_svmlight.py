@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import numbers
 import os
 
 import numpy as np
@@ -104,6 +105,11 @@ def load_svmlight_files(files, *, n_features=None, dtype=np.float64, multilabel=
     Raises ValueError on malformed text (message ``FILE:LINE:COLUMN: ...``), OSError/FileNotFoundError.
     """
     _check_unsupported(multilabel, offset, length)
+    if n_features is not None and (isinstance(n_features, bool) or not isinstance(n_features, numbers.Integral)
+                                   or n_features < 1):
+        # (scikit-learn's InvalidParameterError is a ValueError with this meaning; it said "n_features was set to
+        # -5, but input file contains 13 features", and 3.5 gave a matrix of 3.5 columns' shape error later)
+        raise ValueError(f"n_features must be None or an integer >= 1, got {n_features!r}")
     if isinstance(files, (str, bytes, os.PathLike, int)) or hasattr(files, "read"):
         files = [files]
     if zero_based == "auto" and len(files) == 1:

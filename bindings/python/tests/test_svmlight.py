@@ -144,3 +144,14 @@ def test_dump_round_trips_and_sklearn_reads_it(tmp_path, data_dir, zero_based):
     dense = tmp_path / "dense.svm"
     hetglm.dump_svmlight_file(X.toarray(), y, dense)
     assert_same(hetglm.load_svmlight_file(dense, zero_based=True), sk_load(str(dense), zero_based=True))
+
+
+@pytest.mark.parametrize("n_features", [-5, 0, 3.5, True, "13"])
+def test_n_features_must_be_a_positive_integer(data_dir, n_features):
+    # A bad-input trial: -5 said "n_features was set to -5, but input file contains 13 features", 3.5 failed later
+    # in the matrix's shape (scikit-learn refuses both as an InvalidParameterError, a ValueError).
+    with pytest.raises(ValueError) as e:
+        hetglm.load_svmlight_file(f"{data_dir}/heart_scale", n_features=n_features)
+    assert str(e.value) == f"n_features must be None or an integer >= 1, got {n_features!r}"
+    X, _ = hetglm.load_svmlight_file(f"{data_dir}/heart_scale", n_features=np.int64(20))
+    assert X.shape == (270, 20)
