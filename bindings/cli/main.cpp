@@ -821,6 +821,12 @@ int run_train(TrainArgs& a) {
   const bool cross_validation = a.cv_folds > 0 || a.find_C;  // -v / -C: no model is written
   if (a.model_file.empty()) a.model_file = default_model_path(a.train_file);
   if (is_standard_output(a.model_file)) a.model_file = "-";  // MODEL /dev/stdout: as MODEL -
+  // The report is staged and renamed into place (written after the model, replaced only with it): a file. "-" wrote
+  // a file named "-" where MODEL - means standard output.
+  if (a.report_file == "-")
+    throw hetglm::InvalidArgument(
+        "--report-json: '-' is not standard output here; the report is written atomically to a file: give a file "
+        "name (e.g. --report-json report.json, then cat it)");
   // Outputs must not overwrite an input or each other.
   check_outputs({{"TRAIN", a.train_file}, {"--test", a.test_file}},
                 {{"MODEL", cross_validation ? std::string() : a.model_file}, {"--report-json", a.report_file}});

@@ -1376,6 +1376,10 @@ TEST_F(Cli, EmptyValuesAndOptionsThatDoNotApplyAreChecked) {
        "error: --memory-limit: must be at least 1 byte, got '0' (a limit of no bytes keeps no data)\n"},
       {"train --partition bogus missing.svm m",
        "error: --partition: unknown value 'bogus' (expected random or file-order)\n"},
+      // It wrote a file named "-" (MODEL - is standard output).
+      {"train --report-json - missing.svm m",
+       "error: --report-json: '-' is not standard output here; the report is written atomically to a file: give a "
+       "file name (e.g. --report-json report.json, then cat it)\n"},
   };
   for (const auto& [args, err] : cases) {
     SCOPED_TRACE(args);
