@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "hetglm/io.hpp"
+#include "hetglm/memory.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -33,7 +34,7 @@ StopCallback& StopCallback::operator=(const StopCallback& o) = default;
 StopCallback& StopCallback::operator=(StopCallback&& o) noexcept = default;
 StopCallback::~StopCallback() = default;
 
-std::string read_file(const std::string& path) {
+std::string read_file(const std::string& path, std::uint64_t max_bytes) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw IoError(fmt::format("cannot open '{}': {}", path, std::strerror(errno)));
   struct Closer {
@@ -46,11 +47,38 @@ std::string read_file(const std::string& path) {
   // A device such as /dev/zero never ends: only regular files and pipes (e.g. /dev/stdin) are read.
   if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
     throw IoError(fmt::format("cannot open '{}': not a regular file or pipe", path));
+  // The buffer never holds more than max_bytes + 1 bytes: filling that many means the text is longer than the bound.
+  // Automatic: what can still be allocated plus what the buffer already holds, looked up again at every doubling.
+  const bool automatic = max_bytes == 0;
+  MemoryLimit avail;
+  std::size_t cap = SIZE_MAX;
   std::string buf;
-  buf.resize(S_ISREG(st.st_mode) && st.st_size > 0 ? static_cast<std::size_t>(st.st_size) + 1 : 1 << 16);
+  auto refresh = [&] {
+    if (automatic) {
+      avail = memory_limit();
+      max_bytes = avail.bytes > 0 ? avail.bytes + buf.size() : 0;
+    }
+    cap = max_bytes > 0 ? static_cast<std::size_t>(max_bytes) + 1 : SIZE_MAX;
+  };
+  auto too_long = [&] {
+    return MemoryLimitError(fmt::format(
+        "'{}': more than {} of text, {}{}", path, format_bytes(max_bytes),
+        automatic ? "all this process can still allocate" : "the limit given",
+        automatic && !avail.source.empty() ? fmt::format(" ({})", avail.source) : std::string()));
+  };
+  refresh();
+  if (S_ISREG(st.st_mode) && max_bytes > 0 && static_cast<std::uint64_t>(st.st_size) > max_bytes) throw too_long();
+  buf.resize(std::min(S_ISREG(st.st_mode) && st.st_size > 0 ? static_cast<std::size_t>(st.st_size) + 1
+                                                             : std::size_t{1} << 16,
+                      cap));
   std::size_t used = 0;
   for (;;) {
-    if (used == buf.size()) buf.resize(buf.size() * 2);
+    if (used == buf.size()) {
+      if (used >= cap) throw too_long();
+      refresh();
+      if (used >= cap) throw too_long();
+      buf.resize(std::min(buf.size() * 2, cap));
+    }
     const ssize_t n = ::read(fd, buf.data() + used, std::min<std::size_t>(buf.size() - used, 1 << 30));
     if (n < 0) {
       if (errno == EINTR) continue;

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstring>
 #include <random>
 #include <thread>
@@ -1163,4 +1164,37 @@ TEST(ModelStream, AFifoWithoutWriterIsInterrupted) {
   expect_same_model(load_model(fifo), parse_model(join(multiclass_lines()), "m"));
   w.join();
   fs::remove_all(dir);
+}
+
+// read_file keeps at most max_bytes of text (0: what the process can still allocate): a stream without end (`yes |`
+// into the Python reader) grew until the kernel killed the process. A regular file is refused from its size, a pipe
+// once its text passes the bound; text within it reads whole.
+TEST(ReadFile, RefusesTextBeyondItsBound) {
+  namespace fs = std::filesystem;
+  const fs::path p = fs::temp_directory_path() / ("hetglm_read_file_" + std::to_string(::getpid()));
+  std::ofstream(p, std::ios::binary) << std::string(1000, 'x');
+  EXPECT_EQ(hetglm::read_file(p.string(), 1000), std::string(1000, 'x'));
+  EXPECT_EQ(hetglm::read_file(p.string()), std::string(1000, 'x'));
+  try {
+    hetglm::read_file(p.string(), 999);
+    ADD_FAILURE() << "no MemoryLimitError";
+  } catch (const hetglm::MemoryLimitError& e) {
+    EXPECT_EQ(std::string(e.what()), "'" + p.string() + "': more than 999 bytes of text, the limit given");
+  }
+  const fs::path fifo = p.string() + ".fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  // The reader closes the FIFO at 100,001 bytes, maybe before the writer is done: its write then fails (EPIPE)
+  // instead of killing the test with SIGPIPE.
+  const auto old_pipe = std::signal(SIGPIPE, SIG_IGN);
+  std::thread writer([&] { std::ofstream(fifo, std::ios::binary) << std::string(150000, 'y'); });
+  try {
+    hetglm::read_file(fifo.string(), 100000);
+    ADD_FAILURE() << "no MemoryLimitError";
+  } catch (const hetglm::MemoryLimitError& e) {
+    EXPECT_EQ(std::string(e.what()), "'" + fifo.string() + "': more than 100.0 kB of text, the limit given");
+  }
+  writer.join();
+  std::signal(SIGPIPE, old_pipe);
+  fs::remove(fifo);
+  fs::remove(p);
 }

@@ -58,17 +58,35 @@ def _opener(path):
     return None
 
 
+def _read_bounded(fh, name):
+    """All of fh's bytes, in chunks, at most what this process could still allocate when the read began (the engine's
+    memory_limit: cgroup limits and MemAvailable; no bound when unknown): a stream without end or a compression bomb
+    raised MemoryError only when the allocator gave up, or got the process killed. str chunks are UTF-8 encoded."""
+    limit, source = _hetglm.memory_limit()
+    chunks, total = [], 0
+    while True:
+        b = fh.read(1 << 24)
+        if not b:
+            break
+        if isinstance(b, str):
+            b = b.encode()
+        chunks.append(b)
+        total += len(b)
+        if limit and total > limit:
+            raise MemoryError(f"'{name}': more than {_hetglm.format_bytes(limit)} of text, all this process can still "
+                              f"allocate ({source})")
+    return b"".join(chunks)
+
+
 def _parse(f, shift):
     """Parse one file: a path (plain, gzip or bzip2: _opener), an open file descriptor number or a binary file
     object."""
     if hasattr(f, "read"):
-        data = f.read()
-        if isinstance(data, str):
-            data = data.encode()
+        data = _read_bounded(f, str(getattr(f, "name", "<file>")))
         return _hetglm.parse_svmlight_bytes(data, str(getattr(f, "name", "<file>")), shift)
     if isinstance(f, (int, np.integer)):
         with os.fdopen(os.dup(int(f)), "rb") as fh:
-            return _hetglm.parse_svmlight_bytes(fh.read(), f"<fd {int(f)}>", shift)
+            return _hetglm.parse_svmlight_bytes(_read_bounded(fh, f"<fd {int(f)}>"), f"<fd {int(f)}>", shift)
     path = os.fspath(f)
     if isinstance(path, bytes):
         path = path.decode()
@@ -76,7 +94,7 @@ def _parse(f, shift):
     if opener is not None:
         try:
             with opener(path, "rb") as fh:
-                data = fh.read()
+                data = _read_bounded(fh, path)
         except (EOFError, OSError) as e:
             if getattr(e, "errno", None) is not None:  # the file system's errors (missing file ...) name the file
                 raise

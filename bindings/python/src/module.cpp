@@ -36,6 +36,7 @@
 #include "hetglm/config.hpp"
 #include "hetglm/error.hpp"
 #include "hetglm/libsvm.hpp"
+#include "hetglm/memory.hpp"
 #include "hetglm/model.hpp"
 #include "hetglm/backends/registry.hpp"
 #include "hetglm/solvers/newton.hpp"
@@ -511,6 +512,12 @@ NB_MODULE(_hetglm, m) {
   // (forms.hpp kFloat64Tol).
   m.attr("float64_tol") = kFloat64Tol;
   m.attr("min_tol") = kMinTol;  // the smallest tol train() accepts (check_options)
+  m.def("memory_limit", [] {
+    const MemoryLimit l = memory_limit();
+    return nb::make_tuple(l.bytes, l.source);
+  }, "(bytes, source): what this process can still allocate (cgroup limits and MemAvailable; 0 = unknown), as the "
+     "readers bound what they keep (memory.hpp).");
+  m.def("format_bytes", [](std::uint64_t b) { return format_bytes(b); }, "1500000000 -> '1.5 GB' (memory.hpp).");
 
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
@@ -521,6 +528,8 @@ NB_MODULE(_hetglm, m) {
       PyErr_SetString(PyExc_ValueError, e.what());
     } catch (const UnsupportedDevice& e) {  // a device not compiled in or not present: the user's choice
       PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const MemoryLimitError& e) {  // a reader's bound on what it keeps (read_file, the model reader)
+      PyErr_SetString(PyExc_MemoryError, e.what());
     } catch (const IoError& e) {
       const std::string msg = e.what();
       PyErr_SetString(msg.find("No such file or directory") != std::string::npos ? PyExc_FileNotFoundError

@@ -155,3 +155,22 @@ def test_n_features_must_be_a_positive_integer(data_dir, n_features):
     assert str(e.value) == f"n_features must be None or an integer >= 1, got {n_features!r}"
     X, _ = hetglm.load_svmlight_file(f"{data_dir}/heart_scale", n_features=np.int64(20))
     assert X.shape == (270, 20)
+
+
+def test_streams_and_compressed_files_are_read_within_the_memory_left(tmp_path, monkeypatch):
+    # A bad-input trial: `yes "1 1:1" |` into load_svmlight_file("/dev/stdin") grew until the allocator gave up (or
+    # the kernel killed the process); a .gz and a file object are now read in chunks, at most what the process could
+    # still allocate when the read began (the engine's memory_limit), here patched to 1 MB.
+    from hetglm import _svmlight
+    text = b"1 1:1 2:0.5\n" * 200000  # 2.4 MB
+    with gzip.open(tmp_path / "big.gz", "wb") as f:
+        f.write(text)
+    monkeypatch.setattr(_svmlight._hetglm, "memory_limit", lambda: (1000000, "MemAvailable"))
+    with pytest.raises(MemoryError) as e:
+        hetglm.load_svmlight_file(str(tmp_path / "big.gz"))
+    assert str(e.value) == f"'{tmp_path / 'big.gz'}': more than 1.0 MB of text, all this process can still allocate " \
+                           f"(MemAvailable)"
+    with pytest.raises(MemoryError):
+        hetglm.load_svmlight_file(io.BytesIO(text))
+    X, y = hetglm.load_svmlight_file(io.BytesIO(text[:120000]))  # within the bound: read whole
+    assert X.shape == (10000, 2)

@@ -33,9 +33,12 @@ class StopCallback {
   std::function<bool()> f_;
 };
 
-/// The whole file as bytes (regular files and pipes only; a device such as /dev/zero is refused).
-/// Throws IoError "cannot open 'PATH': reason" / "cannot read 'PATH': reason".
-std::string read_file(const std::string& path);
+/// The whole file as bytes (regular files and pipes only; a device such as /dev/zero is refused), at most
+/// `max_bytes` of them (0: what this process can still allocate, memory_limit_bytes(), looked up at the start and
+/// at every doubling of the buffer; no bound when that is unknown). Throws IoError "cannot open 'PATH': reason" /
+/// "cannot read 'PATH': reason", MemoryLimitError "'PATH': more than N bytes of text, ..." past the bound (a stream
+/// without end, `yes | ...`, grew until the kernel killed the process).
+std::string read_file(const std::string& path, std::uint64_t max_bytes = 0);
 
 /// Write `contents` to `path` atomically (through a symbolic link to its target; a character device such as
 /// /dev/null or a pipe is written directly, never replaced; a directory, socket or block device is refused with
