@@ -580,9 +580,6 @@ class _BaseClassifier(LinearClassifierMixin, _HetGLMBase):
         if unpenalized:  # penalty=None or C=inf: L2 with lambda = _UNPENALIZED_LAMBDA / n (see its comment)
             opts = self._options(model, "l2", lam=_UNPENALIZED_LAMBDA / n, bias=bias)
         else:
-            lam = 1.0 / (float(self.C) * n)  # the engine's lambda (checked there too, in the command line's words)
-            if not (np.isfinite(lam) and lam > 0):
-                raise ValueError(f"C = {self.C!r} makes lambda = 1/(C n) = {lam} out of double range (n = {n} samples)")
             opts = self._options(model, self._penalty(), C=self.C,
                                  l1_ratio=0.5 if getattr(self, "l1_ratio", None) is None else self.l1_ratio, bias=bias)
         # Every class trains its column, also one without a sample of non-zero weight (scikit-learn's behaviour; the
@@ -1162,7 +1159,7 @@ class Lasso(ElasticNet):
 # Python API they name the parameter instead (the rest of the message is the engine's).
 _FLAG_PARAMS = {"--tol": "tol", "--max-epochs": "max_iter", "--threads": "n_jobs", "--accel-memory": "accel_memory",
                 "--l1-ratio": "l1_ratio", "--formulation": "formulation", "--penalty": "penalty",
-                "--lambda": "the regularization (lambda = 1/(C n), or alpha)", "--seed": "random_state"}
+                "--lambda": "the regularization (lambda = 1/(C n), or alpha)", "--seed": "random_state", "-c": "C"}
 
 
 def _engine_call(fn, *args):

@@ -224,8 +224,8 @@ def test_regressors_refuse_a_sparse_x_with_3e9_columns_before_allocating(Est):
     (dict(accel_memory="lots"), "accel_memory: cannot parse 'lots' (expected bytes with an optional K M G T Ki Mi "
                                 "Gi Ti suffix, or a percentage such as 25%)"),
     # It said "-c: C = 1e+308 makes ...", the command line's option.
-    (dict(C=1e308), "C = 1e+308 makes lambda = 1/(C n) = 0.0 out of double range (n = {n} samples)"),
-    (dict(C=1e-320), "C = 1e-320 makes lambda = 1/(C n) = inf out of double range (n = {n} samples)"),
+    (dict(C=1e308), "C: C = 1e+308 makes lambda = 1/(C n) = 0 out of double range"),
+    (dict(C=1e-320), "C: C = 1e-320 makes lambda = 1/(C n) = inf out of double range"),
 ])
 def test_parameters_beyond_what_the_engine_holds_are_value_errors(small, kwargs, msg):
     # Found by an adversarial trial: max_iter / n_jobs beyond 32 bits raised the binding's TypeError, a seed beyond
@@ -234,7 +234,7 @@ def test_parameters_beyond_what_the_engine_holds_are_value_errors(small, kwargs,
     X, y = small
     with pytest.raises(ValueError) as e:
         hetglm.LogisticRegression(**kwargs).fit(X, y)
-    assert str(e.value) == msg.replace("{n}", str(X.shape[0]))
+    assert str(e.value) == msg
 
 
 @pytest.mark.parametrize("multi_class", ["auto", "ovr"])
