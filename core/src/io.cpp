@@ -73,10 +73,9 @@ std::string read_file(const std::string& path, std::uint64_t max_bytes) {
                       cap));
   std::size_t used = 0;
   for (;;) {
-    if (used == buf.size()) {
+    if (used == buf.size()) {  // full: past the bound once it holds cap bytes, else grown (the bound looked up again)
       if (used >= cap) throw too_long();
       refresh();
-      if (used >= cap) throw too_long();
       buf.resize(std::min(buf.size() * 2, cap));
     }
     const ssize_t n = ::read(fd, buf.data() + used, std::min<std::size_t>(buf.size() - used, 1 << 30));

@@ -136,8 +136,8 @@ class Robust : public ::testing::Test {
     std::ofstream(dir / name, std::ios::binary) << text;
     return dir / name;
   }
-  /// Runs the CLI with `args`, sends SIGINT once its progress shows the first epoch, and waits at most `seconds`
-  /// for it to exit (the three SIGINT tests below). The exit code is -1 when it did not get that far.
+  /// Runs the CLI with `args`, sends `sig` (SIGINT by default) once its progress shows the first epoch, and waits at
+  /// most `seconds` for it to exit (the SIGINT and SIGTERM tests below). The exit code is -1 when it did not get that far.
   struct Interrupted {
     int code = -1;
     std::string err;
@@ -157,6 +157,21 @@ class Robust : public ::testing::Test {
     r.code = c.exit_code();
     r.err = slurp(dir / "err");
     return r;
+  }
+  /// Signal `sig` after the first epoch of a long run: exit code `code`, the interrupt message with the gap, and no
+  /// model, report or temporary file of the atomic writes.
+  void expect_stop_writes_nothing(int sig, int code_expected) {
+    const auto [code, err] = interrupt_after_first_epoch(
+        {"train", "--solver", "sequential", "--model", "svm", "--tol", "1e-15", "--max-epochs", "1000000",
+         "--report-json", (dir / "rep.json").string(), data_path("a9a"), (dir / "m").string()},
+        60, sig);
+    ASSERT_EQ(code, code_expected) << err;
+    EXPECT_EQ(err.rfind("interrupted: stopped after the current epoch with relative gap ", 0), 0u) << err;
+    EXPECT_EQ(err.substr(err.size() - std::string("; no model written\n").size()), "; no model written\n") << err;
+    EXPECT_FALSE(fs::exists(dir / "m"));
+    EXPECT_FALSE(fs::exists(dir / "rep.json"));
+    for (const auto& e : fs::directory_iterator(dir))
+      EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
   }
   /// Polls `out` until it contains `needle` or the child exits (at most `seconds`).
   static bool wait_for_text(Child& c, const fs::path& out, const std::string& needle, double seconds = 60) {
@@ -215,33 +230,11 @@ Dataset remap_columns(const Dataset& d, index_t n_cols, const std::function<inde
 // ---------------------------------------------------------------------------------------------------------------
 // SIGINT: stops at the end of the epoch, reports the gap, exit code 130; writes nothing unless --save-on-interrupt.
 
-TEST_F(Robust, SigintDuringTrainingStopsAfterTheEpochAndWritesNothing) {
-  const auto [code, err] = interrupt_after_first_epoch(
-      {"train", "--solver", "sequential", "--model", "svm", "--tol", "1e-15", "--max-epochs", "1000000",
-       "--report-json", (dir / "rep.json").string(), data_path("a9a"), (dir / "m").string()},
-      60);
-  ASSERT_EQ(code, 130) << err;
-  EXPECT_EQ(err.rfind("interrupted: stopped after the current epoch with relative gap ", 0), 0u) << err;
-  EXPECT_EQ(err.substr(err.size() - std::string("; no model written\n").size()), "; no model written\n") << err;
-  EXPECT_FALSE(fs::exists(dir / "m"));
-  EXPECT_FALSE(fs::exists(dir / "rep.json"));
-}
+TEST_F(Robust, SigintDuringTrainingStopsAfterTheEpochAndWritesNothing) { expect_stop_writes_nothing(SIGINT, 130); }
 
 // SIGTERM (timeout, kill, job schedulers) stops training as Ctrl-C does, with exit code 143 (128 + 15): without a
 // handler it killed the process wherever it was (mid-write, the atomic write's temporary file stayed behind).
-TEST_F(Robust, SigtermDuringTrainingStopsAfterTheEpochAndWritesNothing) {
-  const auto [code, err] = interrupt_after_first_epoch(
-      {"train", "--solver", "sequential", "--model", "svm", "--tol", "1e-15", "--max-epochs", "1000000",
-       "--report-json", (dir / "rep.json").string(), data_path("a9a"), (dir / "m").string()},
-      60, SIGTERM);
-  ASSERT_EQ(code, 143) << err;
-  EXPECT_EQ(err.rfind("interrupted: stopped after the current epoch with relative gap ", 0), 0u) << err;
-  EXPECT_EQ(err.substr(err.size() - std::string("; no model written\n").size()), "; no model written\n") << err;
-  EXPECT_FALSE(fs::exists(dir / "m"));
-  EXPECT_FALSE(fs::exists(dir / "rep.json"));
-  for (const auto& e : fs::directory_iterator(dir))
-    EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
-}
+TEST_F(Robust, SigtermDuringTrainingStopsAfterTheEpochAndWritesNothing) { expect_stop_writes_nothing(SIGTERM, 143); }
 
 TEST_F(Robust, SigintWithSaveOnInterruptWritesTheModelWithItsHonestCertificate) {
   const auto [code, err] = interrupt_after_first_epoch(

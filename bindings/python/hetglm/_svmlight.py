@@ -82,11 +82,12 @@ def _parse(f, shift):
     """Parse one file: a path (plain, gzip or bzip2: _opener), an open file descriptor number or a binary file
     object."""
     if hasattr(f, "read"):
-        data = _read_bounded(f, str(getattr(f, "name", "<file>")))
-        return _hetglm.parse_svmlight_bytes(data, str(getattr(f, "name", "<file>")), shift)
+        name = str(getattr(f, "name", "<file>"))
+        return _hetglm.parse_svmlight_bytes(_read_bounded(f, name), name, shift)
     if isinstance(f, (int, np.integer)):
+        name = f"<fd {int(f)}>"
         with os.fdopen(os.dup(int(f)), "rb") as fh:
-            return _hetglm.parse_svmlight_bytes(_read_bounded(fh, f"<fd {int(f)}>"), f"<fd {int(f)}>", shift)
+            return _hetglm.parse_svmlight_bytes(_read_bounded(fh, name), name, shift)
     path = os.fspath(f)
     if isinstance(path, bytes):
         path = path.decode()

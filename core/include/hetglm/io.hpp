@@ -34,8 +34,8 @@ class StopCallback {
 };
 
 /// The whole file as bytes (regular files and pipes only; a device such as /dev/zero is refused), at most
-/// `max_bytes` of them (0: what this process can still allocate, memory_limit_bytes(), looked up at the start and
-/// at every doubling of the buffer; no bound when that is unknown). Throws IoError "cannot open 'PATH': reason" /
+/// `max_bytes` of them (0: what this process can still allocate, memory_limit(), plus what the buffer already
+/// holds, looked up at the start and at every doubling of the buffer; no bound when that is unknown). Throws IoError "cannot open 'PATH': reason" /
 /// "cannot read 'PATH': reason", MemoryLimitError "'PATH': more than N bytes of text, ..." past the bound (a stream
 /// without end, `yes | ...`, grew until the kernel killed the process).
 std::string read_file(const std::string& path, std::uint64_t max_bytes = 0);
