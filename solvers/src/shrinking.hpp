@@ -169,6 +169,21 @@ struct MarginRule {
   }
   /// After the certificate that epoch_done asked for did not reach the solver's tolerance.
   void missed() { tol *= kTighten; }
+
+  /// CoCoA+ ranks at K > 1 (cocoa.cpp): how far, in units of G, a sample's G must point out of its interval at an
+  /// end for it to sit out the next round. Measured (hinge, K = 2, seed 1, bench/results/mpi.md section 12): label-
+  /// sorted a9a to 1e-4 in 643 / 533 / 464 rounds at 0.2 / 0.5 / 1 (506 without shrinking); the generated 2,000,000
+  /// x 100,000 set to 1e-3 in 24 / 22 rounds at 0.5 / 1 (20 without).
+  static constexpr double kClear = 1.0;
+  /// Whether sample i (r = <a_i, v>) is at an end of its interval with G pointing out of it by more than kClear: at
+  /// the hinge's lower end (alpha_i = 0), a margin y <x_i, w> above 1 + kClear.
+  template <class Form>
+  static bool clears(const Form& f, index_t i, double a, double r) {
+    const int end = f.dual_bound(i, a);
+    if (end == 0) return false;
+    const double G = f.dual_gradient(i, a, r);
+    return end < 0 ? G > kClear : G < -kClear;
+  }
 };
 
 /// When the next exact certificate is due.

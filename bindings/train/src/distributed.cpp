@@ -915,7 +915,8 @@ int run(const Comm& c, const DistributedArgs& a) {
             const EpochRecord& r = co.history[q];
             const CocoaRound& t = co.rounds[q];
             h.push_back({{"round", r.epoch}, {"seconds", r.seconds}, {"compute_seconds", t.compute_seconds},
-                         {"comm_seconds", t.comm_seconds}, {"gamma", t.gamma}, {"beta", t.beta}, {"comm_bytes", wire}, {"primal", r.primal},
+                         {"comm_seconds", t.comm_seconds}, {"gamma", t.gamma}, {"beta", t.beta}, {"active", t.active},
+                         {"comm_bytes", wire}, {"primal", r.primal},
                          {"dual", r.dual}, {"gap", r.gap}, {"rel_gap", r.rel_gap}});
           }
           json col = {{"primal", co.certificate.primal}, {"dual", co.certificate.dual}, {"gap", co.certificate.gap},

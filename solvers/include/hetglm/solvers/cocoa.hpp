@@ -34,6 +34,7 @@
 //        on P - D <= tol |P|.
 // Compiled only with -DHETGLM_ENABLE_MPI=ON; this header itself needs no MPI.
 #pragma once
+#include <cstdint>
 #include <exception>
 #include <string>
 #include <vector>
@@ -60,6 +61,8 @@ struct CocoaRound {
   double seconds = 0, compute_seconds = 0, comm_seconds = 0;
   double gamma = 1;  ///< the aggregation step of the round (1 = CoCoA+'s safe merge)
   double beta = 0;   ///< the share of the previous round's step added (adaptive aggregation's momentum)
+  /// coordinates this rank's local epoch started with (all of its coordinates, or fewer with shrinking)
+  std::int64_t active = 0;
 };
 
 struct CocoaResult : SolveResult {
