@@ -191,18 +191,23 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
   // shrinks as the single-process solvers do: after each certificate its epochs visit only the coordinates whose
   // share of the gap is above the threshold that leaves out at most ActiveSet::kTolShare tol |P| (the zero-gap ones
   // first: hinge samples at alpha = 0 with margin >= 1), plus the box duals' samples that LIBLINEAR's margin rule
-  // keeps (MarginRule::keep), and within an epoch the box duals drop the samples the margin rule removes. Across
-  // ranks (K > 1) the merged iterate jumps (gamma, momentum, projected steps), and those rules cost rounds (the hinge
-  // on label-sorted a9a at K = 2: 1484 rounds against 506 without shrinking): there a box-dual sample sits out the
-  // next round only when its margin clears its box's end by MarginRule::kClear (MarginRule::clears). Every
-  // certificate refreshes the choice from exact margins, so a sample that v's move made a violator again is back
-  // one round later; the stop is the full exact certificate.
+  // keeps (MarginRule::keep); within an epoch the box duals drop the samples the margin rule removes, and when it
+  // finds the active samples' violations within its tolerance it asks for a certificate (or, before a round's last
+  // local epoch, makes every sample active again); an interval of several rounds that stalled is followed by one
+  // over every sample. Across ranks (K > 1) the merged iterate jumps (gamma, momentum, projected steps), and those
+  // rules cost rounds (the hinge on label-sorted a9a at K = 2: 1484 rounds against 506 without shrinking): there a
+  // box-dual sample sits out the rounds up to the next certificate only when its margin clears its box's end by
+  // MarginRule::kClear (MarginRule::clears). Every certificate refreshes the choice from the margins of its pass, so
+  // a sample that v's move made a violator again is back after it; the stop is the full exact certificate.
   const bool shrink_one = !local && o.shrinking && Form::formulation == Formulation::dual && K == 1;
   const bool shrink_clear = !local && o.shrinking && kBoxDualForm && K > 1;
   constexpr bool kMarginRule = kBoxDualForm;
   std::vector<double> cgaps(shrink_one ? static_cast<std::size_t>(m) : 0);
   MarginRule rule;
   std::vector<index_t> kept;  // K = 1, box duals: the active samples the margin rule kept in this epoch
+  bool certify_now = false;   // K = 1, box duals: the margin rule asks for a certificate after this round
+  int last_certified = 0;     // K = 1: the round of the last certificate, and its gap
+  double last_gap = 0;
   int round = 0;
   std::int64_t active = 0;  // the coordinates the round's local epoch starts with
   while (driver.budget_left(round)) {
@@ -245,8 +250,19 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
               for (std::size_t k = 0; k < dim; ++k) v_loc[k] += others[k];
           }
           if (kMarginRule && shrink_one) {
-            rule.epoch_done(pg_max, pg_min);  // (its request for a certificate: the dual certifies every round)
             order.swap(kept);
+            // The active samples' violations all within rule.tol: as the sequential solver, a certificate at the end
+            // of this round (certify_now); before the round's last local epoch (--local-epochs), LIBLINEAR's
+            // unshrinking instead: every sample active again for the next epoch.
+            if (rule.epoch_done(pg_max, pg_min)) {
+              if (h + 1 == co.local_epochs) {
+                certify_now = true;
+              } else {
+                order.resize(static_cast<std::size_t>(m));
+                std::iota(order.begin(), order.end(), index_t{0});
+                rule.pg_max_old = INFINITY, rule.pg_min_old = -INFINITY;
+              }
+            }
           }
         }
       }
@@ -407,7 +423,7 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
     ++round;
     int any = 0;
     const auto tg = Clock::now();
-    const bool certify = schedule.due(round) || !driver.budget_left(round);
+    const bool certify = schedule.due(round) || certify_now || !driver.budget_left(round);
     Certificate cert;
     if (certify)
       cert = global_certificate(form, co, alpha, v, err, any, best.get(), shrink_one ? cgaps.data() : nullptr);
@@ -421,7 +437,19 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
     if (!certify) continue;
     if (driver.record(round, cert, alpha, v) != EpochDriver::Stop::none) break;
     schedule.after_certificate(round, cert.gap, o.tol * std::fabs(cert.primal), 1.0);
-    if (shrink_one || shrink_clear) {  // the next rounds' active coordinates, from this certificate's pass
+    if (certify_now) rule.missed();  // it asked for this certificate, which did not stop the run: a tighter tol
+    certify_now = false;
+    // K = 1: the single-process solvers' unshrinking across certificates (ActiveSet::update): after an interval of
+    // several rounds (--certificate-every) whose gap did not fall below ActiveSet::kStall of the last certificate's,
+    // the next interval visits every sample. (With a certificate every round, the default, each round's refresh
+    // brings the violators back, and the rule would undo the shrinking of every other round.)
+    const bool stalled = shrink_one && round - last_certified > 1 && last_gap > 0 && cert.gap > ActiveSet::kStall * last_gap;
+    last_certified = round, last_gap = cert.gap;
+    if (stalled) {
+      order.resize(static_cast<std::size_t>(m));
+      std::iota(order.begin(), order.end(), index_t{0});
+      rule.pg_max_old = INFINITY, rule.pg_min_old = -INFINITY;
+    } else if (shrink_one || shrink_clear) {  // the next rounds' active coordinates, from this certificate's pass
       const double threshold =
           shrink_one ? ActiveSet::threshold(cgaps, ActiveSet::kTolShare * o.tol * std::fabs(cert.primal)) : 0.0;
       order.clear();

@@ -913,7 +913,11 @@ int run(const Comm& c, const DistributedArgs& a) {
           json h = json::array();
           for (std::size_t q = 0; q < co.history.size(); ++q) {
             const EpochRecord& r = co.history[q];
-            const CocoaRound& t = co.rounds[q];
+            // history holds the certified rounds only (--certificate-every, the primal's schedule), rounds every
+            // round, both in order: the round of the same number
+            const auto it = std::lower_bound(co.rounds.begin(), co.rounds.end(), r.epoch,
+                                             [](const CocoaRound& c, int e) { return c.round < e; });
+            const CocoaRound t = it != co.rounds.end() && it->round == r.epoch ? *it : CocoaRound{r.epoch};
             h.push_back({{"round", r.epoch}, {"seconds", r.seconds}, {"compute_seconds", t.compute_seconds},
                          {"comm_seconds", t.comm_seconds}, {"gamma", t.gamma}, {"beta", t.beta}, {"active", t.active},
                          {"comm_bytes", wire}, {"primal", r.primal},

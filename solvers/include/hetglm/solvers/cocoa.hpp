@@ -13,7 +13,10 @@
 //        sequential loop with adaptive aggregation step at sigma' = 1 instead (MergePlan, aggregation.hpp), and so
 //        does the logistic dual; at K > 1 their epochs run in parts with v_loc taking a share of the other ranks'
 //        part of the previous round's step after each (the lookahead; the search's grid then also holds gamma =
-//        0), and the box duals also send the changes of v of three projected steps past gamma = 1 with Δv;
+//        0), and the box duals also send the changes of v of three projected steps past gamma = 1 with Δv; the
+//        dual's epochs on the sequential loop visit only the rank's active coordinates (shrinking: at K = 1 the
+//        single-process rules, at K > 1 the box duals' samples that MarginRule::clears leaves out sit out),
+//        chosen again after every certificate;
 //     2. dv_r = A_[r] alpha_[r] (new) - A_[r] alpha_[r] (old) in double (the sequential loop: read off its local copy
 //        of v; SySCD: recomputed from alpha); one MPI_Allreduce (sum) of dv (length dim(): d in the dual, N in the
 //        primal);
