@@ -206,8 +206,9 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
   MarginRule rule;
   std::vector<index_t> kept;  // K = 1, box duals: the active samples the margin rule kept in this epoch
   bool certify_now = false;   // K = 1, box duals: the margin rule asks for a certificate after this round
-  int last_certified = 0;     // K = 1: the round of the last certificate, and its gap
-  double last_gap = 0;
+  int last_certified = 0;     // K = 1: the round of the last certificate, its gap, and whether the interval after
+  double last_gap = 0;        // it started shrunk
+  bool shrunk = false;
   int round = 0;
   std::int64_t active = 0;  // the coordinates the round's local epoch starts with
   while (driver.budget_left(round)) {
@@ -443,8 +444,9 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
     // several rounds (--certificate-every) whose gap did not fall below ActiveSet::kStall of the last certificate's,
     // the next interval visits every sample. (With a certificate every round, the default, each round's refresh
     // brings the violators back, and the rule would undo the shrinking of every other round.)
-    const bool stalled = shrink_one && round - last_certified > 1 && last_gap > 0 && cert.gap > ActiveSet::kStall * last_gap;
-    last_certified = round, last_gap = cert.gap;
+    const bool stalled = shrink_one && shrunk && round - last_certified > 1 && last_gap > 0 &&
+                         cert.gap > ActiveSet::kStall * last_gap;
+    last_certified = round, last_gap = cert.gap, shrunk = false;
     if (stalled) {
       order.resize(static_cast<std::size_t>(m));
       std::iota(order.begin(), order.end(), index_t{0});
@@ -470,6 +472,7 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
         order.resize(static_cast<std::size_t>(m));
         std::iota(order.begin(), order.end(), index_t{0});
       }
+      shrunk = order.size() < static_cast<std::size_t>(m);
     }
   }
   // Exact final certificate: v = sum_r A_r alpha_r re-summed from the exact local parts, recomputed from alpha (one
