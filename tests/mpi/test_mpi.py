@@ -25,7 +25,8 @@ float32-exact values only; the same file rounded to float32 certifies another ob
 Usage: test_mpi.py HETGLM_CLI DATA_DIR [case ...]   (cases: optimum, sorted_rounds, lookahead, kept_primal,
                                                      partition_option, newton,
                                                      auto_solver, local_threads, parts, parse_error, rank_failure,
-                                                     kill, float64, certificate_schedule, shrinking)
+                                                     kill, float64, certificate_schedule, shrinking,
+                                                     stop_reason)
 """
 import json
 import os
@@ -37,7 +38,8 @@ import time
 
 CLI, DATA = sys.argv[1], sys.argv[2]
 CASES = sys.argv[3:] or ["optimum", "sorted_rounds", "lookahead", "kept_primal", "partition_option", "newton", "auto_solver", "local_threads",
-                         "parts", "parse_error", "rank_failure", "kill", "float64", "certificate_schedule", "shrinking"]
+                         "parts", "parse_error", "rank_failure", "kill", "float64", "certificate_schedule", "shrinking",
+                         "stop_reason"]
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
            OMPI_MCA_rmaps_base_oversubscribe="1")
 MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none"]
@@ -198,6 +200,27 @@ def shrinking():
             rounds, conv = rj["rounds"], rj["converged"] and rj["rel_gap"] <= 1e-4
         check(r.returncode == 0 and conv and rounds <= limit,
               f"shrinking, hinge w7a K = 1 {' '.join(extra)}: converged {conv} in {rounds} rounds (<= {limit})")
+
+
+def stop_reason():
+    """A run that stops before the tolerance says why, as one process does: the stall rule's stop (the hinge on
+    mushrooms at K = 2 and tol 1e-8 stops after 473 rounds at relative gap 2.2e-7; it said "round limit --max-epochs
+    5000") with its message in the warning and the report's column, or the round limit."""
+    src, rep = os.path.join(DATA, "mushrooms"), os.path.join(TMP, "stop.json")
+    r = run([*MPIRUN, "-np", "2", CLI, "train", "--distributed", "-q", "--threads", "1", "--model", "svm", "--tol",
+             "1e-8", "--report-json", rep, src, os.path.join(TMP, "stop.model")])
+    stalled = ""
+    if r.returncode == 0:
+        with open(rep) as f:
+            stalled = json.load(f)["columns"][0].get("stalled", "")
+    check(r.returncode == 0 and "warning: stopped after " in r.stdout and "before the tolerance: no measurable "
+          "progress" in r.stdout and "round limit" not in r.stdout and stalled.startswith("no measurable progress"),
+          f"stop reason, hinge mushrooms K = 2 tol 1e-8: rc {r.returncode}, {r.stdout.strip()[:160]!r}, report "
+          f"stalled {stalled[:40]!r}")
+    r = run([*MPIRUN, "-np", "2", CLI, "train", "--distributed", "-q", "--threads", "1", "--model", "svm", "--tol",
+             "1e-8", "--max-epochs", "50", src, os.path.join(TMP, "stop.model")])
+    check(r.returncode == 0 and "warning: not converged (round limit --max-epochs 50): relative gap " in r.stdout,
+          f"stop reason, --max-epochs 50: rc {r.returncode}, {r.stdout.strip()[:160]!r}")
 
 
 def label_sorted(name):

@@ -819,11 +819,28 @@ int run(const Comm& c, const DistributedArgs& a) {
     double P = 0, Dv = 0, G = 0;
     int rounds = 0;
     bool converged = true;
-    for (const auto& co : cols) {
+    // Why a column stopped before the tolerance, in one process's words (run_train): the stall rule's stop
+    // (epoch_driver.hpp: no measurable progress any more) or the round limit.
+    std::vector<std::string> not_converged;
+    for (std::size_t k = 0; k < cols.size(); ++k) {
+      const auto& co = cols[k];
       P += co.certificate.primal, Dv += co.certificate.dual, G += co.certificate.gap;
       rounds = std::max(rounds, co.epochs);
       converged = converged && co.converged;
+      if (co.converged) continue;
+      const std::string who = spec.classifier && cols.size() > 1 ? fmt::format(" (class {})", positives[k]) : "";
+      const double rel = co.certificate.primal != 0 ? co.certificate.gap / std::fabs(co.certificate.primal)
+                                                    : co.certificate.gap;
+      not_converged.push_back(
+          !co.stalled.empty()
+              ? fmt::format("warning: stopped after {} rounds before the tolerance{}: {}; the model and its certificate "
+                            "are written\n",
+                            co.epochs, who, co.stalled)
+              : fmt::format("warning: not converged (round limit --max-epochs {}){}: relative gap {:.3e} > tol {:.1e}; "
+                            "the model and its certificate are written\n",
+                            o.solver.max_epochs, who, rel, o.solver.tol));
     }
+    const bool stalled = std::any_of(cols.begin(), cols.end(), [](const auto& co) { return !co.stalled.empty(); });
     const double train_s = since(t_start);
     // Bytes per round: each rank contributes dim_v + 7 doubles (+ the trial steps' objectives with adaptive
     // aggregation) to the allreduces; a ring allreduce sends 2 (K-1)/K of that per rank, so K of them move
@@ -843,14 +860,13 @@ int run(const Comm& c, const DistributedArgs& a) {
                                                         payload);
       fmt::print("{}: {} ({}), lambda {:.6g}: primal {:.10e}  dual {:.10e}  gap {:.3e}  rel gap {:.3e}  {}, train "
                  "{:.3f}s\n",
-                 converged ? "converged" : "warning: not converged (round limit)", spec.name, formulation_name(fk),
-                 lambda, P, Dv, G, P != 0 ? G / std::fabs(P) : G, work, train_s);
+                 converged ? "converged"
+                 : stalled ? "warning: not converged (stalled)"
+                           : "warning: not converged (round limit)",
+                 spec.name, formulation_name(fk), lambda, P, Dv, G, P != 0 ? G / std::fabs(P) : G, work, train_s);
       std::fflush(stdout);
-    } else if (!converged) {  // -q keeps warnings, as in one process
-      eprint("warning: not converged (round limit --max-epochs {}): relative gap {:.3e} > tol {:.1e}; the model "
-             "and its certificate are written\n",
-             o.solver.max_epochs, P != 0 ? G / std::fabs(P) : G, o.solver.tol);
     }
+    for (const std::string& w : not_converged) eprint("{}", w);  // -q keeps warnings, as in one process
     try {
       // The report replaces the previous one only once the model is written (StagedFile, io.hpp; issue 18).
       std::optional<StagedFile> staged_report;
@@ -927,6 +943,7 @@ int run(const Comm& c, const DistributedArgs& a) {
                       {"rounds", co.epochs}, {"converged", co.converged}, {"seconds", co.seconds},
                       {"history", std::move(h)}};
           if (spec.classifier) col["label"] = positives[k];
+          if (!co.stalled.empty()) col["stalled"] = co.stalled;
           jc.push_back(std::move(col));
         }
         rep["columns"] = std::move(jc);
