@@ -202,8 +202,16 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
   const bool shrink_one = !local && o.shrinking && Form::formulation == Formulation::dual && K == 1;
   const bool shrink_clear = !local && o.shrinking && kBoxDualForm && K > 1;
   constexpr bool kMarginRule = kBoxDualForm;
-  std::vector<double> cgaps(shrink_one ? static_cast<std::size_t>(m) : 0);
+  std::vector<double> cgaps(shrink_one ? static_cast<std::size_t>(m) : 0);  // the gaps at the last certificate
+  ActiveSet active_set;  // the rank's active coordinates after the last certificate (the single process's selection)
   MarginRule rule;
+  // Every coordinate of the rank active again (LIBLINEAR's unshrinking), the margin rule's memory of the last
+  // epoch's violations cleared.
+  auto activate_all = [&] {
+    active_set.reset(0, m);
+    order = active_set.coords();
+    rule.pg_max_old = INFINITY, rule.pg_min_old = -INFINITY;
+  };
   std::vector<index_t> kept;  // K = 1, box duals: the active samples the margin rule kept in this epoch
   bool certify_now = false;   // K = 1, box duals: the margin rule asks for a certificate after this round
   int last_certified = 0;     // K = 1: the round of the last certificate, its gap, and whether the interval after
@@ -259,9 +267,7 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
               if (h + 1 == co.local_epochs) {
                 certify_now = true;
               } else {
-                order.resize(static_cast<std::size_t>(m));
-                std::iota(order.begin(), order.end(), index_t{0});
-                rule.pg_max_old = INFINITY, rule.pg_min_old = -INFINITY;
+                activate_all();
               }
             }
           }
@@ -448,30 +454,26 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
                          cert.gap > ActiveSet::kStall * last_gap;
     last_certified = round, last_gap = cert.gap, shrunk = false;
     if (stalled) {
-      order.resize(static_cast<std::size_t>(m));
-      std::iota(order.begin(), order.end(), index_t{0});
-      rule.pg_max_old = INFINITY, rule.pg_min_old = -INFINITY;
+      activate_all();
     } else if (shrink_one || shrink_clear) {  // the next rounds' active coordinates, from this certificate's pass
-      const double threshold =
-          shrink_one ? ActiveSet::threshold(cgaps, ActiveSet::kTolShare * o.tol * std::fabs(cert.primal)) : 0.0;
-      order.clear();
-      for (index_t i = 0; i < m; ++i) {
-        bool on = true;
-        if constexpr (Form::formulation == Formulation::dual) {
-          const double r = best->margins()[i];
-          if (shrink_one) {
-            on = cgaps[static_cast<std::size_t>(i)] > threshold;
-            if constexpr (kMarginRule) on = on || rule.keep(form, i, alpha[i], r);
-          } else if constexpr (kMarginRule) {
-            on = !MarginRule::clears(form, i, alpha[i], r);
-          }
+      if constexpr (Form::formulation == Formulation::dual) {
+        const double* r = best->margins();
+        if (shrink_one) {  // the gap rule, and the margin rule's keep for the box duals
+          const double threshold = ActiveSet::threshold(cgaps, ActiveSet::kTolShare * o.tol * std::fabs(cert.primal));
+          active_set.select(0, m, cgaps, threshold, [&](index_t i) {
+            if constexpr (kMarginRule) return rule.keep(form, i, alpha[i], r[i]);
+            return false;
+          });
+        } else {  // the clear rule: every sample but those it leaves out
+          active_set.reset(0, m);
+          active_set.keep_if([&](index_t i) {
+            if constexpr (kMarginRule) return !MarginRule::clears(form, i, alpha[i], r[i]);
+            return true;
+          });
         }
-        if (on) order.push_back(i);
       }
-      if (order.empty()) {  // every gap within the budget but not certified: train all
-        order.resize(static_cast<std::size_t>(m));
-        std::iota(order.begin(), order.end(), index_t{0});
-      }
+      if (active_set.size() == 0) active_set.reset(0, m);  // every gap within the budget but not certified: train all
+      order = active_set.coords();
       shrunk = order.size() < static_cast<std::size_t>(m);
     }
   }
