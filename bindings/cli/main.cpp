@@ -1076,9 +1076,8 @@ int run_train(TrainArgs& a) {
             "model is written without a certificate at tol {:.1e}\n",
             who, c.certificate.gap, c.certificate.gap / std::fabs(c.certificate.primal), a.opt.solver.tol));
       else if (!c.stalled.empty())  // the stall rule (epoch_driver.hpp): no measurable progress any more
-        warnings.push_back(fmt::format("warning: stopped after {} {} before the tolerance{}: {}; the model and its "
-                                       "certificate are written\n",
-                                       c.epochs, c.rounds.empty() ? "epochs" : "DuHL rounds", who, c.stalled));
+        warnings.push_back(
+            hetglm::stall_warning(c.epochs, c.rounds.empty() ? "epochs" : "DuHL rounds", who, c.stalled));
       else if (!c.rounds.empty())  // DuHL: a round is an epoch over the working set (duhl.hpp max_rounds)
         warnings.push_back(fmt::format(
             "warning: reached DuHL's round limit before the tolerance{}: {} rounds (--max-epochs {} times the rounds "

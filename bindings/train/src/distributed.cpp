@@ -829,16 +829,12 @@ int run(const Comm& c, const DistributedArgs& a) {
       converged = converged && co.converged;
       if (co.converged) continue;
       const std::string who = spec.classifier && cols.size() > 1 ? fmt::format(" (class {})", positives[k]) : "";
-      const double rel = co.certificate.primal != 0 ? co.certificate.gap / std::fabs(co.certificate.primal)
-                                                    : co.certificate.gap;
       not_converged.push_back(
           !co.stalled.empty()
-              ? fmt::format("warning: stopped after {} rounds before the tolerance{}: {}; the model and its certificate "
-                            "are written\n",
-                            co.epochs, who, co.stalled)
+              ? stall_warning(co.epochs, "rounds", who, co.stalled)
               : fmt::format("warning: not converged (round limit --max-epochs {}){}: relative gap {:.3e} > tol {:.1e}; "
                             "the model and its certificate are written\n",
-                            o.solver.max_epochs, who, rel, o.solver.tol));
+                            o.solver.max_epochs, who, relative_gap(co.certificate), o.solver.tol));
     }
     const bool stalled = std::any_of(cols.begin(), cols.end(), [](const auto& co) { return !co.stalled.empty(); });
     const double train_s = since(t_start);

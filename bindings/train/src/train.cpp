@@ -241,6 +241,12 @@ std::string float32_fallback_warning(const std::string& file) {
                      file);
 }
 
+std::string stall_warning(int count, std::string_view unit, std::string_view who, std::string_view stalled) {
+  return fmt::format("warning: stopped after {} {} before the tolerance{}: {}; the model and its certificate are "
+                     "written\n",
+                     count, unit, who, stalled);
+}
+
 std::vector<double> distinct_labels(const std::vector<double>& y) {
   std::vector<double> u;
   double last = std::numeric_limits<double>::quiet_NaN();  // equal to no label

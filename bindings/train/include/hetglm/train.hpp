@@ -11,6 +11,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "hetglm/backend.hpp"
@@ -201,6 +202,11 @@ CsrMatrix bias_column(CsrMatrix&& X, double bias, bool lo);
 /// The warning (one line, newline included) for a training file that held a nonzero value below 2^-100 at a tol
 /// below kFloat64Tol, so that the fit trains on its float32 values (LibsvmOptions::values_lo_tiny).
 std::string float32_fallback_warning(const std::string& file);
+
+/// The warning (one line, newline included) for a fit the stall rule stopped before the tolerance (epoch_driver.hpp;
+/// SolveResult::stalled is `stalled`): after `count` `unit` ("epochs", "DuHL rounds", "rounds"), `who` naming the
+/// class where there are several (" (class 3)") or empty. One process's and the distributed trainer's.
+std::string stall_warning(int count, std::string_view unit, std::string_view who, std::string_view stalled);
 
 /// Train. Throws InvalidArgument for bad options or data (empty data, one class, NaN labels, bad weights),
 /// TrainingError for numerical failure. Reaching the epoch budget is not an error: see TrainResult::converged.
