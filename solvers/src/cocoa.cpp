@@ -19,6 +19,7 @@
 #include "hetglm/solvers/best_primal.hpp"
 #include "hetglm/solvers/epoch_driver.hpp"
 #include "hetglm/solvers/parallel_cpu.hpp"
+#include "executor.hpp"
 #include "shrinking.hpp"
 
 namespace hetglm {
@@ -53,8 +54,13 @@ Certificate global_certificate(const Form& form, const CocoaOptions& co, std::sp
   constexpr int K = CertificateTerms::kSums, B = BestPrimal<Form>::kSums;
   double s[2 * K + 1 + B] = {};
   if (!local_error) {
-    coords = coordinate_terms(form, 0, form.n_coords(), alpha.data(), v.data(), gaps,
-                              best ? best->margins() : nullptr);
+    double* margins = best ? best->margins() : nullptr;
+    // A rank with threads (--threads T > 1, the SySCD local solver) computes its terms on them.
+    coords = co.local_threads > 1
+                 ? in_solver_arena(co.local_threads, [&](int) {
+                     return parallel_coordinate_terms(form, alpha.data(), v.data(), gaps, margins);
+                   })
+                 : coordinate_terms(form, 0, form.n_coords(), alpha.data(), v.data(), gaps, margins);
     shared = shared_terms(form, co.shared_lo, co.shared_hi, v.data());
     if constexpr (Form::formulation == Formulation::dual)
       if (best) best->loss_sums(s + 2 * K + 1);
@@ -199,8 +205,8 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
   // box-dual sample sits out the rounds up to the next certificate only when its margin clears its box's end by
   // MarginRule::kClear (MarginRule::clears). Every certificate refreshes the choice from the margins of its pass, so
   // a sample that v's move made a violator again is back after it; the stop is the full exact certificate.
-  const bool shrink_one = !local && o.shrinking && Form::formulation == Formulation::dual && K == 1;
-  const bool shrink_clear = !local && o.shrinking && kBoxDualForm && K > 1;
+  const bool shrink_one = o.shrinking && Form::formulation == Formulation::dual && K == 1;
+  const bool shrink_clear = o.shrinking && kBoxDualForm && K > 1;
   constexpr bool kMarginRule = kBoxDualForm;
   std::vector<double> cgaps(shrink_one ? static_cast<std::size_t>(m) : 0);  // the gaps at the last certificate
   ActiveSet active_set;  // the rank's active coordinates after the last certificate (the single process's selection)
@@ -210,6 +216,7 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
   auto activate_all = [&] {
     active_set.reset(0, m);
     order = active_set.coords();
+    if (local) local->set_active(order);
     rule.pg_max_old = INFINITY, rule.pg_min_old = -INFINITY;
   };
   std::vector<index_t> kept;  // K = 1, box duals: the active samples the margin rule kept in this epoch
@@ -226,7 +233,7 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
     try {
       if (round + 1 == 2 && co.fail_rank == rank)
         throw TrainingError("injected failure in round 2 (HETGLM_TEST_FAIL_RANK)");
-      active = local ? m : static_cast<std::int64_t>(order.size());
+      active = static_cast<std::int64_t>(order.size());
       v_loc = v;
       if (adaptive) alpha_old = alpha;
       int parts = 1;
@@ -274,11 +281,15 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
         }
       }
       // This rank's change of v, A_r (alpha_r - alpha_r,old), in double. The sequential local loop's copy took it
-      // sigma'-scaled, plus the lookahead's additions: read off v_loc (no pass over the data); SySCD's replicas:
-      // (A_r alpha_r)_new - (A_r alpha_r)_old, recomputed from scratch.
+      // sigma'-scaled, plus the lookahead's additions: read off v_loc (no pass over the data); SySCD's merges added
+      // sigma' = K times it to v_loc (SyscdLocalSolver), read off the same way (it was recomputed from alpha, a pass
+      // over the rank's data every round whatever the shrinking).
       if (local) {
-        p_new = shared_vector(form, alpha);
-        for (std::size_t k = 0; k < dim; ++k) dv[k] = p_new[k] - p_old[k];
+        p_new.resize(dim);
+        for (std::size_t k = 0; k < dim; ++k) {
+          dv[k] = (v_loc[k] - v[k]) / sigma;
+          p_new[k] = p_old[k] + dv[k];
+        }
       } else {
         const double added = parts > 1 ? double(parts) * double(co.local_epochs) : 0.0;
         p_new.resize(dim);
@@ -461,7 +472,7 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
         if (shrink_one) {  // the gap rule, and the margin rule's keep for the box duals
           const double threshold = ActiveSet::threshold(cgaps, ActiveSet::kTolShare * o.tol * std::fabs(cert.primal));
           active_set.select(0, m, cgaps, threshold, [&](index_t i) {
-            if constexpr (kMarginRule) return rule.keep(form, i, alpha[i], r[i]);
+            if constexpr (kMarginRule) return !local && rule.keep(form, i, alpha[i], r[i]);
             return false;
           });
         } else {  // the clear rule: every sample but those it leaves out
@@ -474,6 +485,7 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
       }
       if (active_set.size() == 0) active_set.reset(0, m);  // every gap within the budget but not certified: train all
       order = active_set.coords();
+      if (local) local->set_active(order);
       shrunk = order.size() < static_cast<std::size_t>(m);
     }
   }

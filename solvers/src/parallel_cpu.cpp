@@ -705,10 +705,15 @@ Certificate parallel_certificate(const Form& f, std::span<const double> alpha, s
   const CertificateTerms shared = reduce(static_cast<index_t>(v.size()), [&](index_t lo, index_t hi) {
     return shared_terms(f, lo, hi, vp);
   });
-  const CertificateTerms coords = reduce(f.n_coords(), [&](index_t lo, index_t hi) {
-    return coordinate_terms(f, lo, hi, ap, vp, gaps, inners);
+  return f.finish(parallel_coordinate_terms(f, ap, vp, gaps, inners), shared);
+}
+
+template <class Form>
+CertificateTerms parallel_coordinate_terms(const Form& f, const double* alpha, const double* v, double* gaps,
+                                           double* inners) {
+  return reduce(f.n_coords(), [&](index_t lo, index_t hi) {
+    return coordinate_terms(f, lo, hi, alpha, v, gaps, inners);
   });
-  return f.finish(coords, shared);
 }
 
 template <class Form>
@@ -793,6 +798,8 @@ struct SyscdLocalSolver<Form>::Impl {
   int T;
   double outer;
   ReplicaEpochs<Form> eng;
+  std::vector<index_t> pos;        // copied order: the position of coordinate i (set_active; empty until then)
+  std::vector<unsigned char> on;   // set_active's scratch
   Impl(const Form& f, const SolverOptions& o, double outer_sigma)
       : perm(random_order(f.n_coords(), o.seed)), listed(listed_order(f, syscd_options(o))),
         pf(listed ? std::optional<PermutedForm<Form>>() : std::optional<PermutedForm<Form>>(std::in_place, f, perm)),
@@ -816,6 +823,21 @@ SyscdLocalSolver<Form>::~SyscdLocalSolver() = default;
 template <class Form>
 double SyscdLocalSolver<Form>::step_sigma() const {
   return impl_->outer * impl_->T;
+}
+template <class Form>
+void SyscdLocalSolver<Form>::set_active(std::span<const index_t> coords) {
+  Impl& s = *impl_;
+  const std::size_t m = s.perm.size();
+  if (!s.listed && s.pos.empty()) {
+    s.pos.resize(m);
+    for (std::size_t p = 0; p < m; ++p) s.pos[static_cast<std::size_t>(s.perm[p])] = static_cast<index_t>(p);
+  }
+  // The engine's coordinates are the original ones (listed) or their positions in the copied order.
+  s.on.assign(m, 0);
+  for (index_t i : coords) s.on[static_cast<std::size_t>(s.listed ? i : s.pos[static_cast<std::size_t>(i)])] = 1;
+  s.eng.active.reset(0, static_cast<index_t>(m));
+  s.eng.active.keep_if([&](index_t c) { return s.on[static_cast<std::size_t>(c)] != 0; });
+  s.eng.deal();
 }
 template <class Form>
 void SyscdLocalSolver<Form>::run(std::span<double> alpha, std::span<double> v_loc, int epochs) {
@@ -843,6 +865,8 @@ void SyscdLocalSolver<Form>::run(std::span<double> alpha, std::span<double> v_lo
   template SolveResult solve_parallel_cpu(const __VA_ARGS__&, const SolverOptions&);                             \
   template Certificate parallel_certificate(const __VA_ARGS__&, std::span<const double>, std::span<const double>, \
                                             double*, double*);                                                   \
+  template CertificateTerms parallel_coordinate_terms(const __VA_ARGS__&, const double*, const double*, double*,   \
+                                                      double*);                                                  \
   template std::vector<double> parallel_shared_vector(const __VA_ARGS__&, std::span<const double>, int);          \
   template class SyscdLocalSolver<__VA_ARGS__>;
 

@@ -683,6 +683,18 @@ int run(const Comm& c, const DistributedArgs& a) {
     fmt::print("formulation {}: {}\n", formulation_name(fk), fk_reason);
     std::fflush(stdout);
   }
+  // --no-shrinking where the distributed solver does not shrink (docs/mpi.md, "Shrinking"): said, as one process
+  // says it of a solver without shrinking (an explicit --solver newton: parse_options said it already).
+  if (!o.solver.shrinking && c.rank == 0) {
+    const char* why = use_newton ? (o.solver.solver == SolverKind::automatic
+                                        ? "--solver auto trains with distributed Newton, which has no coordinate epochs"
+                                        : nullptr)
+                      : fk == Formulation::primal ? "the distributed primal (CoCoA+ over features) does not shrink"
+                      : K > 1 && !is_box_dual(spec.loss)
+                          ? "across ranks (K > 1) only the hinge and squared hinge duals shrink"
+                          : nullptr;
+    if (why) eprint("warning: --no-shrinking: {}; ignored\n", why);
+  }
   const index_t D = Xb.n_cols;  // features including the bias
   const std::uint64_t part_seed = o.solver.seed;
   std::vector<index_t> w_pos(static_cast<std::size_t>(D));  // where feature j is in the gathered w (primal)

@@ -48,6 +48,12 @@ SolveResult solve_parallel_cpu(const Form& form, const SolverOptions& options);
 template <class Form>
 Certificate parallel_certificate(const Form& form, std::span<const double> alpha, std::span<const double> v,
                                  double* gaps = nullptr, double* inners = nullptr);
+/// The coordinates' certificate terms of parallel_certificate alone (forms.hpp coordinate_terms over every
+/// coordinate, the same fixed chunks in chunk order): the local part of a CoCoA+ rank's certificate (cocoa.cpp) when
+/// the rank has threads.
+template <class Form>
+CertificateTerms parallel_coordinate_terms(const Form& form, const double* alpha, const double* v,
+                                           double* gaps = nullptr, double* inners = nullptr);
 
 /// v = A alpha in double (as shared_vector), in parallel: rows of A are cut into `n_parts` chunks of about equal
 /// nonzeros, each scattered into its own buffer, and the buffers are summed in chunk order over ranges of v. The
@@ -61,7 +67,8 @@ std::vector<double> parallel_shared_vector(const Form& form, std::span<const dou
 /// sigma' = outer_sigma x T (the additive, gamma = 1 choice of Ma et al. 2015 for outer_sigma x T blocks), a replica
 /// sees its own updates scaled by that, and each epoch's merge adds outer_sigma x (A delta alpha of the epoch) to
 /// the rank's local copy of v, which is how the sequential local solver's copy sees its own updates. No
-/// certificate, shrinking or aggregation search inside (the rank's round does those). The coordinates are put into
+/// certificate or aggregation search inside (the rank's round does those), and the shrinking is the round's choice
+/// (set_active). The coordinates are put into
 /// one seeded random order once, as solve_parallel_cpu does (listed, or a copy of the rank's matrix for short rows).
 template <class Form>
 class SyscdLocalSolver {
@@ -76,6 +83,9 @@ class SyscdLocalSolver {
   /// `epochs` epochs on this rank's alpha (n_coords values, original order) against v_loc (dim values, the
   /// rank's local copy of v, updated as described above).
   void run(std::span<double> alpha, std::span<double> v_loc, int epochs);
+  /// The coordinates the next run()s visit (indices of the rank's coordinates, at least one, each at most once; the
+  /// rank's shrinking, cocoa.cpp): the others keep their alpha_i. All of them until the first call.
+  void set_active(std::span<const index_t> coords);
 
  private:
   struct Impl;
