@@ -382,16 +382,17 @@ std::vector<std::string> auto_ignored_cd_options(const TrainArgs& a, hetglm::Sol
   if (a.opt.solver.solver != hetglm::SolverKind::automatic || a.opt.problem.model.multinomial) return out;
   if (ran == hetglm::SolverKind::sequential) {
     for (const auto& [name, applies] : parallel_only_options(a))
-      out.push_back(fmt::format("warning: {} applies to {}; --solver auto {} with the sequential solver; ignored\n",
-                                name, applies, what));
+      out.push_back(hetglm::ignored_option_warning(name, applies,
+                                                   fmt::format("--solver auto {} with the sequential solver", what)));
     return out;
   }
   if (ran != hetglm::SolverKind::newton && ran != hetglm::SolverKind::working_set) return out;
   for (const std::string& name : a.cd_options_given)
     if (name != "--replica-sigma" || !a.replica_sigma_warned)
-      out.push_back(fmt::format("warning: {} applies to coordinate descent; --solver auto {} with the {} solver; "
-                                "ignored\n",
-                                name, what, ran == hetglm::SolverKind::newton ? "Newton" : "working-set"));
+      out.push_back(hetglm::ignored_option_warning(
+          name, "coordinate descent",
+          fmt::format("--solver auto {} with the {} solver", what,
+                      ran == hetglm::SolverKind::newton ? "Newton" : "working-set")));
   return out;
 }
 
@@ -855,7 +856,9 @@ int run_train(TrainArgs& a) {
     if (!a.test_file.empty()) throw hetglm::InvalidArgument("--test is not supported with --distributed");
     a.opt.memory_limit = memory_limit_option(a.memory_limit);  // each rank's reader budget
     hetglm::DistributedArgs d{a.train_file, a.model_file, a.report_file, a.opt, a.zero_based, a.n_features,
-                              a.threads, a.local_epochs, a.quiet, a.partition == "random"};
+                              a.threads, a.local_epochs, a.quiet, a.partition == "random", {}};
+    for (const std::string& name : a.cd_options_given)  // (--replica-sigma: said already when parse_options warned)
+      if (name != "--replica-sigma" || !a.replica_sigma_warned) d.cd_options_given.push_back(name);
     return hetglm::train_distributed_main(d);
 #else
     throw hetglm::InvalidArgument("--distributed: this hetglm was built without MPI (configure with -DHETGLM_ENABLE_MPI=ON)");

@@ -193,7 +193,8 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
   // --certificate-every fixes the interval for both.
   CertificateSchedule schedule(
       Form::formulation == Formulation::primal || o.certificate_every > 0 ? o.certificate_every : 1);
-  // Shrinking of the sequential local loop (the dual; shrinking.hpp; docs/mpi.md, "Shrinking"). One rank (K = 1)
+  // Shrinking of the local epochs (the dual, either local solver; shrinking.hpp; docs/mpi.md, "Shrinking"; SySCD
+  // visits the choice through SyscdLocalSolver::set_active, without the margin rule's in-epoch drops). One rank (K = 1)
   // shrinks as the single-process solvers do: after each certificate its epochs visit only the coordinates whose
   // share of the gap is above the threshold that leaves out at most ActiveSet::kTolShare tol |P| (the zero-gap ones
   // first: hinge samples at alpha = 0 with margin >= 1), plus the box duals' samples that LIBLINEAR's margin rule

@@ -683,18 +683,22 @@ int run(const Comm& c, const DistributedArgs& a) {
     fmt::print("formulation {}: {}\n", formulation_name(fk), fk_reason);
     std::fflush(stdout);
   }
-  // --no-shrinking where the distributed solver does not shrink (docs/mpi.md, "Shrinking"): said, as one process
-  // says it of a solver without shrinking (an explicit --solver newton: parse_options said it already).
-  if (!o.solver.shrinking && c.rank == 0) {
-    const char* why = use_newton ? (o.solver.solver == SolverKind::automatic
-                                        ? "--solver auto trains with distributed Newton, which has no coordinate epochs"
-                                        : nullptr)
-                      : fk == Formulation::primal ? "the distributed primal (CoCoA+ over features) does not shrink"
-                      : K > 1 && !is_box_dual(spec.loss)
-                          ? "across ranks (K > 1) only the hinge and squared hinge duals shrink"
-                          : nullptr;
-    if (why) eprint("warning: --no-shrinking: {}; ignored\n", why);
-  }
+  // Coordinate descent's options the run ignores, said as one process says them (bindings/cli main.cpp
+  // auto_ignored_cd_options; an explicit --solver newton: parse_options said it already): all of them under the
+  // distributed Newton that --solver auto chose, and --no-shrinking where CoCoA+ does not shrink (docs/mpi.md,
+  // "Shrinking").
+  if (c.rank == 0)
+    for (const std::string& name : a.cd_options_given) {
+      if (use_newton) {
+        if (o.solver.solver == SolverKind::automatic)
+          eprint("{}", ignored_option_warning(name, "coordinate descent", "--solver auto trained with the Newton solver"));
+      } else if (name == "--no-shrinking" && (fk == Formulation::primal || (K > 1 && !is_box_dual(spec.loss)))) {
+        eprint("{}", ignored_option_warning(name, "the shrinking of the dual's local epochs",
+                                            fk == Formulation::primal
+                                                ? "the distributed primal (CoCoA+ over features) does not shrink"
+                                                : "across ranks (K > 1) only the hinge and squared hinge duals shrink"));
+      }
+    }
   const index_t D = Xb.n_cols;  // features including the bias
   const std::uint64_t part_seed = o.solver.seed;
   std::vector<index_t> w_pos(static_cast<std::size_t>(D));  // where feature j is in the gathered w (primal)

@@ -263,6 +263,10 @@ std::string stall_warning(int count, std::string_view unit, std::string_view who
                      count, unit, who, stalled);
 }
 
+std::string ignored_option_warning(std::string_view option, std::string_view applies, std::string_view why) {
+  return fmt::format("warning: {} applies to {}; {}; ignored\n", option, applies, why);
+}
+
 std::vector<double> distinct_labels(const std::vector<double>& y) {
   std::vector<double> u;
   double last = std::numeric_limits<double>::quiet_NaN();  // equal to no label

@@ -37,6 +37,9 @@ struct DistributedArgs {
   int local_epochs = 1;          ///< H: local epochs per communication round
   bool quiet = false;
   bool random_partition = true;  ///< --partition random: rows (dual) / columns (primal) to ranks by a seeded hash
+  /// Coordinate descent's options given ("--no-shrinking", "--certificate-every", ...): rank 0 says which the run
+  /// ignored (distributed Newton chosen by --solver auto; --no-shrinking where nothing shrinks).
+  std::vector<std::string> cd_options_given;
 };
 
 /// Runs the whole distributed `train` on this rank (MPI_Init .. MPI_Finalize inside) and returns the process exit

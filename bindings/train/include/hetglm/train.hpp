@@ -208,6 +208,10 @@ std::string float32_fallback_warning(const std::string& file);
 /// class where there are several (" (class 3)") or empty. One process's and the distributed trainer's.
 std::string stall_warning(int count, std::string_view unit, std::string_view who, std::string_view stalled);
 
+/// The warning (one line, newline included) for an option that only `applies` to something the fit did not run:
+/// "warning: OPTION applies to APPLIES; WHY; ignored". One process's (bindings/cli) and the distributed trainer's.
+std::string ignored_option_warning(std::string_view option, std::string_view applies, std::string_view why);
+
 /// Train. Throws InvalidArgument for bad options or data (empty data, one class, NaN labels, bad weights),
 /// TrainingError for numerical failure. Reaching the epoch budget is not an error: see TrainResult::converged.
 TrainResult train(const Dataset& data, const TrainOptions& options);

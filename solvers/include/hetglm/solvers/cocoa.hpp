@@ -14,12 +14,11 @@
 //        does the logistic dual; at K > 1 their epochs run in parts with v_loc taking a share of the other ranks'
 //        part of the previous round's step after each (the lookahead; the search's grid then also holds gamma =
 //        0), and the box duals also send the changes of v of three projected steps past gamma = 1 with Δv; the
-//        dual's epochs on the sequential loop visit only the rank's active coordinates (shrinking: at K = 1 the
-//        single-process rules, at K > 1 the box duals' samples that MarginRule::clears leaves out sit out),
-//        chosen again after every certificate;
-//     2. dv_r = A_[r] alpha_[r] (new) - A_[r] alpha_[r] (old) in double (the sequential loop: read off its local copy
-//        of v; SySCD: recomputed from alpha); one MPI_Allreduce (sum) of dv (length dim(): d in the dual, N in the
-//        primal);
+//        dual's epochs (either local solver) visit only the rank's active coordinates (shrinking: at K = 1 the
+//        single-process rules, SySCD without the margin rule's in-epoch drops; at K > 1 the box duals' samples that
+//        MarginRule::clears leaves out sit out), chosen again after every certificate;
+//     2. dv_r = A_[r] alpha_[r] (new) - A_[r] alpha_[r] (old) in double, read off the local copy of v (which took
+//        the steps sigma'-scaled); one MPI_Allreduce (sum) of dv (length dim(): d in the dual, N in the primal);
 //     2b. options.adaptive_aggregation and K T > 1: the new point alpha_old + gamma (alpha - alpha_old) + beta s (s the
 //        previous round's step; heavy-ball momentum) by a safeguarded search on the global objective
 //        (aggregation.hpp) over a fixed grid: gamma in aggregation_grid (1, (1 + S)/2, S and 8 geometric steps from
