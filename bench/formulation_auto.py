@@ -56,7 +56,7 @@ def estimate(reason, which):
     m = re.search(which + r" (?:SDCA|CD) ([0-9.e+]+) epochs \(on \d+ rows(, extrapolated from \d+)?\)", reason)
     if m:
         return m.group(1) + ("*" if m.group(2) else "")
-    m = re.search(which + r" (?:SDCA|CD) no convergence in (\d+) trial epochs", reason)
+    m = re.search(which + r" (?:SDCA|CD) (?:no convergence in|more than) (\d+) (?:trial )?epochs", reason)
     return f"> {m.group(1)}" if m else "?"
 
 
