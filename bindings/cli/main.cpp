@@ -593,45 +593,22 @@ json class_weights_json(const TrainArgs& a) {
   return cw;
 }
 
-/// Progress lines (--progress): the first epoch of every weight column, then every N epochs or every T seconds, and
-/// the last epoch of each column (held back until the column ends).
-struct ProgressPrinter {
-  ProgressPrinter(const TrainArgs& args, std::FILE* sink) : a(args), out(sink) {}
-  const TrainArgs& a;
-  std::FILE* out;
+/// Progress lines (--progress; hetglm::ProgressLines says when): "epoch N  primal ...", prefixed with the class
+/// where one-vs-rest trains several columns.
+struct ProgressPrinter : hetglm::ProgressLines {
+  ProgressPrinter(const TrainArgs& a, std::FILE* out) {
+    every_seconds = a.progress_seconds;
+    every_epochs = a.progress_epochs;
+    print = [this, out](double label, const hetglm::EpochRecord& r) {
+      const std::string prefix = multi_column ? fmt::format("[class {}] ", label) : std::string();
+      info_print(out, "{}epoch {:5d}  primal {:.10e}  gap {:.3e}  rel gap {:.3e}  {:8.3f}s\n", prefix, r.epoch,
+                 r.primal, r.gap, r.rel_gap, r.seconds);
+      flush_info(out);
+    };
+  }
+  ProgressPrinter(const ProgressPrinter&) = delete;  // print captures this
+  ProgressPrinter& operator=(const ProgressPrinter&) = delete;
   bool multi_column = false;
-  int column = -1;
-  double last_printed = 0;
-  int last_epoch = 0;  ///< the epoch of the last line printed
-  std::optional<std::pair<double, hetglm::EpochRecord>> pending;
-
-  void print(double label, const hetglm::EpochRecord& r) {
-    const std::string prefix = multi_column ? fmt::format("[class {}] ", label) : std::string();
-    info_print(out, "{}epoch {:5d}  primal {:.10e}  gap {:.3e}  rel gap {:.3e}  {:8.3f}s\n", prefix, r.epoch, r.primal,
-               r.gap, r.rel_gap, r.seconds);
-    flush_info(out);
-    last_printed = r.seconds;
-    last_epoch = r.epoch;
-  }
-  void on_epoch(int k, double label, const hetglm::EpochRecord& r) {
-    const bool first = k != column;  // the first record of a column (epoch 1; with DuHL the first exact round)
-    if (first) {
-      flush();
-      column = k;
-    }
-    const bool show = first || (a.progress_seconds > 0 ? r.seconds - last_printed >= a.progress_seconds
-                                                              : r.epoch / a.progress_epochs > last_epoch / a.progress_epochs);
-    if (show) {
-      print(label, r);
-      pending.reset();
-    } else {
-      pending = std::pair{label, r};
-    }
-  }
-  void flush() {
-    if (pending) print(pending->first, pending->second);
-    pending.reset();
-  }
 };
 
 json score_json(const hetglm::CvScore& s) {
@@ -856,7 +833,8 @@ int run_train(TrainArgs& a) {
     if (!a.test_file.empty()) throw hetglm::InvalidArgument("--test is not supported with --distributed");
     a.opt.memory_limit = memory_limit_option(a.memory_limit);  // each rank's reader budget
     hetglm::DistributedArgs d{a.train_file, a.model_file, a.report_file, a.opt, a.zero_based, a.n_features,
-                              a.threads, a.local_epochs, a.quiet, a.partition == "random", {}};
+                              a.threads, a.local_epochs, a.quiet, a.partition == "random", {},
+                              a.progress_seconds, a.progress_epochs};
     for (const std::string& name : a.cd_options_given)  // (--replica-sigma: said already when parse_options warned)
       if (name != "--replica-sigma" || !a.replica_sigma_warned) d.cd_options_given.push_back(name);
     return hetglm::train_distributed_main(d);
@@ -1110,13 +1088,7 @@ int run_train(TrainArgs& a) {
   }
   res.model.zero_based = a.zero_based;  // predict reads its data as the training file was read
   try {
-    if (a.model_file == "-") {
-      const std::string text = hetglm::format_model(res.model);
-      if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
-        throw hetglm::IoError(fmt::format("cannot write the model to standard output: {}", std::strerror(errno)));
-    } else {
-      hetglm::StagedFile::stage(a.model_file, hetglm::format_model(res.model)).commit();
-    }
+    hetglm::write_model_to(a.model_file, res.model);
   } catch (const hetglm::Error& e) {
     hetglm::eprint("error: {}{}\n", e.what(),
                    a.report_file.empty() ? std::string()

@@ -26,7 +26,7 @@ Usage: test_mpi.py HETGLM_CLI DATA_DIR [case ...]   (cases: optimum, sorted_roun
                                                      partition_option, newton,
                                                      auto_solver, local_threads, parts, parse_error, rank_failure,
                                                      kill, float64, certificate_schedule, shrinking,
-                                                     no_shrinking_warning, stop_reason)
+                                                     no_shrinking_warning, outputs, stop_reason)
 """
 import json
 import os
@@ -39,7 +39,7 @@ import time
 CLI, DATA = sys.argv[1], sys.argv[2]
 CASES = sys.argv[3:] or ["optimum", "sorted_rounds", "lookahead", "kept_primal", "partition_option", "newton", "auto_solver", "local_threads",
                          "parts", "parse_error", "rank_failure", "kill", "float64", "certificate_schedule", "shrinking",
-                         "no_shrinking_warning", "stop_reason"]
+                         "no_shrinking_warning", "outputs", "stop_reason"]
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
            OMPI_MCA_rmaps_base_oversubscribe="1")
 MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none"]
@@ -226,6 +226,46 @@ def no_shrinking_warning():
                  src, os.path.join(TMP, "noshr.model")])
         got = [ln for ln in r.stdout.splitlines() if "warning:" in ln]
         check(r.returncode == 0 and got == want, f"--no-shrinking at K = {k} {' '.join(opts)}: rc {r.returncode}, {got}")
+
+
+def outputs():
+    """What rank 0 writes: MODEL - (and /dev/stdout) sends the model to standard output and every other line to
+    standard error, as one process does (it wrote a file named '-'); --progress thins the round lines (every round
+    was printed); distributed Newton reports each rank's rows after the redistribution (they differ with --seed),
+    its nonzeros and d coordinates (0 and 0, and the rows as read, before), and no sigma'."""
+    src, cli = os.path.abspath(os.path.join(DATA, "mushrooms")), os.path.abspath(CLI)
+    cwd = os.path.join(TMP, "out")
+    os.makedirs(cwd, exist_ok=True)
+    ref = os.path.join(TMP, "out.model")
+    r = run([*MPIRUN, "-np", "2", CLI, "train", "--distributed", "-q", "--model", "svm", src, ref])
+    with open(ref) as f:
+        want = f.read()
+    for target in ("-", "/dev/stdout"):
+        p = subprocess.run([*MPIRUN, "-np", "2", cli, "train", "--distributed", "--model", "svm", src, target],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120, env=ENV, cwd=cwd)
+        check(p.returncode == 0 and p.stdout == want and "round     1" in p.stderr and
+              "converged: svm" in p.stderr and os.listdir(cwd) == [],
+              f"MODEL {target}: rc {p.returncode}, the model on standard output {p.stdout == want}, progress on "
+              f"standard error {'round     1' in p.stderr}, files left {os.listdir(cwd)}")
+    counts = {}
+    for prog in ("1", "100"):
+        r = run([*MPIRUN, "-np", "2", CLI, "train", "--distributed", "--model", "svm", "--progress", prog, src, ref])
+        counts[prog] = sum(ln.startswith("round") for ln in r.stdout.splitlines())
+    check(counts["1"] == 233 and counts["100"] == 4,
+          f"round lines of 233 rounds: {counts} (--progress 1: every round; 100: rounds 1, 100, 200 and the last)")
+    rows = []
+    for seed in ("1", "2"):
+        rep = os.path.join(TMP, f"out{seed}.json")
+        r = run([*MPIRUN, "-np", "2", CLI, "train", "--distributed", "-q", "--model", "logistic", "--seed", seed,
+                 "--report-json", rep, os.path.join(DATA, "w7a"), ref])
+        with open(rep) as f:
+            rj = json.load(f)
+        rt = rj["rank_times"]
+        rows.append([t["rows"] for t in rt])
+        check(rj["solver"] == "newton" and rj["sigma"] is None and sum(t["rows"] for t in rt) == 24692 and
+              all(t["coordinates"] == 300 and t["nnz"] > 0 for t in rt),
+              f"Newton report, seed {seed}: sigma {rj['sigma']}, rank_times {rt}")
+    check(rows[0] != rows[1], f"Newton's rows per rank follow --seed (the redistribution): {rows}")
 
 
 def stop_reason():

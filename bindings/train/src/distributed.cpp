@@ -510,6 +510,9 @@ struct RankInfo {
 int run(const Comm& c, const DistributedArgs& a) {
   const auto t_start = Clock::now();
   const TrainOptions& o = a.opt;
+  // MODEL - writes the model to standard output: the progress and result lines go to standard error then (as in one
+  // process).
+  std::FILE* info = a.model_file == "-" ? stderr : stdout;
   int code = 0;
   std::string msg;
   // ---- options that every rank checks identically
@@ -619,9 +622,9 @@ int run(const Comm& c, const DistributedArgs& a) {
   const index_t N = static_cast<index_t>(N64);
   const double eta = l1_share(spec.penalty, o.problem.l1_ratio);
   if (!a.quiet && c.rank == 0) {
-    fmt::print("loaded '{}' over {} ranks: {} samples, {} features, {} nonzeros in {:.3f}s (rank 0)\n", a.train_file, K,
+    fmt::print(info, "loaded '{}' over {} ranks: {} samples, {} features, {} nonzeros in {:.3f}s (rank 0)\n", a.train_file, K,
                N, D0, nnz_global, load_s);
-    std::fflush(stdout);
+    std::fflush(info);
   }
 
   // ---- local problem
@@ -667,10 +670,10 @@ int run(const Comm& c, const DistributedArgs& a) {
                                           o.solver.adaptive_aggregation, nnz_per_rank / double(Xb.n_cols));
   if (!a.quiet && c.rank == 0) {
     if (use_newton)
-      fmt::print("distributed Newton: primal formulation (samples partitioned), {} thread(s) per rank, lambda {:.6g}\n",
+      fmt::print(info, "distributed Newton: primal formulation (samples partitioned), {} thread(s) per rank, lambda {:.6g}\n",
                  threads, lambda);
     else
-      fmt::print("distributed CoCoA+: {} formulation ({}), local solver {} per rank, sigma' = {}{}, {} local epoch(s) "
+      fmt::print(info, "distributed CoCoA+: {} formulation ({}), local solver {} per rank, sigma' = {}{}, {} local epoch(s) "
                  "per round, lambda {:.6g}\n",
                  formulation_name(fk), fk == Formulation::dual ? "samples partitioned" : "features partitioned",
                  local_threads > 1 ? fmt::format("syscd on {} threads", local_threads) : std::string("sequential"),
@@ -680,8 +683,8 @@ int run(const Comm& c, const DistributedArgs& a) {
                  plan.lookahead_chunks > 0
                      ? fmt::format(", lookahead in {} parts of an epoch", plan.lookahead_chunks) : std::string(),
                  a.local_epochs, lambda);
-    fmt::print("formulation {}: {}\n", formulation_name(fk), fk_reason);
-    std::fflush(stdout);
+    fmt::print(info, "formulation {}: {}\n", formulation_name(fk), fk_reason);
+    std::fflush(info);
   }
   // Coordinate descent's options the run ignores, said as one process says them (bindings/cli main.cpp
   // auto_ignored_cd_options; an explicit --solver newton: parse_options said it already): all of them under the
@@ -764,6 +767,16 @@ int run(const Comm& c, const DistributedArgs& a) {
   const int ncol = static_cast<int>(positives.size());
   model.w.assign(static_cast<std::size_t>(D) * ncol, 0.0);
   std::vector<CocoaResult> cols;
+  // Rank 0's round lines (--progress, as one process's epoch lines; "[class c] " where one-vs-rest trains several).
+  ProgressLines progress;
+  progress.every_seconds = a.progress_seconds;
+  progress.every_epochs = a.progress_epochs;
+  progress.print = [&](double label, const EpochRecord& r) {
+    const std::string prefix = ncol > 1 ? fmt::format("[class {}] ", label) : std::string();
+    fmt::print(info, "{}round {:5d}  primal {:.10e}  gap {:.3e}  rel gap {:.3e}  {:8.3f}s\n", prefix, r.epoch, r.primal,
+               r.gap, r.rel_gap, r.seconds);
+    std::fflush(info);
+  };
   try {
     for (int k = 0; k < ncol; ++k) {
       std::vector<double> y(y_raw.size());
@@ -771,13 +784,8 @@ int run(const Comm& c, const DistributedArgs& a) {
         y[i] = spec.classifier ? (y_raw[i] == positives[k] ? 1.0 : -1.0) : y_raw[i];
       SolverOptions so = o.solver;
       so.n_threads = threads;
-      const std::string prefix = ncol > 1 ? fmt::format("[class {}] ", positives[k]) : std::string();
       if (!a.quiet && c.rank == 0)
-        so.on_epoch = [&prefix](const EpochRecord& r) {
-          fmt::print("{}round {:5d}  primal {:.10e}  gap {:.3e}  rel gap {:.3e}  {:8.3f}s\n", prefix, r.epoch,
-                     r.primal, r.gap, r.rel_gap, r.seconds);
-          std::fflush(stdout);
-        };
+        so.on_epoch = [&, k](const EpochRecord& r) { progress.on_epoch(k, positives[k], r); };
       CocoaResult co = with_form(spec, fk, [&]<class Form>() {
         if constexpr (Form::formulation == Formulation::primal) {
           if (use_newton) {
@@ -802,6 +810,7 @@ int run(const Comm& c, const DistributedArgs& a) {
       model.dual.push_back(co.certificate.dual);
       model.gap.push_back(co.certificate.gap);
       cols.push_back(std::move(co));
+      progress.flush();  // the column's last round
     }
   } catch (const RemoteFailure& f) {
     return f.code;
@@ -815,9 +824,12 @@ int run(const Comm& c, const DistributedArgs& a) {
   // ---- per-rank report
   double compute_s = 0, comm_s = 0;
   for (const auto& co : cols) compute_s += co.compute_seconds, comm_s += co.comm_seconds;
-  const double rows_held = fk == Formulation::dual ? Xb.n_rows : n_local;
-  RankInfo mine{rows_held, double(fk == Formulation::dual ? rows_held : coord_counts[c.rank]),
-                double(fk == Formulation::dual ? Xb.nnz() : Xt.nnz()), load_s, solve_s, compute_s, comm_s};
+  // Rows partitioned (the dual, Newton: the redistributed rows, whose weights Newton holds whole on every rank) or
+  // columns (the primal CoCoA+: its coordinates, the rank's rows as read).
+  const bool by_rows = fk == Formulation::dual || use_newton;
+  const double rows_held = by_rows ? Xb.n_rows : n_local;
+  RankInfo mine{rows_held, double(fk == Formulation::dual ? rows_held : use_newton ? D : coord_counts[c.rank]),
+                double(by_rows ? Xb.nnz() : Xt.nnz()), load_s, solve_s, compute_s, comm_s};
   std::vector<RankInfo> infos(K);
   MPI_Gather(&mine, 7, MPI_DOUBLE, infos.data(), 7, MPI_DOUBLE, 0, MPI_COMM_WORLD);
 
@@ -861,7 +873,7 @@ int run(const Comm& c, const DistributedArgs& a) {
     const double wire = 2.0 * (K - 1) * payload;
     if (!a.quiet) {
       for (int r = 0; r < K; ++r)
-        fmt::print("rank {}: {} rows, {} coordinates, {} nonzeros, load {:.3f}s, solve {:.3f}s (compute {:.3f}s, "
+        fmt::print(info, "rank {}: {} rows, {} coordinates, {} nonzeros, load {:.3f}s, solve {:.3f}s (compute {:.3f}s, "
                    "communication {:.3f}s)\n",
                    r, infos[r].rows, infos[r].coords, infos[r].nnz, infos[r].load_s, infos[r].solve_s,
                    infos[r].compute_s, infos[r].comm_s);
@@ -870,13 +882,13 @@ int run(const Comm& c, const DistributedArgs& a) {
                                           : fmt::format("{} rounds x {} local epochs on {} ranks, {:.0f} bytes "
                                                         "allreduced per rank per round", rounds, a.local_epochs, K,
                                                         payload);
-      fmt::print("{}: {} ({}), lambda {:.6g}: primal {:.10e}  dual {:.10e}  gap {:.3e}  rel gap {:.3e}  {}, train "
+      fmt::print(info, "{}: {} ({}), lambda {:.6g}: primal {:.10e}  dual {:.10e}  gap {:.3e}  rel gap {:.3e}  {}, train "
                  "{:.3f}s\n",
                  converged ? "converged"
                  : stalled ? "warning: not converged (stalled)"
                            : "warning: not converged (round limit)",
                  spec.name, formulation_name(fk), lambda, P, Dv, G, P != 0 ? G / std::fabs(P) : G, work, train_s);
-      std::fflush(stdout);
+      std::fflush(info);
     }
     for (const std::string& w : not_converged) eprint("{}", w);  // -q keeps warnings, as in one process
     try {
@@ -887,7 +899,7 @@ int run(const Comm& c, const DistributedArgs& a) {
         rep["version"] = HETGLM_VERSION;
         rep["distributed"] = true;
         rep["ranks"] = K;
-        rep["sigma"] = use_newton ? K : plan.step_sigma;
+        rep["sigma"] = use_newton ? json(nullptr) : json(plan.step_sigma);  // (Newton's sums are exact: no sigma')
         rep["gamma"] = o.solver.adaptive_aggregation && plan.searches() && !use_newton ? json("adaptive") : json(1);
         rep["local_epochs"] = a.local_epochs;
         rep["lookahead_chunks"] = use_newton ? 0 : plan.lookahead_chunks;
@@ -962,7 +974,7 @@ int run(const Comm& c, const DistributedArgs& a) {
         staged_report = StagedFile::stage(a.report_file, rep.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
       }
       model.zero_based = a.zero_based;  // predict reads its data as the training file was read
-      save_model(a.model_file, model);
+      write_model_to(a.model_file, model);  // MODEL - (or /dev/stdout, the CLI says "-"): standard output
       if (staged_report) staged_report->commit();
     } catch (const std::exception& e) {
       eprint("error: {}\n", e.what());

@@ -6,6 +6,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <thread>
 #include <fstream>
 #include <chrono>
@@ -261,6 +264,40 @@ std::string stall_warning(int count, std::string_view unit, std::string_view who
   return fmt::format("warning: stopped after {} {} before the tolerance{}: {}; the model and its certificate are "
                      "written\n",
                      count, unit, who, stalled);
+}
+
+void ProgressLines::emit(double label, const EpochRecord& r) {
+  print(label, r);
+  last_printed_ = r.seconds;
+  last_epoch_ = r.epoch;
+}
+
+void ProgressLines::on_epoch(int k, double label, const EpochRecord& r) {
+  const bool first = k != column_;  // the first record of a column (epoch 1; with DuHL the first exact round)
+  if (first) {
+    flush();
+    column_ = k;
+  }
+  const bool show = first || (every_seconds > 0 ? r.seconds - last_printed_ >= every_seconds
+                                                : r.epoch / every_epochs > last_epoch_ / every_epochs);
+  if (show) {
+    emit(label, r);
+    pending_.reset();
+  } else {
+    pending_ = std::pair{label, r};
+  }
+}
+
+void ProgressLines::flush() {
+  if (pending_) emit(pending_->first, pending_->second);
+  pending_.reset();
+}
+
+void write_model_to(const std::string& path, const LinearModel& model) {
+  if (path != "-") return save_model(path, model);
+  const std::string text = format_model(model);
+  if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
+    throw IoError(fmt::format("cannot write the model to standard output: {}", std::strerror(errno)));
 }
 
 std::string ignored_option_warning(std::string_view option, std::string_view applies, std::string_view why) {

@@ -40,6 +40,8 @@ struct DistributedArgs {
   /// Coordinate descent's options given ("--no-shrinking", "--certificate-every", ...): rank 0 says which the run
   /// ignored (distributed Newton chosen by --solver auto; --no-shrinking where nothing shrinks).
   std::vector<std::string> cd_options_given;
+  double progress_seconds = 1;  ///< --progress Ts: a round line every T seconds (0: by rounds)
+  int progress_epochs = 1;      ///< --progress N: a round line every N rounds
 };
 
 /// Runs the whole distributed `train` on this rank (MPI_Init .. MPI_Finalize inside) and returns the process exit

@@ -208,6 +208,32 @@ std::string float32_fallback_warning(const std::string& file);
 /// class where there are several (" (class 3)") or empty. One process's and the distributed trainer's.
 std::string stall_warning(int count, std::string_view unit, std::string_view who, std::string_view stalled);
 
+/// When the progress lines of a fit are printed (--progress): the first record of every weight column, then every
+/// `every_epochs` epochs (rounds), or every `every_seconds` seconds when that is > 0, and the last record of each
+/// column (held back until the column ends, or flush()). `print(label, record)` writes one line. One process's CLI
+/// and the distributed trainer's rank 0.
+struct ProgressLines {
+  double every_seconds = 1;
+  int every_epochs = 1;
+  std::function<void(double label, const EpochRecord&)> print;
+  /// The record `r` of weight column `k` (its class `label`).
+  void on_epoch(int k, double label, const EpochRecord& r);
+  /// Prints the record held back, if any (the end of a column or of the fit).
+  void flush();
+
+ private:
+  void emit(double label, const EpochRecord& r);
+  int column_ = -1;
+  double last_printed_ = 0;
+  int last_epoch_ = 0;  ///< the epoch of the last line printed
+  std::optional<std::pair<double, EpochRecord>> pending_;
+};
+
+/// Writes a trained model where the CLI's MODEL argument says: "-" its text to standard output (flushed), any other
+/// path atomically (save_model). Throws IoError ("cannot write the model to standard output: ...", or save_model's
+/// naming the path). One process's CLI and the distributed trainer's rank 0.
+void write_model_to(const std::string& path, const LinearModel& model);
+
 /// The warning (one line, newline included) for an option that only `applies` to something the fit did not run:
 /// "warning: OPTION applies to APPLIES; WHY; ignored". One process's (bindings/cli) and the distributed trainer's.
 std::string ignored_option_warning(std::string_view option, std::string_view applies, std::string_view why);
