@@ -825,6 +825,16 @@ int run_train(TrainArgs& a) {
         "--solver {}: --distributed trains with CoCoA+ (its local solver sequential or syscd on every rank) or "
         "newton; drop --solver or choose sequential, syscd or newton",
         hetglm::solver_kind_name(a.opt.solver.solver)));
+  // `mpirun -np K hetglm train` without --distributed: K processes that each train the whole problem and write the
+  // same MODEL. Said once (the first process), as the CLI cannot know what was meant.
+  if (!a.distributed)
+    if (const char* size = std::getenv("OMPI_COMM_WORLD_SIZE"); size && std::atoi(size) > 1) {
+      const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
+      if (!rank || std::string_view(rank) == "0")
+        hetglm::eprint("warning: one of {} MPI processes (mpirun) without --distributed: each trains the whole problem "
+                       "alone and writes MODEL; add --distributed to train one model across them\n",
+                       size);
+    }
   if (a.distributed) {  // `mpirun -np K hetglm train --distributed ...` (solvers/src/distributed.cpp, docs/mpi.md)
     if (!a.class_weights.empty())  // (they were ignored without a word)
       throw hetglm::InvalidArgument(fmt::format("{}: class weights are not supported with --distributed",
@@ -1301,7 +1311,13 @@ int run_predict(PredictArgs& a) {
 int hetglm_cli_main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);  // a closed standard output is an error to report, not a silent exit 141
   CLI::App app{"hetglm: generalized linear models with a certified duality gap", "hetglm"};
-  app.set_version_flag("--version", std::string("hetglm ") + HETGLM_VERSION + " (backends: " + HETGLM_BACKENDS + ")");
+#ifdef HETGLM_ENABLE_MPI
+  constexpr const char* kMpi = "; MPI: --distributed";
+#else
+  constexpr const char* kMpi = "; no MPI";
+#endif
+  app.set_version_flag("--version", std::string("hetglm ") + HETGLM_VERSION + " (backends: " + HETGLM_BACKENDS + kMpi +
+                                        ")");
   app.require_subcommand(1);
 
   TrainArgs ta;

@@ -132,6 +132,12 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
   CocoaResult out;
   EpochDriver driver(o, out, Form::formulation);
   if (form.lo) driver.float64_values();  // (the trainer's ranks agree on reading them, distributed.cpp)
+  // Across ranks a stall is CoCoA+'s (the box duals' merged steps creep at tight tolerances: the hinge on mushrooms
+  // at K = 2 stops at 2.2e-7 where one process reaches 1e-12), not the values' rounding.
+  if (K > 1)
+    driver.stall_cause(fmt::format("with {} ranks (CoCoA+'s merged rounds stopped gaining here; one process, or "
+                                   "fewer ranks, may reach it)",
+                                   K));
   out.alpha.assign(static_cast<std::size_t>(m), 0.0);
   std::vector<double>& alpha = out.alpha;
   std::vector<double> v(dim, 0.0), p_old(dim, 0.0), p_new, dv(dim), v_loc;

@@ -377,6 +377,11 @@ TEST_F(Cli, VersionNamesTheBackends) {
   const CliRun r = run("--version");
   EXPECT_EQ(r.code, 0);
   EXPECT_EQ(r.out.rfind("hetglm 0.1.0 (backends: cpu", 0), 0u) << r.out;
+  // Whether --distributed works in this build: said by --version, and true to it.
+  const bool mpi = r.out.find("; MPI: --distributed)\n") != std::string::npos;
+  EXPECT_TRUE(mpi || r.out.find("; no MPI)\n") != std::string::npos) << r.out;
+  const CliRun d = run("train --distributed missing.svm m");
+  EXPECT_EQ(d.err.find("built without MPI") != std::string::npos, !mpi) << d.err;
 }
 
 TEST_F(Cli, BadInputExitsTwoWithAClearMessageAndWritesNothing) {

@@ -314,7 +314,7 @@ std::optional<Formulation> pick_formulation(const TrainOptions& o, const ModelSp
       throw InvalidArgument("--solver newton: runs the primal formulation only; drop --formulation dual");
     if (spec.penalty != Penalty::l2 || !is_smooth(spec.loss))
       throw InvalidArgument(fmt::format("--solver newton: under --distributed Newton trains the smooth losses with the "
-                                        "L2 penalty only (logistic, squared-hinge, ridge), not {} with penalty {}",
+                                        "L2 penalty only (logistic, squared-hinge, ridge, huber), not {} with penalty {}",
                                         spec.name, penalty_name(spec.penalty)));
     reason = "requested with --solver newton (primal only)";
     return Formulation::primal;

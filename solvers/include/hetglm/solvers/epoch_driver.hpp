@@ -140,6 +140,12 @@ class EpochDriver {
   void float64_values() {
     stall_why_ = values_why_ = "on this data (float64 values, certificates in double precision)";
   }
+  /// The stall messages' reason why the tolerance is out of reach, where it is the solver's and not the values'
+  /// rounding (CoCoA+ across several ranks, cocoa.cpp): "tolerance T is not reachable <why>". Call before record().
+  void stall_cause(std::string why) {
+    cause_ = std::move(why);
+    stall_why_ = values_why_ = cause_;
+  }
   /// SolveResult::stalled for the final certificate `c`: the stall's message when the fit stalled and `c` neither
   /// certifies the tolerance nor is negative beyond it (a warning of its own), else empty.
   std::string stall_report(const Certificate& c) const {
@@ -292,6 +298,7 @@ class EpochDriver {
   };
   std::vector<Track> track_;
   std::string stall_what_;
+  std::string cause_;  // stall_cause's text (values_why_ and stall_why_ view it then)
   std::string_view values_why_ = "on this data (float32 values, certificates in double precision)";
   std::string_view stall_why_ = values_why_;
 };
