@@ -165,7 +165,7 @@ FormulationChoice resolve_formulation(const TrainOptions& o, const ModelSpec& sp
   const TrialEstimate dual = trial_estimate(spec, Formulation::dual, X, labels, positive, c, lambda, eta, o.solver);
   const double passes = spec.loss == Loss::squared ? 1.0 : 2.0;
   // The primal wins only below dual / passes epochs: its trial stops at the first whole number of epochs at or above
-  // that (the same choice as the whole trial; on a9a, logistic through DuHL, 11 primal epochs instead of 177: the
+  // that (the same choice as the whole trial; on a9a, logistic through DuHL, 10 primal epochs instead of 177: the
   // trials took 1.15 s of a 1.7 s run).
   const double bound = std::ceil(dual.epochs / passes);
   const int limit = std::isfinite(bound) && bound < 1e9 ? std::max(1, static_cast<int>(bound)) : 0;
