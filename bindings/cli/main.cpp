@@ -142,7 +142,9 @@ void check_outputs(const Files& inputs, const Files& outputs) {
     std::error_code e1, e2;
     if (a == b) return true;
     if (fs::exists(a, e1) && fs::exists(b, e2)) return fs::equivalent(a, b, e1);
-    return fs::weakly_canonical(a, e1) == fs::weakly_canonical(b, e2);
+    // (absolute first: weakly_canonical("m") stays "m" when nothing of it exists, "./m" became "/cwd/m", and the
+    // report then overwrote the model it named differently)
+    return fs::weakly_canonical(fs::absolute(a, e1), e1) == fs::weakly_canonical(fs::absolute(b, e2), e2);
   };
   // "-" is standard output: among the outputs, the same file as /dev/stdout (MODEL - with --report-json
   // /dev/stdout mixed both); it is not compared with the inputs (a terminal is both standard input and output).
@@ -841,6 +843,9 @@ int run_train(TrainArgs& a) {
                                                 a.class_weights.front().flag));
 #ifdef HETGLM_ENABLE_MPI
     if (!a.test_file.empty()) throw hetglm::InvalidArgument("--test is not supported with --distributed");
+    if (a.save_on_interrupt)  // (it was ignored: an interrupted distributed run writes nothing)
+      throw hetglm::InvalidArgument("--save-on-interrupt is not supported with --distributed (an interrupted "
+                                    "distributed run writes no model)");
     a.opt.memory_limit = memory_limit_option(a.memory_limit);  // each rank's reader budget
     hetglm::DistributedArgs d{a.train_file, a.model_file, a.report_file, a.opt, a.zero_based, a.n_features,
                               a.threads, a.local_epochs, a.quiet, a.partition == "random", {},
@@ -1565,7 +1570,8 @@ int hetglm_cli_main(int argc, char** argv) {
     hetglm::eprint("interrupted while loading '{}'; nothing written\n", e.file());
     return interrupted_exit_code();
   } catch (const hetglm::Error& e) {
-    hetglm::eprint("error: {}\n", e.what());
+    // Under `mpirun ... --distributed` every rank finds the same bad option before MPI starts: rank 0 says it.
+    if (!app.got_subcommand(train) || prints_option_warnings(ta)) hetglm::eprint("error: {}\n", e.what());
     return kExitUsage;
   } catch (const std::bad_alloc&) {
     hetglm::eprint("error: out of memory\n");

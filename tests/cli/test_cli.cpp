@@ -481,6 +481,11 @@ TEST_F(Cli, OutputsNeverReplaceInputsDevicesOrEachOther) {
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(first_line(r.err), "error: MODEL 'm' is the same file as --report-json 'm': refusing to overwrite it\n");
   EXPECT_FALSE(fs::exists(dir / "m"));
+  // Spelled differently and not there yet: the report overwrote the model (exit 0).
+  r = run("train -q --report-json ./m2 tr.svm m2");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(first_line(r.err), "error: MODEL 'm2' is the same file as --report-json './m2': refusing to overwrite it\n");
+  EXPECT_FALSE(fs::exists(dir / "m2"));
   ASSERT_EQ(run("train -q tr.svm m").code, 0);
   r = run("predict m tr.svm m");
   EXPECT_EQ(r.code, 2);

@@ -266,6 +266,32 @@ def outputs():
               all(t["coordinates"] == 300 and t["nnz"] > 0 for t in rt),
               f"Newton report, seed {seed}: sigma {rj['sigma']}, rank_times {rt}")
     check(rows[0] != rows[1], f"Newton's rows per rank follow --seed (the redistribution): {rows}")
+    # From trying to break it: --save-on-interrupt (ignored before) is refused, by rank 0 alone; --bucket-size,
+    # --nondeterministic and --aggregation where the sequential loop on one rank has no use for them warn (silent
+    # before); a model that cannot be written says the report is not replaced and no "are written" warning.
+    hs = os.path.join(DATA, "heart_scale")
+    r = run([*MPIRUN, "-np", "2", CLI, "train", "--distributed", "-q", "--save-on-interrupt", hs, ref])
+    err = [ln for ln in r.stdout.splitlines() if ln.startswith("error:")]
+    check(r.returncode == 2 and err == ["error: --save-on-interrupt is not supported with --distributed (an interrupted "
+                                        "distributed run writes no model)"],
+          f"--save-on-interrupt with --distributed: rc {r.returncode}, {err}")
+    r = run([*MPIRUN, "-np", "1", CLI, "train", "--distributed", "-q", "--model", "svm", "--threads", "1",
+             "--bucket-size", "7", "--nondeterministic", "--aggregation", "fixed", hs, ref])
+    warned = sorted(ln.split(" applies")[0] for ln in r.stdout.splitlines() if ln.startswith("warning:"))
+    check(r.returncode == 0 and warned == ["warning: --aggregation", "warning: --bucket-size",
+                                           "warning: --nondeterministic"],
+          f"options of the parallel solvers on one rank's sequential loop: rc {r.returncode}, {warned}")
+    fifo, rj = os.path.join(TMP, "out.fifo"), os.path.join(TMP, "out-r.json")
+    for f in (fifo, rj):
+        if os.path.exists(f):
+            os.remove(f)
+    os.mkfifo(fifo)
+    r = run([*MPIRUN, "-np", "2", CLI, "train", "--distributed", "-q", "--max-epochs", "1", "--model", "svm",
+             "--report-json", rj, hs, fifo])
+    check(r.returncode == 1 and f"the report '{rj}' is not replaced either" in r.stdout and
+          "are written" not in r.stdout and not os.path.exists(rj),
+          f"MODEL a FIFO without a reader: rc {r.returncode}, {r.stdout.strip()[:240]!r}")
+    os.remove(fifo)
     # mpirun without --distributed: every process trains alone (as asked), and the first says so once.
     r = run([*MPIRUN, "-np", "2", CLI, "train", "-q", os.path.join(DATA, "heart_scale"), ref])
     want = ("warning: one of 2 MPI processes (mpirun) without --distributed: each trains the whole problem alone and "

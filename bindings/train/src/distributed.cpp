@@ -700,6 +700,14 @@ int run(const Comm& c, const DistributedArgs& a) {
                                             fk == Formulation::primal
                                                 ? "the distributed primal (CoCoA+ over features) does not shrink"
                                                 : "across ranks (K > 1) only the hinge and squared hinge duals shrink"));
+      } else if ((name == "--bucket-size" || name == "--nondeterministic") && local_threads == 1) {
+        eprint("{}", ignored_option_warning(name,
+                                            name == "--bucket-size" ? "the parallel solvers' buckets (syscd)"
+                                                                    : "the parallel solvers' work stealing (syscd)",
+                                            "the ranks' local solver is the sequential loop"));
+      } else if (name == "--aggregation" && K == 1 && local_threads == 1) {
+        eprint("{}", ignored_option_warning(name, "the merge of the ranks' (and threads') steps",
+                                            "one rank on one thread has nothing to merge"));
       }
     }
   const index_t D = Xb.n_cols;  // features including the bias
@@ -890,7 +898,6 @@ int run(const Comm& c, const DistributedArgs& a) {
                  spec.name, formulation_name(fk), lambda, P, Dv, G, P != 0 ? G / std::fabs(P) : G, work, train_s);
       std::fflush(info);
     }
-    for (const std::string& w : not_converged) eprint("{}", w);  // -q keeps warnings, as in one process
     try {
       // The report replaces the previous one only once the model is written (StagedFile, io.hpp; issue 18).
       std::optional<StagedFile> staged_report;
@@ -974,8 +981,23 @@ int run(const Comm& c, const DistributedArgs& a) {
         staged_report = StagedFile::stage(a.report_file, rep.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
       }
       model.zero_based = a.zero_based;  // predict reads its data as the training file was read
-      write_model_to(a.model_file, model);  // MODEL - (or /dev/stdout, the CLI says "-"): standard output
-      if (staged_report) staged_report->commit();
+      bool model_written = false;
+      try {
+        write_model_to(a.model_file, model);  // MODEL - (or /dev/stdout, the CLI says "-"): standard output
+        model_written = true;
+        if (staged_report) staged_report->commit();
+      } catch (const std::exception& e) {  // as one process says it: the report goes with the model
+        eprint("error: {}{}\n", e.what(),
+               model_written ? fmt::format(" (the model {} is written)",
+                                           a.model_file == "-" ? std::string("to standard output")
+                                                               : "'" + a.model_file + "'")
+               : a.report_file.empty() ? std::string()
+                                       : fmt::format("; the report '{}' is not replaced either", a.report_file));
+        out_code = kExitTraining;
+      }
+      // "... the model and its certificate are written": said once they are (-q keeps warnings, as in one process).
+      if (model_written)
+        for (const std::string& w : not_converged) eprint("{}", w);
     } catch (const std::exception& e) {
       eprint("error: {}\n", e.what());
       out_code = kExitTraining;
