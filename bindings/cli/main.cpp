@@ -63,6 +63,18 @@ extern "C" void on_sigint(int sig) {
 /// process mid-write and left the atomic write's temporary file behind).
 int interrupted_exit_code() { return 128 + g_signal.load(); }
 
+/// --distributed: Ctrl-C or SIGTERM stops a rank at once (the ranks cannot agree on a round to stop after): the first
+/// rank says so (async-signal-safe write) and every rank exits 128 + the signal without writing anything (it exited
+/// by the signal, silently).
+bool g_says_interrupt = false;
+extern "C" void on_distributed_signal(int sig) {
+  if (g_says_interrupt) {
+    static const char kText[] = "interrupted: a distributed run stops at once; no model or report written\n";
+    [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, kText, sizeof kText - 1);
+  }
+  ::_exit(128 + sig);
+}
+
 /// Standard output's reader has gone (`hetglm train ... | head -1`): SIGPIPE is ignored, and the first failed flush of
 /// a progress or summary line (EPIPE) sends the rest of standard output to /dev/null, so training goes on and the
 /// model is written; run_train warns at the end. The model itself on standard output (MODEL "-") and predictions
@@ -852,6 +864,9 @@ int run_train(TrainArgs& a) {
                               a.progress_seconds, a.progress_epochs};
     for (const std::string& name : a.cd_options_given)  // (--replica-sigma: said already when parse_options warned)
       if (name != "--replica-sigma" || !a.replica_sigma_warned) d.cd_options_given.push_back(name);
+    g_says_interrupt = prints_option_warnings(a);  // rank 0 (or a run without a launcher)
+    std::signal(SIGINT, on_distributed_signal);
+    std::signal(SIGTERM, on_distributed_signal);
     return hetglm::train_distributed_main(d);
 #else
     throw hetglm::InvalidArgument("--distributed: this hetglm was built without MPI (configure with -DHETGLM_ENABLE_MPI=ON)");

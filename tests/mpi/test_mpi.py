@@ -292,6 +292,23 @@ def outputs():
           "are written" not in r.stdout and not os.path.exists(rj),
           f"MODEL a FIFO without a reader: rc {r.returncode}, {r.stdout.strip()[:240]!r}")
     os.remove(fifo)
+    # Ctrl-C on mpirun (SIGINT, forwarded to the ranks): the run stops at once, the first rank says so once (it died
+    # by the signal without a word before), no model.
+    out = os.path.join(TMP, "int.model")
+    p = subprocess.Popen([*MPIRUN, "-np", "2", CLI, "train", "--distributed", "-q", "--model", "logistic",
+                          "--formulation", "dual", "--aggregation", "fixed", "--tol", "1e-15", "--max-epochs",
+                          "1000000", os.path.join(DATA, "a9a"), out],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=ENV)
+    time.sleep(3)
+    p.send_signal(signal.SIGINT)
+    try:
+        output, _ = p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        output, _ = p.communicate()
+    said = output.count("interrupted: a distributed run stops at once; no model or report written")
+    check(p.returncode != 0 and said == 1 and not os.path.exists(out),
+          f"SIGINT to mpirun: rc {p.returncode}, said {said} time(s), model {os.path.exists(out)}")
     # mpirun without --distributed: every process trains alone (as asked), and the first says so once.
     r = run([*MPIRUN, "-np", "2", CLI, "train", "-q", os.path.join(DATA, "heart_scale"), ref])
     want = ("warning: one of 2 MPI processes (mpirun) without --distributed: each trains the whole problem alone and "
