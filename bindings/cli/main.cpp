@@ -362,15 +362,18 @@ void parse_liblinear_flags(TrainArgs& a) {
   parse_progress(a);
 }
 
-/// Whether this process prints the option warnings: under `mpirun ... --distributed` every rank parses the same
-/// options, and rank 0 alone says what they do. MPI is not initialized yet here, so the rank comes from the
-/// launcher's environment (Open MPI's OMPI_COMM_WORLD_RANK, PMIx's PMIX_RANK, MPICH / Hydra's PMI_RANK).
-bool prints_option_warnings(const TrainArgs& a) {
-  if (!a.distributed) return true;
+/// Whether this process is the first of those an MPI launcher started, or was started alone. MPI is not initialized
+/// yet here, so the rank comes from the launcher's environment (Open MPI's OMPI_COMM_WORLD_RANK, PMIx's PMIX_RANK,
+/// MPICH / Hydra's PMI_RANK).
+bool first_launched_process() {
   for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
     if (const char* r = std::getenv(var)) return std::string_view(r) == "0";
   return true;
 }
+
+/// Whether this process prints the option warnings: under `mpirun ... --distributed` every rank parses the same
+/// options, and rank 0 alone says what they do.
+bool prints_option_warnings(const TrainArgs& a) { return !a.distributed || first_launched_process(); }
 
 /// The options of the parallel coordinate-descent solvers among those given that the sequential solver has no use
 /// for, each with what it applies to: its one loop has no buckets, no replicas to merge or scale and no work stealing
@@ -842,13 +845,10 @@ int run_train(TrainArgs& a) {
   // `mpirun -np K hetglm train` without --distributed: K processes that each train the whole problem and write the
   // same MODEL. Said once (the first process), as the CLI cannot know what was meant.
   if (!a.distributed)
-    if (const char* size = std::getenv("OMPI_COMM_WORLD_SIZE"); size && std::atoi(size) > 1) {
-      const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
-      if (!rank || std::string_view(rank) == "0")
-        hetglm::eprint("warning: one of {} MPI processes (mpirun) without --distributed: each trains the whole problem "
-                       "alone and writes MODEL; add --distributed to train one model across them\n",
-                       size);
-    }
+    if (const char* size = std::getenv("OMPI_COMM_WORLD_SIZE"); size && std::atoi(size) > 1 && first_launched_process())
+      hetglm::eprint("warning: one of {} MPI processes (mpirun) without --distributed: each trains the whole problem "
+                     "alone and writes MODEL; add --distributed to train one model across them\n",
+                     size);
   if (a.distributed) {  // `mpirun -np K hetglm train --distributed ...` (solvers/src/distributed.cpp, docs/mpi.md)
     if (!a.class_weights.empty())  // (they were ignored without a word)
       throw hetglm::InvalidArgument(fmt::format("{}: class weights are not supported with --distributed",
@@ -864,7 +864,7 @@ int run_train(TrainArgs& a) {
                               a.progress_seconds, a.progress_epochs};
     for (const std::string& name : a.cd_options_given)  // (--replica-sigma: said already when parse_options warned)
       if (name != "--replica-sigma" || !a.replica_sigma_warned) d.cd_options_given.push_back(name);
-    g_says_interrupt = prints_option_warnings(a);  // rank 0 (or a run without a launcher)
+    g_says_interrupt = first_launched_process();  // rank 0 (or a run without a launcher)
     std::signal(SIGINT, on_distributed_signal);
     std::signal(SIGTERM, on_distributed_signal);
     return hetglm::train_distributed_main(d);

@@ -290,18 +290,13 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
       // This rank's change of v, A_r (alpha_r - alpha_r,old), in double. The sequential local loop's copy took it
       // sigma'-scaled, plus the lookahead's additions: read off v_loc (no pass over the data); SySCD's merges added
       // sigma' = K times it to v_loc (SyscdLocalSolver), read off the same way (it was recomputed from alpha, a pass
-      // over the rank's data every round whatever the shrinking).
-      if (local) {
-        p_new.resize(dim);
-        for (std::size_t k = 0; k < dim; ++k) {
-          dv[k] = (v_loc[k] - v[k]) / sigma;
-          p_new[k] = p_old[k] + dv[k];
-        }
-      } else {
+      // over the rank's data every round whatever the shrinking). (SySCD runs no lookahead: parts = 1.)
+      {
+        const double scale = local ? sigma : step_sigma;  // what v_loc's copy of the change was multiplied by
         const double added = parts > 1 ? double(parts) * double(co.local_epochs) : 0.0;
         p_new.resize(dim);
         for (std::size_t k = 0; k < dim; ++k) {
-          dv[k] = (v_loc[k] - v[k] - (parts > 1 ? added * others[k] : 0.0)) / step_sigma;
+          dv[k] = (v_loc[k] - v[k] - (parts > 1 ? added * others[k] : 0.0)) / scale;
           p_new[k] = p_old[k] + dv[k];
         }
       }
