@@ -172,12 +172,32 @@ DuhlResult run_duhl(const Form& form, Backend& accel, const SolverOptions& so, c
         shuffle(std::span<index_t>(cand), rng);
         for (std::size_t k = 0; k < mz && budget - used >= mincol; ++k) try_add(cand[k]);
       } else {
-        // Greedy fill by stale gap, in blocks: nth_element + sort of the next block only (O(m) expected per round;
-        // sorting everything the budget could hold in the worst case, many near-empty columns, was O(m log m)).
-        // The first block is sized from the mean column size; ties broken by index so a run is reproducible.
+        // Greedy fill by stale gap: the columns in decreasing gap order, each taken where it still fits. Its
+        // largest prefix that fits as a whole is taken without sorting it: nth_element finds the k largest gaps (k
+        // from the mean column size, scaled down by budget / their bytes until they fit), and every one of them
+        // would have fit in sorted order as well (the bytes before any of them are at most their sum), so the set is
+        // the greedy one; only its order is nth_element's. The rest in blocks: nth_element + sort of the next block
+        // only (O(m) expected per round). Ties broken by index so a run is reproducible. (Sorting the first 2 budget
+        // / mean column size gaps every round was a quarter of a DuHL round on the host,
+        // bench/results/duhl_threads.md.)
         auto by_gap = [&](index_t a, index_t b) { return z[a] > z[b] || (z[a] == z[b] && a < b); };
         std::size_t lo = 0;
-        std::size_t hi = std::min(mz, std::max<std::size_t>(64, 2 * budget / std::max<std::size_t>(meancol, 1) + 1));
+        const std::size_t per_col = std::max<std::size_t>(meancol, 1);
+        for (std::size_t k = std::min(mz, budget / per_col), top = mz; k >= 64;) {
+          // the k largest of the `top` largest (cand[0, top) after the last pass)
+          const auto kth = cand.begin() + static_cast<std::ptrdiff_t>(k);
+          if (k < top) std::nth_element(cand.begin(), kth, cand.begin() + static_cast<std::ptrdiff_t>(top), by_gap);
+          std::size_t sum = 0;
+          for (std::size_t q = 0; q < k; ++q) sum += bytes[cand[q]];
+          if (sum <= budget) {
+            for (std::size_t q = 0; q < k; ++q) try_add(cand[q]);
+            lo = k;
+            break;
+          }
+          top = k;
+          k = std::min(k - 1, static_cast<std::size_t>(double(k) * 0.99 * double(budget) / double(sum)));
+        }
+        std::size_t hi = std::min(mz, lo + std::max<std::size_t>(64, 2 * (budget - used) / per_col + 1));
         while (lo < mz && budget - used >= mincol) {
           auto first = cand.begin() + static_cast<std::ptrdiff_t>(lo), last = cand.begin() + static_cast<std::ptrdiff_t>(hi);
           if (hi < mz) std::nth_element(first, last, cand.end(), by_gap);

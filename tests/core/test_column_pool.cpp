@@ -126,6 +126,9 @@ TEST(ColumnPool, ManyRandomSwapsNeverOverlap) {
     std::set<std::size_t> fresh(p.fresh.begin(), p.fresh.end());
     for (std::size_t k = 0; k < ws.size(); ++k) {
       EXPECT_EQ(p.slots[k].len, lens[ws[k]]);
+      // copied exactly when it was not resident (every column travels when the pool was emptied)
+      if (!p.emptied)
+        EXPECT_EQ(fresh.count(k) == 1, where.count(ws[k]) == 0) << "column " << ws[k] << " in round " << round;
       if (!fresh.count(k) && where.count(ws[k])) {
         EXPECT_EQ(p.slots[k].offset, where[ws[k]].offset) << "a resident column moved";
       }
@@ -133,6 +136,14 @@ TEST(ColumnPool, ManyRandomSwapsNeverOverlap) {
     where.clear();
     for (std::size_t k = 0; k < ws.size(); ++k) where[ws[k]] = p.slots[k];
   }
+  // After reset() nothing is resident: the last working set travels again, whole.
+  std::vector<index_t> last;
+  for (const auto& [i, r] : where) last.push_back(i);
+  pool.reset(800);
+  EXPECT_TRUE(pool.empty());
+  const auto again = pool.place(last, A);
+  EXPECT_EQ(again.fresh.size(), last.size());
+  EXPECT_EQ(pool.resident_count(), last.size());
 }
 
 TEST(ColumnPool, RefusesAWorkingSetOverItsCapacity) {

@@ -12,7 +12,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
-#include <unordered_map>
 #include <vector>
 
 #include "hetglm/matrix.hpp"
@@ -94,7 +93,13 @@ class ColumnPool {
 
  private:
   std::int64_t capacity_ = 0;
-  std::unordered_map<index_t, Range> resident_;
+  // Where each coordinate lives, indexed by coordinate (len < 0: not resident; sized to the largest coordinate seen),
+  // and the resident coordinates: a lookup per coordinate of the working set without hashing or a map rebuilt per
+  // round (the unordered_map it replaced was about 12% of a DuHL round on the host, bench/results/duhl_threads.md).
+  std::vector<Range> where_;
+  std::vector<index_t> resident_;
+  std::vector<std::uint32_t> seen_;  // place()'s stamp: seen_[i] == stamp_ for the coordinates of the working set
+  std::uint32_t stamp_ = 0;
 };
 
 }  // namespace hetglm
