@@ -183,7 +183,7 @@ DuhlResult run_duhl(const Form& form, Backend& accel, const SolverOptions& so, c
         auto by_gap = [&](index_t a, index_t b) { return z[a] > z[b] || (z[a] == z[b] && a < b); };
         std::size_t lo = 0;
         const std::size_t per_col = std::max<std::size_t>(meancol, 1);
-        for (std::size_t k = std::min(mz, budget / per_col), top = mz; k >= 64;) {
+        for (std::size_t k = std::min(mz, budget / per_col), top = mz, tries = 0; k >= 64; ++tries) {
           // the k largest of the `top` largest (cand[0, top) after the last pass)
           const auto kth = cand.begin() + static_cast<std::ptrdiff_t>(k);
           if (k < top) std::nth_element(cand.begin(), kth, cand.begin() + static_cast<std::ptrdiff_t>(top), by_gap);
@@ -194,8 +194,11 @@ DuhlResult run_duhl(const Form& form, Backend& accel, const SolverOptions& so, c
             lo = k;
             break;
           }
+          // Scaled by budget / sum; from the third try on at least halved (a few columns larger than the budget
+          // at the top would otherwise take about 100 ln(k / 64) tries of 1% each).
           top = k;
-          k = std::min(k - 1, static_cast<std::size_t>(double(k) * 0.99 * double(budget) / double(sum)));
+          const auto scaled = static_cast<std::size_t>(double(k) * 0.99 * double(budget) / double(sum));
+          k = std::min(tries < 2 ? k - 1 : k / 2, scaled);
         }
         std::size_t hi = std::min(mz, lo + std::max<std::size_t>(64, 2 * (budget - used) / per_col + 1));
         while (lo < mz && budget - used >= mincol) {
