@@ -72,6 +72,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 constexpr std::int64_t kGapGrain = 2048;  // coordinates per task of the first gap pass
+constexpr double kStarvedShare = 0.25;    // of the budget: select()'s starved share (measured, docs/duhl.md step 5)
 
 /// DuHL with T CPU threads (solve_duhl runs it in the solver arena).
 template <class Form>
@@ -146,12 +147,14 @@ DuhlResult run_duhl(const Form& form, Backend& accel, const SolverOptions& so, c
     cpu[t].hi = mz * static_cast<std::size_t>(t + 1) / static_cast<std::size_t>(T);
   }
 
+  std::size_t starved_pos = 0;  // select(): the starved share's cursor in cpu_order
   auto select = [&]() {
     for (index_t i : ws) in_ws[i] = 0;
     ws.clear();
-    std::size_t used = 0;
+    std::size_t used = 0, cap = budget;  // cap: the bytes the current step of the selection may fill up to
     auto try_add = [&](index_t i) {
-      if (used + bytes[i] > budget) return false;
+      if (in_ws[i]) return true;  // taken by the starved share (below) already
+      if (used + bytes[i] > cap) return false;
       used += bytes[i];
       ws.push_back(i);
       in_ws[i] = 1;
@@ -172,40 +175,60 @@ DuhlResult run_duhl(const Form& form, Backend& accel, const SolverOptions& so, c
         shuffle(std::span<index_t>(cand), rng);
         for (std::size_t k = 0; k < mz && budget - used >= mincol; ++k) try_add(cand[k]);
       } else {
-        // Greedy fill by stale gap: the columns in decreasing gap order, each taken where it still fits. Its
-        // largest prefix that fits as a whole is taken without sorting it: nth_element finds the k largest gaps (k
-        // from the mean column size, scaled down by budget / their bytes until they fit), and every one of them
-        // would have fit in sorted order as well (the bytes before any of them are at most their sum), so the set is
-        // the greedy one; only its order is nth_element's. The rest in blocks: nth_element + sort of the next block
-        // only (O(m) expected per round). Ties broken by index so a run is reproducible. (Sorting the first 2 budget
-        // / mean column size gaps every round was a quarter of a DuHL round on the host,
-        // bench/results/duhl_threads.md.)
+        // First the starved share: up to kStarvedShare of the budget for the coordinates with a positive gap next
+        // in a fixed random order (cpu_order, a cursor kept across rounds), so that every such coordinate is in P
+        // at least once every 1 / (kStarvedShare x budget share) rounds or so. Greedy selection alone can
+        // alternate between two sets that re-excite each other's gaps while the others starve: with gaps fresh
+        // every round it stalled (ridge on a9a at 25%: relative gap 0.93 after 400 rounds); the share took the
+        // rounds to 1e-4 of ridge from 1048 to 360 on a9a and 292 to 52 on 200,000 x 100,000, logistic 72 to 36
+        // there (docs/duhl.md step 5). Zero gaps (hinge samples with margin >= 1 at alpha = 0, optimal for the
+        // current v) are skipped: a step would not move them. The walk looks at most 4 times as many coordinates
+        // as the share holds (the cursor moves on, so over the rounds it passes every coordinate): a walk over every
+        // coordinate where most gaps are zero (the hinge) cost a9a's svm 5% of its time.
+        // The dual only: in the primal (features of very different sizes) it cost 7% of the time on w7a and the
+        // generated 100,000 x 50,000 set (logistic, ridge) for about the same rounds.
+        cap = Form::formulation == Formulation::dual ? static_cast<std::size_t>(double(budget) * kStarvedShare) : 0;
+        const std::size_t walk = std::min(mz, 4 * (cap / std::max<std::size_t>(meancol, 1)) + 64);
+        for (std::size_t k = 0; k < walk && cap - used >= mincol; ++k) {
+          const index_t i = cpu_order[starved_pos];
+          starved_pos = starved_pos + 1 == mz ? 0 : starved_pos + 1;
+          if (z[i] > 0) try_add(i);
+        }
+        cap = budget;
+        // Then the greedy fill of the rest by stale gap: the columns in decreasing gap order, each taken where it
+        // still fits. Its largest prefix that fits as a whole is taken without sorting it: nth_element finds the k
+        // largest gaps (k from the mean column size, scaled down by the room left / their bytes until they fit), and
+        // every one of them would have fit in sorted order as well (the bytes before any of them are at most their
+        // sum), so the set is the greedy one; only its order is nth_element's. The rest in blocks: nth_element +
+        // sort of the next block only (O(m) expected per round). Ties broken by index so a run is reproducible.
+        // (Sorting the first 2 budget / mean column size gaps every round was a quarter of a DuHL round on the
+        // host, bench/results/duhl_threads.md.)
         auto by_gap = [&](index_t a, index_t b) { return z[a] > z[b] || (z[a] == z[b] && a < b); };
         std::size_t lo = 0;
         const std::size_t per_col = std::max<std::size_t>(meancol, 1);
-        for (std::size_t k = std::min(mz, budget / per_col), top = mz, tries = 0; k >= 64; ++tries) {
+        for (std::size_t k = std::min(mz, cap / per_col), top = mz, tries = 0; k >= 64; ++tries) {
           // the k largest of the `top` largest (cand[0, top) after the last pass)
           const auto kth = cand.begin() + static_cast<std::ptrdiff_t>(k);
           if (k < top) std::nth_element(cand.begin(), kth, cand.begin() + static_cast<std::ptrdiff_t>(top), by_gap);
-          std::size_t sum = 0;
-          for (std::size_t q = 0; q < k; ++q) sum += bytes[cand[q]];
-          if (sum <= budget) {
+          std::size_t sum = used;  // the starved share's, and the k's not taken by it
+          for (std::size_t q = 0; q < k; ++q) sum += in_ws[cand[q]] ? 0 : bytes[cand[q]];
+          if (sum <= cap) {
             for (std::size_t q = 0; q < k; ++q) try_add(cand[q]);
             lo = k;
             break;
           }
-          // Scaled by budget / sum; from the third try on at least halved (a few columns larger than the budget
+          // Scaled by cap / sum; from the third try on at least halved (a few columns larger than the cap
           // at the top would otherwise take about 100 ln(k / 64) tries of 1% each).
           top = k;
-          const auto scaled = static_cast<std::size_t>(double(k) * 0.99 * double(budget) / double(sum));
+          const auto scaled = static_cast<std::size_t>(double(k) * 0.99 * double(cap) / double(sum));
           k = std::min(tries < 2 ? k - 1 : k / 2, scaled);
         }
-        std::size_t hi = std::min(mz, lo + std::max<std::size_t>(64, 2 * (budget - used) / per_col + 1));
-        while (lo < mz && budget - used >= mincol) {
+        std::size_t hi = std::min(mz, lo + std::max<std::size_t>(64, 2 * (cap - used) / per_col + 1));
+        while (lo < mz && cap - used >= mincol) {
           auto first = cand.begin() + static_cast<std::ptrdiff_t>(lo), last = cand.begin() + static_cast<std::ptrdiff_t>(hi);
           if (hi < mz) std::nth_element(first, last, cand.end(), by_gap);
           std::sort(first, last, by_gap);
-          for (std::size_t k = lo; k < hi && budget - used >= mincol; ++k) try_add(cand[k]);
+          for (std::size_t k = lo; k < hi && cap - used >= mincol; ++k) try_add(cand[k]);
           lo = hi;
           hi = std::min(mz, 2 * hi);
         }
