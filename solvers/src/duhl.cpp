@@ -180,11 +180,11 @@ DuhlResult run_duhl(const Form& form, Backend& accel, const SolverOptions& so, c
         // at least once every 1 / (kStarvedShare x budget share) rounds or so. Greedy selection alone can
         // alternate between two sets that re-excite each other's gaps while the others starve: with gaps fresh
         // every round it stalled (ridge on a9a at 25%: relative gap 0.93 after 400 rounds); the share took the
-        // rounds to 1e-4 of ridge from 1048 to 360 on a9a and 292 to 52 on 200,000 x 100,000, logistic 72 to 36
-        // there (docs/duhl.md step 5). Zero gaps (hinge samples with margin >= 1 at alpha = 0, optimal for the
+        // rounds to 1e-4 of ridge from 1168 to 364 on mushrooms and 336 to 52 on 200,000 x 100,000, logistic 72 to
+        // 40 there (docs/duhl.md step 5). Zero gaps (hinge samples with margin >= 1 at alpha = 0, optimal for the
         // current v) are skipped: a step would not move them. The walk looks at most 4 times as many coordinates
         // as the share holds (the cursor moves on, so over the rounds it passes every coordinate): a walk over every
-        // coordinate where most gaps are zero (the hinge) cost a9a's svm 5% of its time.
+        // coordinate where most gaps are zero (the hinge) cost a9a's svm 4-6% of its time.
         // The dual only: in the primal (features of very different sizes) it cost 7% of the time on w7a and the
         // generated 100,000 x 50,000 set (logistic, ridge) for about the same rounds.
         cap = Form::formulation == Formulation::dual ? static_cast<std::size_t>(double(budget) * kStarvedShare) : 0;
@@ -217,10 +217,11 @@ DuhlResult run_duhl(const Form& form, Backend& accel, const SolverOptions& so, c
             lo = k;
             break;
           }
-          // Scaled by cap / sum; from the third try on at least halved (a few columns larger than the cap
-          // at the top would otherwise take about 100 ln(k / 64) tries of 1% each).
+          // Scaled by the room left / the new columns' bytes; from the third try on at least halved (a few columns
+          // larger than the budget at the top would otherwise take about 100 ln(k / 64) tries of 1% each).
           top = k;
-          const auto scaled = static_cast<std::size_t>(double(k) * 0.99 * double(cap) / double(sum));
+          // the room left over the new columns' bytes (sum > cap >= used here)
+          const auto scaled = static_cast<std::size_t>(double(k) * 0.99 * double(cap - used) / double(sum - used));
           k = std::min(tries < 2 ? k - 1 : k / 2, scaled);
         }
         std::size_t hi = std::min(mz, lo + std::max<std::size_t>(64, 2 * (cap - used) / per_col + 1));
