@@ -522,6 +522,23 @@ void parse_options(TrainArgs& a) {
   // Solvers without coordinate descent's epochs (--solver auto's choice is known after training: run_train).
   const bool newton = o.solver.solver == hetglm::SolverKind::newton;
   const bool working_set = o.solver.solver == hetglm::SolverKind::working_set;
+  const bool duhl = o.device.device != hetglm::Device::cpu || !o.device.accel_memory.empty();
+  // DuHL trains in its own rounds (solvers/src/duhl.cpp): the CPU solvers' choice and settings do not reach it, but
+  // --aggregation does in its role solve (the merge of the accelerator's and the CPU unit's steps).
+  const bool duhl_cd = duhl && !o.problem.model.multinomial && !newton && !working_set;
+  if (duhl_cd) {
+    const char* why = "DuHL trains in its own rounds (docs/duhl.md)";
+    if (o.solver.solver != hetglm::SolverKind::automatic)
+      warnings.push_back(fmt::format("warning: --solver {} applies to the CPU solvers; {}; ignored\n",
+                                     hetglm::solver_kind_name(o.solver.solver), why));
+    for (const std::string& name : a.cd_options_given)
+      if (name == "--aggregation" && a.cpu_role != "solve")
+        warnings.push_back("warning: --aggregation applies to the CPU solvers and to DuHL's --cpu-role solve; "
+                           "--cpu-role gaps merges nothing; ignored\n");
+      else if (name != "--aggregation")
+        warnings.push_back(fmt::format("warning: {} applies to the CPU solvers; {}; ignored\n", name, why));
+    a.replica_sigma_warned = a.replica_sigma_given;
+  }
   if (o.problem.model.multinomial || newton || working_set)
     for (const std::string& name : a.cd_options_given)
       warnings.push_back(fmt::format("warning: {} applies to coordinate descent; {}; ignored\n", name,
@@ -530,7 +547,7 @@ void parse_options(TrainArgs& a) {
                                               : "--solver working-set keeps its own working sets and schedule"));
   const bool sequential = o.solver.solver == hetglm::SolverKind::sequential;
   if (a.replica_sigma_given && o.solver.replica_sigma != 0 && !o.problem.model.multinomial && !newton &&
-      !working_set) {
+      !working_set && !duhl_cd) {
     const int t = a.threads > 0 ? a.threads : cores;
     const char* why = a.distributed ? "--distributed (a rank's replicas step at CoCoA+'s sigma')"
                       : !o.solver.adaptive_aggregation ? "--aggregation fixed"
@@ -552,7 +569,7 @@ void parse_options(TrainArgs& a) {
       a.replica_sigma_warned = true;
     }
   }
-  if (sequential && !o.problem.model.multinomial)
+  if (sequential && !o.problem.model.multinomial && !duhl_cd)
     for (const auto& [name, applies] : parallel_only_options(a))  // --replica-sigma: said above
       warnings.push_back(
           fmt::format("warning: {} applies to {}; --solver sequential runs one loop; ignored\n", name, applies));
@@ -566,7 +583,6 @@ void parse_options(TrainArgs& a) {
     if (!std::filesystem::is_regular_file(st))
       throw hetglm::InvalidArgument(fmt::format("--xclbin: '{}' is not a regular file", xclbin));
   }
-  const bool duhl = o.device.device != hetglm::Device::cpu || !o.device.accel_memory.empty();
   if (!duhl)
     for (const std::string& name : a.duhl_options_given)
       warnings.push_back(fmt::format("warning: {} applies to DuHL (--device other than cpu, or --accel-memory) "

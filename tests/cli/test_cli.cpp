@@ -1459,6 +1459,21 @@ TEST_F(Cli, EmptyValuesAndOptionsThatDoNotApplyAreChecked) {
             "warning: --cpu-role applies to DuHL (--device other than cpu, or --accel-memory) only; ignored\n"
             "warning: --duhl-epochs applies to DuHL (--device other than cpu, or --accel-memory) only; ignored\n");
   EXPECT_EQ(run("train -q --accel-memory 50% --cpu-role solve ok.svm m").err, "");
+  // DuHL trains in its own rounds: the CPU solvers' choice and settings do not reach it (they were ignored without a
+  // word), --aggregation but in its role solve.
+  r = run("train -q --accel-memory 50% --solver sequential --no-shrinking --bucket-size 4 --aggregation fixed ok.svm "
+          "m");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.err,
+            "warning: --solver sequential applies to the CPU solvers; DuHL trains in its own rounds (docs/duhl.md); "
+            "ignored\n"
+            "warning: --no-shrinking applies to the CPU solvers; DuHL trains in its own rounds (docs/duhl.md); "
+            "ignored\n"
+            "warning: --bucket-size applies to the CPU solvers; DuHL trains in its own rounds (docs/duhl.md); "
+            "ignored\n"
+            "warning: --aggregation applies to the CPU solvers and to DuHL's --cpu-role solve; --cpu-role gaps "
+            "merges nothing; ignored\n");
+  EXPECT_EQ(run("train -q --accel-memory 50% --cpu-role solve --aggregation fixed ok.svm m").err, "");
   EXPECT_EQ(run("train -q --penalty elastic-net --l1-ratio 0.3 ok.svm m").err, "");
   // The multinomial model's Newton solvers have none of coordinate descent's settings.
   write("three.svm", "1 1:0.5\n2 2:1\n3 1:1 2:1\n1 1:0.4\n2 2:0.9\n3 1:0.8 2:1.1\n");
