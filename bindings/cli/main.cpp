@@ -532,7 +532,7 @@ void parse_options(TrainArgs& a) {
       warnings.push_back(fmt::format("warning: --solver {} applies to the CPU solvers; {}; ignored\n",
                                      hetglm::solver_kind_name(o.solver.solver), why));
     for (const std::string& name : a.cd_options_given)
-      if (name == "--aggregation" && a.cpu_role != "solve")
+      if (name == "--aggregation" && o.device.duhl.cpu_role != hetglm::CpuRole::solve)
         warnings.push_back("warning: --aggregation applies to the CPU solvers and to DuHL's --cpu-role solve; "
                            "--cpu-role gaps merges nothing; ignored\n");
       else if (name != "--aggregation")

@@ -187,8 +187,9 @@ DuhlResult run_duhl(const Form& form, Backend& accel, const SolverOptions& so, c
         // coordinate where most gaps are zero (the hinge) cost a9a's svm 4-6% of its time.
         // The dual only: in the primal (features of very different sizes) it cost 7% of the time on w7a and the
         // generated 100,000 x 50,000 set (logistic, ridge) for about the same rounds.
+        const std::size_t per_col = std::max<std::size_t>(meancol, 1);
         cap = Form::formulation == Formulation::dual ? static_cast<std::size_t>(double(budget) * kStarvedShare) : 0;
-        const std::size_t walk = std::min(mz, 4 * (cap / std::max<std::size_t>(meancol, 1)) + 64);
+        const std::size_t walk = std::min(mz, 4 * (cap / per_col) + 64);
         for (std::size_t k = 0; k < walk && cap - used >= mincol; ++k) {
           const index_t i = cpu_order[starved_pos];
           starved_pos = starved_pos + 1 == mz ? 0 : starved_pos + 1;
@@ -205,31 +206,30 @@ DuhlResult run_duhl(const Form& form, Backend& accel, const SolverOptions& so, c
         // host, bench/results/duhl_threads.md.)
         auto by_gap = [&](index_t a, index_t b) { return z[a] > z[b] || (z[a] == z[b] && a < b); };
         std::size_t lo = 0;
-        const std::size_t per_col = std::max<std::size_t>(meancol, 1);
-        for (std::size_t k = std::min(mz, cap / per_col), top = mz, tries = 0; k >= 64; ++tries) {
+        for (std::size_t k = std::min(mz, budget / per_col), top = mz, tries = 0; k >= 64; ++tries) {
           // the k largest of the `top` largest (cand[0, top) after the last pass)
           const auto kth = cand.begin() + static_cast<std::ptrdiff_t>(k);
           if (k < top) std::nth_element(cand.begin(), kth, cand.begin() + static_cast<std::ptrdiff_t>(top), by_gap);
           std::size_t sum = used;  // the starved share's, and the k's not taken by it
           for (std::size_t q = 0; q < k; ++q) sum += in_ws[cand[q]] ? 0 : bytes[cand[q]];
-          if (sum <= cap) {
+          if (sum <= budget) {
             for (std::size_t q = 0; q < k; ++q) try_add(cand[q]);
             lo = k;
             break;
           }
-          // Scaled by the room left / the new columns' bytes; from the third try on at least halved (a few columns
-          // larger than the budget at the top would otherwise take about 100 ln(k / 64) tries of 1% each).
+          // Scaled by the room left over the new columns' bytes (sum > budget >= used here); from the third try on at
+          // least halved (a few columns larger than the budget at the top would otherwise take about 100 ln(k / 64)
+          // tries of 1% each).
           top = k;
-          // the room left over the new columns' bytes (sum > cap >= used here)
-          const auto scaled = static_cast<std::size_t>(double(k) * 0.99 * double(cap - used) / double(sum - used));
+          const auto scaled = static_cast<std::size_t>(double(k) * 0.99 * double(budget - used) / double(sum - used));
           k = std::min(tries < 2 ? k - 1 : k / 2, scaled);
         }
-        std::size_t hi = std::min(mz, lo + std::max<std::size_t>(64, 2 * (cap - used) / per_col + 1));
-        while (lo < mz && cap - used >= mincol) {
+        std::size_t hi = std::min(mz, lo + std::max<std::size_t>(64, 2 * (budget - used) / per_col + 1));
+        while (lo < mz && budget - used >= mincol) {
           auto first = cand.begin() + static_cast<std::ptrdiff_t>(lo), last = cand.begin() + static_cast<std::ptrdiff_t>(hi);
           if (hi < mz) std::nth_element(first, last, cand.end(), by_gap);
           std::sort(first, last, by_gap);
-          for (std::size_t k = lo; k < hi && cap - used >= mincol; ++k) try_add(cand[k]);
+          for (std::size_t k = lo; k < hi && budget - used >= mincol; ++k) try_add(cand[k]);
           lo = hi;
           hi = std::min(mz, 2 * hi);
         }
