@@ -190,15 +190,16 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
   // The certificate's primal point (dual): the best of the rounds' primal points and their mixes (best_primal.hpp).
   std::unique_ptr<BestPrimal<Form>> best;
   if constexpr (Form::formulation == Formulation::dual) best = std::make_unique<BestPrimal<Form>>(form, dim);
-  // The certificate schedule of the primal (shrinking.hpp CertificateSchedule, as in the single-process solvers):
-  // the global certificate after every k rounds, k from the cost model and the gaps seen so far. Its inputs (round,
-  // global gap and P) are the same on every rank, so the ranks certify in the same rounds; a round without one agrees
-  // on the ranks' error flags in one allreduce of an int. The dual certifies every round: its certificate's primal
-  // point is the best of the certified rounds' points (best_primal.hpp), and with certificates every few rounds the
-  // hinge on 2,000,000 x 100,000 at K = 2 took 26 rounds instead of 20 (bench/results/mpi.md, section 11).
-  // --certificate-every fixes the interval for both.
-  CertificateSchedule schedule(
-      Form::formulation == Formulation::primal || o.certificate_every > 0 ? o.certificate_every : 1);
+  // The certificate schedule (shrinking.hpp CertificateSchedule, as in the single-process solvers): the global
+  // certificate after every k rounds, k from the cost model and the gaps seen so far. Its inputs (round, global gap
+  // and P) are the same on every rank, so the ranks certify in the same rounds; a round without one agrees on the
+  // ranks' error flags in one allreduce of an int. --certificate-every fixes the interval. (The dual certified every
+  // round until the ranks' epochs shrank: a certificate is a pass over the rank's data, then up to 2/3 of a round,
+  // and the schedule took 1.0-2.1x less time on label-sorted a9a and w7a at K = 1, 2, 4 for all four dual models,
+  // bench/results/mpi.md, section 13; its cost, more rounds where the kept primal point or the shrinking's choice,
+  // both refreshed at certificates only, would have closed the gap sooner: 22 -> 34 on the generated 2,000,000 x
+  // 100,000 hinge at K = 2, the same wall time.)
+  CertificateSchedule schedule(o.certificate_every);
   // Shrinking of the local epochs (the dual, either local solver; shrinking.hpp; docs/mpi.md, "Shrinking"; SySCD
   // visits the choice through SyscdLocalSolver::set_active, without the margin rule's in-epoch drops). One rank (K = 1)
   // shrinks as the single-process solvers do: after each certificate its epochs visit only the coordinates whose
@@ -460,9 +461,9 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
     if (certify_now) rule.missed();  // it asked for this certificate, which did not stop the run: a tighter tol
     certify_now = false;
     // K = 1: the single-process solvers' unshrinking across certificates (ActiveSet::update): after an interval of
-    // several rounds (--certificate-every) whose gap did not fall below ActiveSet::kStall of the last certificate's,
-    // the next interval visits every sample. (With a certificate every round, the default, each round's refresh
-    // brings the violators back, and the rule would undo the shrinking of every other round.)
+    // several rounds (the schedule's, or --certificate-every) whose gap did not fall below ActiveSet::kStall of the
+    // last certificate's, the next interval visits every sample. (With a certificate every round, each round's
+    // refresh brings the violators back, and the rule would undo the shrinking of every other round.)
     const bool stalled = shrink_one && shrunk && round - last_certified > 1 && last_gap > 0 &&
                          cert.gap > ActiveSet::kStall * last_gap;
     last_certified = round, last_gap = cert.gap, shrunk = false;
