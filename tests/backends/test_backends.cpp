@@ -249,11 +249,29 @@ TEST(Cli, BadDeviceConfigurationExitsWith2AndAClearMessage) {
   EXPECT_EQ(r.second, "error: device 'cuda' is not compiled in: reconfigure with -DHETGLM_ENABLE_CUDA=ON");
 #endif
   // housing: 506 samples, ridge trains in the primal: a feature column is 506 * 8 + 32 = 4080 bytes.
+  // The error names the formulation that trains, its largest column, the least budget that holds it, and the other
+  // formulation where the model has one whose largest column (a sample: 136 bytes) the budget holds.
   r = run_cli(base + "--device cpu --accel-memory 1K");
   EXPECT_EQ(r.first, 2);
   EXPECT_EQ(r.second,
-            "error: --accel-memory: a budget of 1000 bytes is smaller than the largest column (4080 bytes); give at "
-            "least 4080 bytes");
+            "error: --accel-memory: a budget of 1000 bytes is smaller than the largest column of the primal "
+            "formulation (a feature: 4080 bytes); give at least 4080 bytes, or --formulation dual, whose largest "
+            "column (a sample: 136 bytes) the budget holds");
+  // A percentage is named as given (13 features of 4080 bytes: 53040 bytes; 7.7% of them is 4085 bytes).
+  r = run_cli(base + "--device cpu --accel-memory 1%");
+  EXPECT_EQ(r.first, 2);
+  EXPECT_EQ(r.second,
+            "error: --accel-memory: 1% of the primal formulation's 53040 bytes is 531 bytes, smaller than its largest "
+            "column (a feature: 4080 bytes); give at least 7.7% (4080 bytes), or --formulation dual, whose largest "
+            "column (a sample: 136 bytes) the budget holds");
+  r = run_cli(base + "--device cpu --accel-memory 7.7%");
+  EXPECT_EQ(r.first, 0) << r.second;
+  // The Lasso has no dual: no other formulation to offer.
+  r = run_cli("train -q --model lasso " + data + " " + model + " --device cpu --accel-memory 1%");
+  EXPECT_EQ(r.first, 2);
+  EXPECT_EQ(r.second,
+            "error: --accel-memory: 1% of the primal formulation's 53040 bytes is 531 bytes, smaller than its largest "
+            "column (a feature: 4080 bytes); give at least 7.7% (4080 bytes)");
   r = run_cli(base + "--device cpu --accel-memory 12Q");
   EXPECT_EQ(r.first, 2);
   EXPECT_EQ(r.second, "error: --accel-memory: cannot parse '12Q' (expected bytes with an optional K M G T Ki Mi Gi "

@@ -567,6 +567,65 @@ TrainResult train_multinomial(const Dataset& data, const CsrMatrix& X, const std
 }
 }  // namespace
 
+namespace {
+/// The coordinates of formulation f of X (samples as rows): their count, the bytes of all of them and of the
+/// largest in the device format (column_bytes: rows of X in the dual, its columns in the primal).
+struct CoordinateBytes {
+  std::size_t total = 0, largest = 0;
+};
+CoordinateBytes coordinate_bytes(const CsrMatrix& X, Formulation f) {
+  std::size_t most = 0, count = 0;
+  if (f == Formulation::dual) {
+    count = static_cast<std::size_t>(X.n_rows);
+    for (index_t i = 0; i < X.n_rows; ++i)
+      most = std::max(most, static_cast<std::size_t>(X.offsets[i + 1] - X.offsets[i]));
+  } else {
+    count = static_cast<std::size_t>(X.n_cols);
+    std::vector<std::size_t> per(count);
+    for (const index_t j : X.indices) most = std::max(most, ++per[static_cast<std::size_t>(j)]);
+  }
+  return {static_cast<std::size_t>(X.nnz()) * kBytesPerNonzero + count * kBytesPerCoordinate,
+          most * kBytesPerNonzero + kBytesPerCoordinate};
+}
+
+/// The smallest percentage, at 3 significant digits, whose budget (MemoryBudget::resolve) holds `bytes` of `total`.
+double percent_holding(std::size_t bytes, std::size_t total) {
+  const double p = 100.0 * double(bytes) / double(total);
+  const double unit = std::pow(10.0, std::floor(std::log10(p)) - 2);
+  return std::ceil(p / unit - 1e-9) * unit;
+}
+
+/// --accel-memory below the largest coordinate of the formulation that trains (DuHL needs room for one): the
+/// error names the budget as given, the formulation, its largest column and the least budget that holds it, and
+/// the other formulation where the model has it and the budget holds its largest column (solve_duhl's own check
+/// says bytes only).
+void check_accel_budget(const MemoryBudget& mb, std::size_t budget, const CsrMatrix& coords, Formulation f,
+                        const CsrMatrix& X, bool both_forms) {
+  std::size_t largest = 0;
+  for (index_t i = 0; i < coords.n_rows; ++i) largest = std::max(largest, column_bytes(coords, i));
+  if (budget >= largest) return;
+  const std::size_t total = data_bytes(coords);
+  auto what = [](Formulation g) { return g == Formulation::primal ? "a feature" : "a sample"; };
+  std::string msg =
+      mb.percent > 0
+          ? fmt::format("--accel-memory: {}% of the {} formulation's {} bytes is {} bytes, smaller than its largest "
+                        "column ({}: {} bytes); give at least {}% ({} bytes)",
+                        mb.percent, formulation_name(f), total, budget, what(f), largest,
+                        fmt::format("{:.3g}", percent_holding(largest, total)), largest)
+          : fmt::format("--accel-memory: a budget of {} bytes is smaller than the largest column of the {} "
+                        "formulation ({}: {} bytes); give at least {} bytes",
+                        budget, formulation_name(f), what(f), largest, largest);
+  const Formulation g = f == Formulation::primal ? Formulation::dual : Formulation::primal;
+  if (both_forms && X.n_rows > 0) {  // (X is empty for by-feature data that trains the primal without rows)
+    const CoordinateBytes other = coordinate_bytes(X, g);
+    if (mb.resolve(other.total) >= other.largest)
+      msg += fmt::format(", or --formulation {}, whose largest column ({}: {} bytes) the budget holds",
+                         formulation_name(g), what(g), other.largest);
+  }
+  throw InvalidArgument(msg);
+}
+}  // namespace
+
 TrainResult train(const Dataset& data, const TrainOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   check_options(o);
@@ -751,7 +810,11 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
   if (use_accel) {
     BackendOptions bo = o.device.backend;
     const CsrMatrix& coords = form_kind == Formulation::primal ? *pd.Xt : X;
-    if (!o.device.accel_memory.empty()) bo.memory_budget = o.device.accel_memory.resolve(data_bytes(coords));
+    if (!o.device.accel_memory.empty()) {
+      bo.memory_budget = o.device.accel_memory.resolve(data_bytes(coords));
+      check_accel_budget(o.device.accel_memory, bo.memory_budget, coords, form_kind, X,
+                         !forced_formulation(spec, FormulationRequest::automatic));
+    }
     accel = make_backend(device_name(device), bo);
     res.device = accel->description();
   }
