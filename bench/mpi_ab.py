@@ -13,6 +13,7 @@ import argparse
 import itertools
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import tempfile
@@ -56,3 +57,4 @@ for s, model, k in itertools.product(sets, models, ranks):
                      f"({' '.join(f'{r[2]:.3f}' for r in runs)}), rel {r0[3]:.2e}, P {r0[4]:.9f}")
     print(f"{os.path.basename(s)} {model} K={k} | " + " | ".join(cells) + f" | a/b {med['a'] / med['b']:.2f}",
           flush=True)
+shutil.rmtree(tmp, ignore_errors=True)

@@ -73,6 +73,8 @@ for case in args.cases.split(","):
             subprocess.run(cmd, check=True, env=MPI_ENV)
             with open(rep) as f:
                 d = json.load(f)
+            # The history holds the certified rounds (the certificate schedule's; --certificate-every 1 for every
+            # round's): mean_gamma and mean_beta average those.
             gammas = [h["gamma"] for h in d["columns"][0]["history"]]
             betas = [h.get("beta", 0) for h in d["columns"][0]["history"]]
             row = {"data": data, "model": model, "K": k, "T": int(t), "sigma": d["sigma"],

@@ -133,7 +133,7 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
   EpochDriver driver(o, out, Form::formulation);
   if (form.lo) driver.float64_values();  // (the trainer's ranks agree on reading them, distributed.cpp)
   // Across ranks a stall is CoCoA+'s (the box duals' merged steps creep at tight tolerances: the hinge on mushrooms
-  // at K = 2 stops at 2.2e-7 where one process reaches 1e-12), not the values' rounding.
+  // at K = 2 stops at about 1e-7 where one process reaches 1e-12), not the values' rounding.
   if (K > 1)
     driver.stall_cause(fmt::format("with {} ranks (CoCoA+'s merged rounds stopped gaining here; one process, or "
                                    "fewer ranks, may reach it)",
@@ -457,7 +457,9 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
     out.rounds.push_back({round, driver.seconds(), compute, comm_s, gamma, beta, active});
     if (!certify) continue;
     if (driver.record(round, cert, alpha, v) != EpochDriver::Stop::none) break;
-    schedule.after_certificate(round, cert.gap, o.tol * std::fabs(cert.primal), 1.0);
+    // A round is --local-epochs epochs (the cost model's unit is one epoch over the rank's data; the same on every
+    // rank, so the ranks still certify in the same rounds): at 4 or more a certificate every round.
+    schedule.after_certificate(round, cert.gap, o.tol * std::fabs(cert.primal), double(co.local_epochs));
     if (certify_now) rule.missed();  // it asked for this certificate, which did not stop the run: a tighter tol
     certify_now = false;
     // K = 1: the single-process solvers' unshrinking across certificates (ActiveSet::update): after an interval of

@@ -101,11 +101,12 @@ def optimum():
             with open(rep) as f:
                 report = json.load(f)
             diff = max(abs(a - b) / max(abs(b), 1e-300) for a, b in zip(p, p_ref))
-            # Both formulations certify on the certificate schedule, always in the last round.
+            # Both formulations certify on the certificate schedule, always in the last round; its cost model counts
+            # a round of --local-epochs 4 as 4 epochs, against which a certificate (0.4 of one) is within its 10%:
+            # every round certifies (at the default of 1 local epoch, every 4th: `outputs` below).
             hist = report["columns"][0]["history"]
             check(report["converged"] and report["ranks"] == k and len(report["rank_times"]) == k and
-                  hist[-1]["round"] == report["rounds"] and
-                  (len(hist) < report["rounds"] if report["rounds"] > 8 else True),
+                  hist[-1]["round"] == report["rounds"] and len(hist) == report["rounds"],
                   f"{name}: -np {k} report: converged {report['converged']}, {report['rounds']} rounds, "
                   f"{len(hist)} certified")
             check(diff <= 1e-6, f"{name}: -np {k} primal {p[0]:.12g} vs single-process {p_ref[0]:.12g}: relative "
@@ -159,10 +160,10 @@ def certificate_schedule():
 def shrinking():
     """Shrinking of the dual's local epochs (cocoa.cpp; docs/mpi.md, "Shrinking"): the hinge on w7a (-c 0.1, tol 1e-6)
     at K = 1 (the single-process rules) and K = 2 (a sample whose margin clears its box by more than 1 sits out a
-    round) starts later rounds with fewer than half of rank 0's samples (measured: 302 of 24,692 at K = 1, 2,513 of
-    12,307 at K = 2), every round with all of them under --no-shrinking, and both reach the same optimum (each within
+    round) starts later rounds with fewer than half of rank 0's samples (measured at the certified rounds: 228 of 24,692 at
+    K = 1, 2,513 of 12,307 at K = 2), every round with all of them under --no-shrinking, and both reach the same optimum (each within
     1e-6 of it). The same with --threads 2 (the SySCD local solver, which visits the rank's choice; K = 1: the gap
-    rule without the margin rule's in-epoch drops; measured 102 of 24,692 and 3,326 of 12,307)."""
+    rule without the margin rule's in-epoch drops; measured 115 of 24,692 and 3,332 of 12,307)."""
     src = os.path.join(DATA, "w7a")
     for k, t in ((1, 1), (2, 1), (1, 2), (2, 2)):
         res = {}
@@ -323,7 +324,7 @@ def outputs():
 
 def stop_reason():
     """A run that stops before the tolerance says why, as one process does: the stall rule's stop (the hinge on
-    mushrooms at K = 2 and tol 1e-8 stops after 473 rounds at relative gap 2.2e-7; it said "round limit --max-epochs
+    mushrooms at K = 2 and tol 1e-8 stops after 602 rounds at relative gap 1.3e-7; it said "round limit --max-epochs
     5000") with its message in the warning and the report's column (the cause CoCoA+'s across ranks, not the float32
     values it blamed: one process reaches 1e-12 there), or the round limit."""
     src, rep = os.path.join(DATA, "mushrooms"), os.path.join(TMP, "stop.json")

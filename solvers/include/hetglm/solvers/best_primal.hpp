@@ -8,7 +8,7 @@
 // next (bench/results/mpi.md, section 9), so the gap of the last iterate reaches the tolerance only once D alone is
 // within it, in a round where P happens to be low. Averaging the primal points of the iterates is the classical
 // remedy for the non-smooth losses (Shalev-Shwartz and Zhang, JMLR 2013, "Stochastic Dual Coordinate Ascent Methods
-// for Regularized Loss Minimization", Theorem 2 and its averaged output w-bar): here, after each round's certificate,
+// for Regularized Loss Minimization", Theorem 2 and its averaged output w-bar): here, after each certificate,
 // the kept point w_b becomes the best point of two segments that end at the iterate's own point w(alpha), one from
 // w_b and one from a running average w_e of the iterates' points, at s = 0, 1/N, ..., 1. P is convex, so a segment's
 // best point is never worse than its ends, and the kept point's P never rises.
@@ -36,8 +36,11 @@ inline constexpr int kPrimalMixes = 10;
 
 /// The kept primal point of a dual solver's certificate (DualForm only), in the units of v: w_b = v_b / (lambda n).
 /// Two segments end at the iterate's point w_t = v / (lambda n): one from the kept point w_b, one from the running
-/// average w_e of the earlier iterates' points (w_e <- (w_e + w_t) / 2 after each round: the iterates' points jump
-/// about the optimum, and their average lies closer to it than the kept point's segment reaches in one round).
+/// average w_e of the earlier certified iterates' points (w_e <- (w_e + w_t) / 2 after each certificate: the
+/// iterates' points jump about the optimum, and their average lies closer to it than the kept point's segment reaches
+/// in one round). Only certified iterates enter (their margins come from the certificate's pass): with certificates
+/// every few rounds (cocoa.cpp's schedule) it sees fewer points, and a run stopped by a small round budget keeps a
+/// worse point than with a certificate every round (--certificate-every 1).
 template <class Form>
 class BestPrimal {
  public:

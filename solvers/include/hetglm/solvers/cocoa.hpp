@@ -29,11 +29,13 @@
 //        global v, dv and s_v; the best pair (never worse than the plan's safe merge: (1, 0) for CoCoA+, (1/K, 0)
 //        for the box duals);
 //     v += gamma sum_r dv_r + beta s_v;
-//     3. the global certificate: each rank adds the certificate terms of its coordinates and of its share of the
-//        entries of v (forms.hpp add_coordinate_terms / add_shared_terms), one MPI_Allreduce of the six sums and an
-//        error flag (dual: and the loss sums of the certificate's primal point, the best of the rounds' primal
-//        points and their mixes, best_primal.hpp), then Form::finish; the epoch driver records the round and stops
-//        on P - D <= tol |P|.
+//     3. in the rounds of the certificate schedule (shrinking.hpp CertificateSchedule, the same rounds on every
+//        rank; --certificate-every fixes them) the global certificate: each rank adds the certificate terms of its
+//        coordinates and of its share of the entries of v (forms.hpp add_coordinate_terms / add_shared_terms), one
+//        MPI_Allreduce of the six sums and an error flag (dual: and the loss sums of the certificate's primal point,
+//        the best of the certified rounds' primal points and their mixes, best_primal.hpp), then Form::finish; the
+//        epoch driver records the round and stops on P - D <= tol |P|. Other rounds agree on the ranks' error flags
+//        in one MPI_Allreduce of an int.
 // Compiled only with -DHETGLM_ENABLE_MPI=ON; this header itself needs no MPI.
 #pragma once
 #include <cstdint>
