@@ -41,6 +41,7 @@ MemoryBudget parse_memory_budget(const std::string& text) {
         "64M or a percentage such as 25%, or leave --accel-memory out for the device's own memory)",
         text));
   MemoryBudget b;
+  b.text = text;
   if (suffix == "%") {
     if (x > 100) throw InvalidArgument(fmt::format("--accel-memory: a percentage must be at most 100%, got '{}'", text));
     b.percent = x;

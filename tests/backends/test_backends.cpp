@@ -266,6 +266,32 @@ TEST(Cli, BadDeviceConfigurationExitsWith2AndAClearMessage) {
             "column (a sample: 136 bytes) the budget holds");
   r = run_cli(base + "--device cpu --accel-memory 7.7%");
   EXPECT_EQ(r.first, 0) << r.second;
+  // The percentage as typed; where LIBLINEAR's -s chose the formulation (-s and --formulation together are refused),
+  // its solver of the other one.
+  r = run_cli("train -q -s 11 -p 0 " + data + " " + model + " --device cpu --accel-memory .5%");
+  EXPECT_EQ(r.first, 2);
+  EXPECT_EQ(r.second,
+            "error: --accel-memory: .5% of the primal formulation's 53040 bytes is 266 bytes, smaller than its largest "
+            "column (a feature: 4080 bytes); give at least 7.7% (4080 bytes), or -s 12 (the dual formulation), whose "
+            "largest column (a sample: 136 bytes) the budget holds");
+  // Cross-validation checks each fold's training part (2 folds of 253 rows: a feature of 2056 bytes).
+  r = run_cli("train -q --model ridge --formulation primal -v 2 " + data + " --device cpu --accel-memory 1%");
+  EXPECT_EQ(r.first, 2);
+  EXPECT_EQ(r.second,
+            "error: --accel-memory: in cross-validation each fold's training part resolves the budget and has its own "
+            "largest column, so another fold may need more; the first that failed: 1% of the primal formulation's "
+            "26728 bytes is 268 bytes, smaller than its largest column (a feature: 2056 bytes); give at least 7.7% "
+            "(2056 bytes), or --formulation dual, whose largest column (a sample: 136 bytes) the budget holds");
+  // A missing device is said before the budget.
+  r = run_cli(base + "--device fpga --accel-memory 1");
+  EXPECT_EQ(r.first, 2);
+#if defined(HETGLM_WITH_XRT)
+  EXPECT_EQ(r.second,
+            "error: device 'fpga' needs an xclbin: pass --xclbin FILE (the kernel built from hls/ with Vitis, "
+            "docs/fpga.md)");
+#else
+  EXPECT_EQ(r.second, "error: device 'fpga' is not compiled in: reconfigure with -DHETGLM_ENABLE_XRT=ON");
+#endif
   // The Lasso has no dual: no other formulation to offer.
   r = run_cli("train -q --model lasso " + data + " " + model + " --device cpu --accel-memory 1%");
   EXPECT_EQ(r.first, 2);

@@ -13,6 +13,7 @@
 #include <iterator>
 #include <limits>
 #include <map>
+#include <string_view>
 
 #include "hetglm/error.hpp"
 #include "hetglm/memory.hpp"
@@ -224,7 +225,17 @@ FoldRun run_fold(const Fold& fold, TrainOptions o, int fold_threads, bool keep_a
   o.problem.sample_weight = fold.sample_weight;
   o.solver.n_threads = fold_threads;
   FoldRun r;
-  r.result = train(fold.train, o);
+  try {
+    r.result = train(fold.train, o);
+  } catch (const InvalidArgument& e) {  // train()'s budget check saw one fold's training part: say so
+    static constexpr std::string_view kBudget = "--accel-memory: ";
+    const std::string_view what = e.what();
+    if (what.substr(0, kBudget.size()) != kBudget) throw;
+    throw InvalidArgument(fmt::format("--accel-memory: in cross-validation each fold's training part resolves the "
+                                      "budget and has its own largest column, so another fold may need more; the "
+                                      "first that failed: {}",
+                                      what.substr(kBudget.size())));
+  }
   r.pred = predict(r.result.model, fold.test_X);
   r.seconds = seconds_since(t0);
   return r;

@@ -600,7 +600,7 @@ double percent_holding(std::size_t bytes, std::size_t total) {
 /// the other formulation where the model has it and the budget holds its largest column (solve_duhl's own check
 /// says bytes only).
 void check_accel_budget(const MemoryBudget& mb, std::size_t budget, const CsrMatrix& coords, Formulation f,
-                        const CsrMatrix& X, bool both_forms) {
+                        const CsrMatrix& X, bool both_forms, const std::string& requested_by) {
   std::size_t largest = 0;
   for (index_t i = 0; i < coords.n_rows; ++i) largest = std::max(largest, column_bytes(coords, i));
   if (budget >= largest) return;
@@ -608,9 +608,9 @@ void check_accel_budget(const MemoryBudget& mb, std::size_t budget, const CsrMat
   auto what = [](Formulation g) { return g == Formulation::primal ? "a feature" : "a sample"; };
   std::string msg =
       mb.percent > 0
-          ? fmt::format("--accel-memory: {}% of the {} formulation's {} bytes is {} bytes, smaller than its largest "
+          ? fmt::format("--accel-memory: {} of the {} formulation's {} bytes is {} bytes, smaller than its largest "
                         "column ({}: {} bytes); give at least {}% ({} bytes)",
-                        mb.percent, formulation_name(f), total, budget, what(f), largest,
+                        mb.text.empty() ? fmt::format("{}%", mb.percent) : mb.text, formulation_name(f), total, budget, what(f), largest,
                         fmt::format("{:.3g}", percent_holding(largest, total)), largest)
           : fmt::format("--accel-memory: a budget of {} bytes is smaller than the largest column of the {} "
                         "formulation ({}: {} bytes); give at least {} bytes",
@@ -618,9 +618,18 @@ void check_accel_budget(const MemoryBudget& mb, std::size_t budget, const CsrMat
   const Formulation g = f == Formulation::primal ? Formulation::dual : Formulation::primal;
   if (both_forms && X.n_rows > 0) {  // (X is empty for by-feature data that trains the primal without rows)
     const CoordinateBytes other = coordinate_bytes(X, g);
-    if (mb.resolve(other.total) >= other.largest)
-      msg += fmt::format(", or --formulation {}, whose largest column ({}: {} bytes) the budget holds",
-                         formulation_name(g), what(g), other.largest);
+    // LIBLINEAR's -s N chose the formulation: its solver of the other one (-s 0 / 7, 2 / 1, 11 / 12), since -s and
+    // --formulation together are refused.
+    static constexpr std::pair<const char*, const char*> kTwins[] = {
+        {"-s 0", "-s 7"}, {"-s 7", "-s 0"}, {"-s 2", "-s 1"}, {"-s 1", "-s 2"}, {"-s 11", "-s 12"}, {"-s 12", "-s 11"}};
+    std::string way = fmt::format("--formulation {}", formulation_name(g));
+    if (!requested_by.empty()) {
+      way.clear();
+      for (const auto& [from, to] : kTwins)
+        if (requested_by == from) way = fmt::format("{} (the {} formulation)", to, formulation_name(g));
+    }
+    if (!way.empty() && mb.resolve(other.total) >= other.largest)
+      msg += fmt::format(", or {}, whose largest column ({}: {} bytes) the budget holds", way, what(g), other.largest);
   }
   throw InvalidArgument(msg);
 }
@@ -810,12 +819,11 @@ TrainResult train(const Dataset& data, const TrainOptions& o) {
   if (use_accel) {
     BackendOptions bo = o.device.backend;
     const CsrMatrix& coords = form_kind == Formulation::primal ? *pd.Xt : X;
-    if (!o.device.accel_memory.empty()) {
-      bo.memory_budget = o.device.accel_memory.resolve(data_bytes(coords));
+    if (!o.device.accel_memory.empty()) bo.memory_budget = o.device.accel_memory.resolve(data_bytes(coords));
+    accel = make_backend(device_name(device), bo);  // first: a device that is missing says so before the budget
+    if (!o.device.accel_memory.empty())
       check_accel_budget(o.device.accel_memory, bo.memory_budget, coords, form_kind, X,
-                         !forced_formulation(spec, FormulationRequest::automatic));
-    }
-    accel = make_backend(device_name(device), bo);
+                         !forced_formulation(spec, FormulationRequest::automatic), po.formulation_requested_by);
     res.device = accel->description();
   }
   res.converged = true;

@@ -13,6 +13,7 @@ namespace hetglm {
 struct MemoryBudget {
   double bytes = 0;    ///< > 0: bytes
   double percent = 0;  ///< > 0: percent of the data, in (0, 100]
+  std::string text;    ///< as the user gave it (parse_memory_budget), for messages; may be empty
   bool empty() const { return !(bytes > 0) && !(percent > 0); }
   /// The budget in bytes for data of `total_bytes` (0 when empty: the device's own limit).
   std::size_t resolve(std::size_t total_bytes) const;
