@@ -55,12 +55,15 @@ Certificate global_certificate(const Form& form, const CocoaOptions& co, std::sp
   double s[2 * K + 1 + B] = {};
   if (!local_error) {
     double* margins = best ? best->margins() : nullptr;
+    const double* v2 = best ? best->average_to_refresh() : nullptr;  // the kept average's margins in the same pass
+    double* margins2 = v2 ? best->average_margins() : nullptr;
     // A rank with threads (--threads T > 1, the SySCD local solver) computes its terms on them.
     coords = co.local_threads > 1
                  ? in_solver_arena(co.local_threads, [&](int) {
-                     return parallel_coordinate_terms(form, alpha.data(), v.data(), gaps, margins);
+                     return parallel_coordinate_terms(form, alpha.data(), v.data(), gaps, margins, v2, margins2);
                    })
-                 : coordinate_terms(form, 0, form.n_coords(), alpha.data(), v.data(), gaps, margins);
+                 : coordinate_terms(form, 0, form.n_coords(), alpha.data(), v.data(), gaps, margins, v2, margins2);
+    if (v2) best->average_refreshed();
     shared = shared_terms(form, co.shared_lo, co.shared_hi, v.data());
     if constexpr (Form::formulation == Formulation::dual)
       if (best) best->loss_sums(s + 2 * K + 1);
@@ -189,7 +192,7 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
                                     (Form::formulation == Formulation::dual ? BestPrimal<Form>::kSums : 0);
   // The certificate's primal point (dual): the best of the rounds' primal points and their mixes (best_primal.hpp).
   std::unique_ptr<BestPrimal<Form>> best;
-  if constexpr (Form::formulation == Formulation::dual) best = std::make_unique<BestPrimal<Form>>(form, dim);
+  if constexpr (Form::formulation == Formulation::dual) best = std::make_unique<BestPrimal<Form>>(form, dim, K > 1);
   // The certificate schedule (shrinking.hpp CertificateSchedule, as in the single-process solvers): the global
   // certificate after every k rounds, k from the cost model and the gaps seen so far. Its inputs (round, global gap
   // and P) are the same on every rank, so the ranks certify in the same rounds; a round without one agrees on the
@@ -455,7 +458,10 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
     out.compute_seconds += compute;
     out.comm_seconds += comm_s;
     out.rounds.push_back({round, driver.seconds(), compute, comm_s, gamma, beta, active});
-    if (!certify) continue;
+    if (!certify) {
+      if constexpr (Form::formulation == Formulation::dual) best->fold_round(v);
+      continue;
+    }
     if (driver.record(round, cert, alpha, v) != EpochDriver::Stop::none) break;
     // A round is --local-epochs epochs (the cost model's unit is one epoch over the rank's data; the same on every
     // rank, so the ranks still certify in the same rounds): at 4 or more a certificate every round.

@@ -710,9 +710,9 @@ Certificate parallel_certificate(const Form& f, std::span<const double> alpha, s
 
 template <class Form>
 CertificateTerms parallel_coordinate_terms(const Form& f, const double* alpha, const double* v, double* gaps,
-                                           double* inners) {
+                                           double* inners, const double* v2, double* inners2) {
   return reduce(f.n_coords(), [&](index_t lo, index_t hi) {
-    return coordinate_terms(f, lo, hi, alpha, v, gaps, inners);
+    return coordinate_terms(f, lo, hi, alpha, v, gaps, inners, v2, inners2);
   });
 }
 
@@ -866,7 +866,7 @@ void SyscdLocalSolver<Form>::run(std::span<double> alpha, std::span<double> v_lo
   template Certificate parallel_certificate(const __VA_ARGS__&, std::span<const double>, std::span<const double>, \
                                             double*, double*);                                                   \
   template CertificateTerms parallel_coordinate_terms(const __VA_ARGS__&, const double*, const double*, double*,   \
-                                                      double*);                                                  \
+                                                      double*, const double*, double*);                          \
   template std::vector<double> parallel_shared_vector(const __VA_ARGS__&, std::span<const double>, int);          \
   template class SyscdLocalSolver<__VA_ARGS__>;
 

@@ -553,6 +553,59 @@ TEST(BestPrimal, NeverRisesAndIsTheKeptPointsObjective) {
   EXPECT_GT(improved_by_mix, 0);  // a mix beat both ends at least once
 }
 
+// CoCoA+ at K > 1 certifies every few rounds (cocoa.cpp's schedule) and folds the rounds between into the running
+// average (every_round: fold_round): the average's margins come from the next certificate's pass (coordinate_terms'
+// second vector, average_to_refresh) or, when that pass did not refresh them, from loss_sums' own pass. Either way
+// the kept P equals P of the kept point recomputed from the data, and is at most P of the average (the start of its
+// segment), tracked here by hand: without its margins refreshed the mixes from the average would be wrong.
+TEST(BestPrimal, FoldsUncertifiedRoundsIntoTheAverage) {
+  const BinaryDual b("w7a", 800);
+  const std::vector<double>& y = b.y;
+  const DualForm<Loss::hinge> form(b.pd, b.y.data(), b.c.data(), 1e-3);
+  const auto m = static_cast<std::size_t>(form.n_coords());
+  std::mt19937_64 rng(12);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  BestPrimal<DualForm<Loss::hinge>> best(form, static_cast<std::size_t>(form.dim()), true);
+  std::vector<double> alpha(m), ve;
+  int certified = 0;
+  for (int round = 0; round < 24; ++round) {
+    for (std::size_t i = 0; i < m; ++i) alpha[i] = y[i] * u(rng);
+    const std::vector<double> v = shared_vector(form, alpha);
+    if (round % 3 != 0) {  // a round without a certificate
+      best.fold_round(v);
+      if (!ve.empty())
+        for (std::size_t k = 0; k < ve.size(); ++k) ve[k] = 0.5 * (ve[k] + v[k]);
+      EXPECT_EQ(best.average_to_refresh() != nullptr, !ve.empty());
+      continue;
+    }
+    const bool fused = round % 2 == 0;  // every other certificate leaves the refresh to loss_sums
+    const double* v2 = fused ? best.average_to_refresh() : nullptr;
+    const Certificate it = form.finish(coordinate_terms(form, 0, form.n_coords(), alpha.data(), v.data(), nullptr,
+                                                        best.margins(), v2, v2 ? best.average_margins() : nullptr),
+                                       shared_terms(form, 0, form.dim(), v.data()));
+    if (v2) best.average_refreshed();
+    double sums[BestPrimal<DualForm<Loss::hinge>>::kSums];
+    best.loss_sums(sums);
+    if (!ve.empty()) {  // the average's margins, refreshed by either pass, are those of the average tracked here
+      double worst = 0;
+      for (std::size_t i = 0; i < m; ++i)
+        worst = std::max(worst, std::fabs(best.average_margins()[i] - form.inner(static_cast<index_t>(i), ve.data())));
+      EXPECT_EQ(worst, 0.0) << "round " << round << (fused ? " (the certificate's pass)" : " (loss_sums' pass)");
+    }
+    const Certificate kept = best.keep(it, sums, v);
+    const std::vector<double> vb(best.point().begin(), best.point().end());
+    EXPECT_NEAR(certificate(form, alpha, vb).primal, kept.primal, 1e-12 * kept.primal) << "round " << round;
+    if (!ve.empty()) {
+      EXPECT_LE(kept.primal, certificate(form, alpha, ve).primal * (1 + 1e-12)) << "round " << round;
+      for (std::size_t k = 0; k < ve.size(); ++k) ve[k] = 0.5 * (ve[k] + v[k]);
+    } else {
+      ve = v;
+    }
+    ++certified;
+  }
+  EXPECT_EQ(certified, 8);
+}
+
 // The merge of SySCD's replicas (aggregation.hpp MergePlan, parallel_cpu.cpp "merges per epoch"): on a dense
 // 6,000 x 400 set (2.4e6 nonzeros: two merges per epoch for every dual model but the hinge) at 2 threads the dual
 // objective rises in every epoch (each merge is never worse than its safe step: the replicas step at sigma' in [1, 2]

@@ -569,13 +569,15 @@ struct PrimalForm {
 /// n_coords), each coordinate's r_i = <a_i, v> (the margin rule of the box duals' shrinking).
 template <class Form>
 CertificateTerms coordinate_terms(const Form& f, index_t lo, index_t hi, const double* alpha, const double* v,
-                                  double* gaps = nullptr, double* inners = nullptr) {
+                                  double* gaps = nullptr, double* inners = nullptr, const double* v2 = nullptr,
+                                  double* inners2 = nullptr) {
   CertificateTerms t;
   for (index_t i = lo; i < hi; ++i) {
     const double r = f.inner(i, v);
     const double g = f.add_coordinate_terms(i, alpha[i], r, t);
     if (gaps) gaps[i] = g;
     if (inners) inners[i] = r;
+    if (v2) inners2[i] = f.inner(i, v2);  // the row just read, against a second vector (best_primal.hpp's average)
   }
   return t;
 }

@@ -50,10 +50,11 @@ Certificate parallel_certificate(const Form& form, std::span<const double> alpha
                                  double* gaps = nullptr, double* inners = nullptr);
 /// The coordinates' certificate terms of parallel_certificate alone (forms.hpp coordinate_terms over every
 /// coordinate, the same fixed chunks in chunk order): the local part of a CoCoA+ rank's certificate (cocoa.cpp) when
-/// the rank has threads.
+/// the rank has threads. With `v2`, each coordinate's <a_i, v2> goes to inners2 too (coordinate_terms).
 template <class Form>
 CertificateTerms parallel_coordinate_terms(const Form& form, const double* alpha, const double* v,
-                                           double* gaps = nullptr, double* inners = nullptr);
+                                           double* gaps = nullptr, double* inners = nullptr,
+                                           const double* v2 = nullptr, double* inners2 = nullptr);
 
 /// v = A alpha in double (as shared_vector), in parallel: rows of A are cut into `n_parts` chunks of about equal
 /// nonzeros, each scattered into its own buffer, and the buffers are summed in chunk order over ranges of v. The
