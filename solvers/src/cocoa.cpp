@@ -463,9 +463,6 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
       continue;
     }
     if (driver.record(round, cert, alpha, v) != EpochDriver::Stop::none) break;
-    // A round is --local-epochs epochs (the cost model's unit is one epoch over the rank's data; the same on every
-    // rank, so the ranks still certify in the same rounds): at 4 or more a certificate every round.
-    schedule.after_certificate(round, cert.gap, o.tol * std::fabs(cert.primal), double(co.local_epochs));
     if (certify_now) rule.missed();  // it asked for this certificate, which did not stop the run: a tighter tol
     certify_now = false;
     // K = 1: the single-process solvers' unshrinking across certificates (ActiveSet::update): after an interval of
@@ -499,6 +496,21 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
       if (local) local->set_active(order);
       shrunk = order.size() < static_cast<std::size_t>(m);
     }
+    // The next certificate: the cost model's unit is one epoch over the rank's data, and a round is --local-epochs
+    // epochs over the active coordinates. At K > 1 their share is taken as 1, the same on every rank, so the ranks
+    // certify in the same rounds (from 4 local epochs on, every round). One rank (K = 1) of a box dual counts its
+    // active nonzeros as the single-process solvers do, so a shrunk interval is longer and the unshrinking rule above
+    // compares the gaps of intervals as long as theirs (with 4-round intervals it found a "stall" in every other
+    // interval of the tail and undid the shrinking: 1.15-3.1x of the time, bench/results/mpi.md section 13); the
+    // logistic dual's gap rule, without the margin rule's drops and certificate requests, went stale over the longer
+    // intervals (label-sorted w7a 16 -> 55 rounds), so the others keep a share of 1.
+    double share = 1.0;
+    if (kMarginRule && K == 1 && !local && shrunk && form.A->nnz() > 0) {
+      offset_t nnz = 0;
+      for (const index_t i : order) nnz += form.A->offsets[i + 1] - form.A->offsets[i];
+      share = double(nnz) / double(form.A->nnz());
+    }
+    schedule.after_certificate(round, cert.gap, o.tol * std::fabs(cert.primal), double(co.local_epochs) * share);
   }
   // Exact final certificate: v = sum_r A_r alpha_r re-summed from the exact local parts, recomputed from alpha (one
   // more allreduce).

@@ -103,10 +103,13 @@ def optimum():
             diff = max(abs(a - b) / max(abs(b), 1e-300) for a, b in zip(p, p_ref))
             # Both formulations certify on the certificate schedule, always in the last round; its cost model counts
             # a round of --local-epochs 4 as 4 epochs, against which a certificate (0.4 of one) is within its 10%:
-            # every round certifies (at the default of 1 local epoch, every 4th: `outputs` below).
+            # every round certifies (at the default of 1 local epoch, every 4th: `outputs` below), but for one
+            # rank's hinge, whose shrunk rounds count their active nonzeros only (84 rounds, 17 certified).
             hist = report["columns"][0]["history"]
+            fewer = k == 1 and name.startswith("svm")
             check(report["converged"] and report["ranks"] == k and len(report["rank_times"]) == k and
-                  hist[-1]["round"] == report["rounds"] and len(hist) == report["rounds"],
+                  hist[-1]["round"] == report["rounds"] and
+                  (len(hist) < report["rounds"] if fewer else len(hist) == report["rounds"]),
                   f"{name}: -np {k} report: converged {report['converged']}, {report['rounds']} rounds, "
                   f"{len(hist)} certified")
             check(diff <= 1e-6, f"{name}: -np {k} primal {p[0]:.12g} vs single-process {p_ref[0]:.12g}: relative "
@@ -160,7 +163,7 @@ def certificate_schedule():
 def shrinking():
     """Shrinking of the dual's local epochs (cocoa.cpp; docs/mpi.md, "Shrinking"): the hinge on w7a (-c 0.1, tol 1e-6)
     at K = 1 (the single-process rules) and K = 2 (a sample whose margin clears its box by more than 1 sits out a
-    round) starts later rounds with fewer than half of rank 0's samples (measured at the certified rounds: 228 of 24,692 at
+    round) starts later rounds with fewer than half of rank 0's samples (measured at the certified rounds: 261 of 24,692 at
     K = 1, 2,513 of 12,307 at K = 2), every round with all of them under --no-shrinking, and both reach the same optimum (each within
     1e-6 of it). The same with --threads 2 (the SySCD local solver, which visits the rank's choice; K = 1: the gap
     rule without the margin rule's in-epoch drops; measured 115 of 24,692 and 3,332 of 12,307)."""
@@ -300,11 +303,16 @@ def outputs():
     # Ctrl-C on mpirun (SIGINT, forwarded to the ranks): the run stops at once, the first rank says so once (it died
     # by the signal without a word before), no model.
     out = os.path.join(TMP, "int.model")
-    p = subprocess.Popen([*MPIRUN, "-np", "2", CLI, "train", "--distributed", "-q", "--model", "logistic",
+    # The signal goes after the first round line (a fixed sleep of 3 s could land before the ranks started under
+    # ctest -j2's load: the test then saw no message).
+    p = subprocess.Popen([*MPIRUN, "-np", "2", CLI, "train", "--distributed", "--progress", "1", "--model", "logistic",
                           "--formulation", "dual", "--aggregation", "fixed", "--tol", "1e-15", "--max-epochs",
                           "1000000", os.path.join(DATA, "a9a"), out],
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=ENV)
-    time.sleep(3)
+    started = time.time()
+    for line in p.stdout:
+        if line.startswith("round") or time.time() - started > 60:
+            break
     p.send_signal(signal.SIGINT)
     try:
         output, _ = p.communicate(timeout=60)
