@@ -504,12 +504,8 @@ CocoaResult solve_cocoa(const Form& form, const SolverOptions& o, const CocoaOpt
     // interval of the tail and undid the shrinking: 1.15-3.1x of the time, bench/results/mpi.md section 13); the
     // logistic dual's gap rule, without the margin rule's drops and certificate requests, went stale over the longer
     // intervals (label-sorted w7a 16 -> 55 rounds), so the others keep a share of 1.
-    double share = 1.0;
-    if (kMarginRule && K == 1 && !local && shrunk && form.A->nnz() > 0) {
-      offset_t nnz = 0;
-      for (const index_t i : order) nnz += form.A->offsets[i + 1] - form.A->offsets[i];
-      share = double(nnz) / double(form.A->nnz());
-    }
+    const double share =
+        kMarginRule && K == 1 && !local && shrunk ? nnz_share(*form.A, coords_nnz(*form.A, order)) : 1.0;
     schedule.after_certificate(round, cert.gap, o.tol * std::fabs(cert.primal), double(co.local_epochs) * share);
   }
   // Exact final certificate: v = sum_r A_r alpha_r re-summed from the exact local parts, recomputed from alpha (one

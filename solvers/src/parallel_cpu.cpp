@@ -547,11 +547,6 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
   std::vector<double> v = parallel_shared_vector(form, res.alpha, T);
   ReplicaEpochs<Form> eng(form, o, T, alpha, sigma, sigma, std::move(order));
   ActiveSet& active = eng.active;
-  auto active_nnz = [&] {
-    offset_t nnz = 0;
-    for (index_t i : active.coords()) nnz += A.offsets[i + 1] - A.offsets[i];
-    return nnz;
-  };
   const std::vector<double>& dv = eng.dv;
   // The box duals' margin rule (shrinking.hpp MarginRule, ReplicaEpochs::step_box): SySCD only (PASSCoDe and a
   // CoCoA+ rank's local solver keep the gap rule alone).
@@ -651,7 +646,7 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
     if constexpr (Form::kBoxDual)
       if (box) {
         certify_now = eng.box_epoch_done();
-        if (multi_merge) merges = merges_for(active_nnz(), static_cast<std::int64_t>(active.coords().size()));
+        if (multi_merge) merges = merges_for(coords_nnz(A, active.coords()), static_cast<std::int64_t>(active.coords().size()));
       }
     ++epoch;
     exact = false;
@@ -685,10 +680,10 @@ SolveResult run_parallel(const Form& form, const SolverOptions& o, const int T, 
       }
     }
     if (!box) active.update(0, m, gaps, cert.gap, target, o.shrinking);
-    const offset_t nnz = active_nnz();
+    const offset_t nnz = coords_nnz(A, active.coords());
     merges = merges_for(nnz, static_cast<std::int64_t>(active.coords().size()));
     eng.deal();
-    schedule.after_certificate(epoch, cert.gap, target, A.nnz() > 0 ? double(nnz) / double(A.nnz()) : 1.0);
+    schedule.after_certificate(epoch, cert.gap, target, nnz_share(A, nnz));
   }
   if (!exact) cert = resync();
   driver.finish(form, cert, v, epoch);

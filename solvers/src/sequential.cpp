@@ -89,9 +89,7 @@ SolveResult solve_sequential(const Form& form, const SolverOptions& options) {
     if (!pg_shrinking) active.update(0, m, gaps, cert.gap, target, options.shrinking);
     order = active.coords();
     n_active = order.size();
-    offset_t nnz = 0;
-    for (index_t i : order) nnz += A.offsets[i + 1] - A.offsets[i];
-    schedule.after_certificate(epoch, cert.gap, target, A.nnz() > 0 ? double(nnz) / double(A.nnz()) : 1.0);
+    schedule.after_certificate(epoch, cert.gap, target, nnz_share(A, coords_nnz(A, order)));
   }
   if (!exact) {
     v = shared_vector(form, res.alpha);

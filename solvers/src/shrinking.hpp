@@ -28,6 +28,15 @@
 
 namespace hetglm {
 
+/// Nonzeros of the coordinates `coords` (rows of A): the work of an epoch over them.
+inline offset_t coords_nnz(const CsrMatrix& A, std::span<const index_t> coords) {
+  offset_t nnz = 0;
+  for (const index_t i : coords) nnz += A.offsets[i + 1] - A.offsets[i];
+  return nnz;
+}
+/// Their share of A's nonzeros (1 for A without any): CertificateSchedule::after_certificate's `active_share`.
+inline double nnz_share(const CsrMatrix& A, offset_t nnz) { return A.nnz() > 0 ? double(nnz) / double(A.nnz()) : 1.0; }
+
 /// Which coordinates the next epochs visit.
 class ActiveSet {
  public:

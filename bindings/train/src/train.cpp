@@ -568,23 +568,26 @@ TrainResult train_multinomial(const Dataset& data, const CsrMatrix& X, const std
 }  // namespace
 
 namespace {
-/// The coordinates of formulation f of X (samples as rows): their count, the bytes of all of them and of the
-/// largest in the device format (column_bytes: rows of X in the dual, its columns in the primal).
+/// The bytes in the device format (column_bytes) of all coordinates and of the largest one.
 struct CoordinateBytes {
   std::size_t total = 0, largest = 0;
 };
-CoordinateBytes coordinate_bytes(const CsrMatrix& X, Formulation f) {
-  std::size_t most = 0, count = 0;
-  if (f == Formulation::dual) {
-    count = static_cast<std::size_t>(X.n_rows);
-    for (index_t i = 0; i < X.n_rows; ++i)
-      most = std::max(most, static_cast<std::size_t>(X.offsets[i + 1] - X.offsets[i]));
-  } else {
-    count = static_cast<std::size_t>(X.n_cols);
-    std::vector<std::size_t> per(count);
-    for (const index_t j : X.indices) most = std::max(most, ++per[static_cast<std::size_t>(j)]);
+/// ... of coordinates that are the rows of A (data_bytes(A) and the largest column_bytes).
+CoordinateBytes row_coordinate_bytes(const CsrMatrix& A) {
+  CoordinateBytes b;
+  for (index_t i = 0; i < A.n_rows; ++i) {
+    const std::size_t c = column_bytes(A, i);
+    b.total += c;
+    b.largest = std::max(b.largest, c);
   }
-  return {static_cast<std::size_t>(X.nnz()) * kBytesPerNonzero + count * kBytesPerCoordinate,
+  return b;
+}
+/// ... of coordinates that are the columns of X (the primal's of samples-as-rows data), without transposing it.
+CoordinateBytes column_coordinate_bytes(const CsrMatrix& X) {
+  std::vector<std::size_t> per(static_cast<std::size_t>(X.n_cols));
+  std::size_t most = 0;
+  for (const index_t j : X.indices) most = std::max(most, ++per[static_cast<std::size_t>(j)]);
+  return {static_cast<std::size_t>(X.nnz()) * kBytesPerNonzero + per.size() * kBytesPerCoordinate,
           most * kBytesPerNonzero + kBytesPerCoordinate};
 }
 
@@ -601,23 +604,21 @@ double percent_holding(std::size_t bytes, std::size_t total) {
 /// says bytes only).
 void check_accel_budget(const MemoryBudget& mb, std::size_t budget, const CsrMatrix& coords, Formulation f,
                         const CsrMatrix& X, bool both_forms, const std::string& requested_by) {
-  std::size_t largest = 0;
-  for (index_t i = 0; i < coords.n_rows; ++i) largest = std::max(largest, column_bytes(coords, i));
+  const auto [total, largest] = row_coordinate_bytes(coords);
   if (budget >= largest) return;
-  const std::size_t total = data_bytes(coords);
   auto what = [](Formulation g) { return g == Formulation::primal ? "a feature" : "a sample"; };
   std::string msg =
       mb.percent > 0
           ? fmt::format("--accel-memory: {} of the {} formulation's {} bytes is {} bytes, smaller than its largest "
                         "column ({}: {} bytes); give at least {}% ({} bytes)",
-                        mb.text.empty() ? fmt::format("{}%", mb.percent) : mb.text, formulation_name(f), total, budget, what(f), largest,
-                        fmt::format("{:.3g}", percent_holding(largest, total)), largest)
+                        mb.text.empty() ? fmt::format("{}%", mb.percent) : mb.text, formulation_name(f), total,
+                        budget, what(f), largest, fmt::format("{:.3g}", percent_holding(largest, total)), largest)
           : fmt::format("--accel-memory: a budget of {} bytes is smaller than the largest column of the {} "
                         "formulation ({}: {} bytes); give at least {} bytes",
                         budget, formulation_name(f), what(f), largest, largest);
   const Formulation g = f == Formulation::primal ? Formulation::dual : Formulation::primal;
   if (both_forms && X.n_rows > 0) {  // (X is empty for by-feature data that trains the primal without rows)
-    const CoordinateBytes other = coordinate_bytes(X, g);
+    const CoordinateBytes other = g == Formulation::dual ? row_coordinate_bytes(X) : column_coordinate_bytes(X);
     // LIBLINEAR's -s N chose the formulation: its solver of the other one (-s 0 / 7, 2 / 1, 11 / 12), since -s and
     // --formulation together are refused.
     static constexpr std::pair<const char*, const char*> kTwins[] = {
